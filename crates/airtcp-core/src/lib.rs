@@ -1,0 +1,53 @@
+//! airtcp-core: a deterministic packet-level simulator for TCP over error-prone wireless
+//! networks. Pure Rust; the Python bindings live in `airtcp-py`.
+
+pub mod app;
+pub mod engine;
+pub mod ids;
+pub mod link;
+pub mod packet;
+pub mod queue;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod tcp;
+pub mod topology;
+pub mod util;
+
+pub use scenario::{Scenario, ScenarioError};
+pub use sim::Sim;
+pub use stats::RunResult;
+
+/// Build and run a parsed scenario.
+pub fn run(sc: &Scenario) -> Result<RunResult, ScenarioError> {
+    let mut sim = scenario::build(sc)?;
+    sim.run();
+    Ok(RunResult::from_sim(&sim))
+}
+
+/// Run a scenario given as JSON text; the result as JSON text.
+pub fn run_json(text: &str) -> Result<String, ScenarioError> {
+    let sc = scenario::parse_json(text)?;
+    let r = run(&sc)?;
+    Ok(serde_json::to_string(&r).expect("results serialize"))
+}
+
+/// Run a scenario given as TOML text.
+pub fn run_toml(text: &str) -> Result<RunResult, ScenarioError> {
+    run(&scenario::parse_toml(text)?)
+}
+
+/// Check a scenario (JSON text) without running it.
+pub fn validate_json(text: &str) -> Result<(), ScenarioError> {
+    scenario::build(&scenario::parse_json(text)?).map(|_| ())
+}
+
+/// Known congestion-control schemes: (name, one-line description).
+pub fn schemes() -> Vec<(&'static str, &'static str)> {
+    tcp::cc::SCHEMES
+        .iter()
+        .map(|s| (s.name, s.description))
+        .collect()
+}
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,227 @@
+//! Packet headers, tags and the packet arena.
+
+use crate::engine::Time;
+use crate::ids::{FlowId, NodeId, PacketId};
+use serde::Serialize;
+
+/// The 2-bit ECN field of the IP header (RFC 3168). Multi-level ECN schemes read the same two
+/// bits as four congestion levels, so the raw value is kept rather than a boolean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Ecn(pub u8);
+
+impl Ecn {
+    pub const NOT_ECT: Ecn = Ecn(0b00);
+    pub const ECT1: Ecn = Ecn(0b01);
+    pub const ECT0: Ecn = Ecn(0b10);
+    pub const CE: Ecn = Ecn(0b11);
+
+    pub fn bits(self) -> u8 {
+        self.0 & 0b11
+    }
+    pub fn is_ect(self) -> bool {
+        self.bits() != 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IpHeader {
+    pub ecn: Ecn,
+    pub ttl: u8,
+    /// Rate-adjustment index written by routers (minimum along the path), if any.
+    pub rate_index: Option<f32>,
+    /// Explicit rate in bits/s written by routers (minimum along the path), if any.
+    pub explicit_rate: Option<f64>,
+}
+
+pub mod flags {
+    pub const SYN: u8 = 1 << 0;
+    pub const ACK: u8 = 1 << 1;
+    pub const FIN: u8 = 1 << 2;
+    /// ECN-Echo (RFC 3168).
+    pub const ECE: u8 = 1 << 3;
+    /// Congestion Window Reduced (RFC 3168).
+    pub const CWR: u8 = 1 << 4;
+    /// Explicit Loss Notification: the segment this ACK reports missing was lost to a channel
+    /// error, not to congestion.
+    pub const ELN: u8 = 1 << 5;
+}
+
+/// A SACK block: bytes [start, end) held by the receiver above the cumulative ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u64,
+    pub end: u64,
+}
+
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// TCP header. Sequence numbers are 64-bit byte offsets that never wrap within a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpHeader {
+    pub seq: u64,
+    pub ack: u64,
+    /// Payload bytes carried.
+    pub len: u32,
+    pub flags: u8,
+    /// Two bits a receiver uses to echo a multi-level ECN codepoint back to the sender.
+    pub ecn_echo: u8,
+    /// Advertised receive window in bytes.
+    pub wnd: u64,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    pub n_sack: u8,
+    /// Timestamp option (RFC 7323), in nanoseconds of simulated time.
+    pub ts_val: Time,
+    pub ts_ecr: Time,
+    /// True when this segment is a retransmission (sender bookkeeping; not on the wire).
+    pub retx: bool,
+}
+
+impl TcpHeader {
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.n_sack as usize]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Proto {
+    Tcp,
+    Udp,
+}
+
+/// Why a packet was dropped: the simulator's ground truth, against which loss classifiers are
+/// scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropCause {
+    QueueOverflow,
+    Aqm,
+    ChannelError,
+    NoRoute,
+    TtlExpired,
+}
+
+impl DropCause {
+    pub const ALL: [DropCause; 5] = [
+        DropCause::QueueOverflow,
+        DropCause::Aqm,
+        DropCause::ChannelError,
+        DropCause::NoRoute,
+        DropCause::TtlExpired,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::QueueOverflow => "queue_overflow",
+            DropCause::Aqm => "aqm",
+            DropCause::ChannelError => "channel_error",
+            DropCause::NoRoute => "no_route",
+            DropCause::TtlExpired => "ttl_expired",
+        }
+    }
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// Whether the loss is a sign of congestion (as opposed to the wireless channel).
+    pub fn is_congestion(self) -> bool {
+        matches!(self, DropCause::QueueOverflow | DropCause::Aqm)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Bytes on the wire (headers included): what links serialize.
+    pub size: u32,
+    pub proto: Proto,
+    pub ip: IpHeader,
+    pub tcp: TcpHeader,
+    /// UDP datagram number.
+    pub udp_seq: u64,
+    pub created: Time,
+}
+
+impl Packet {
+    /// Carries application payload (as opposed to a pure ACK).
+    pub fn is_data(&self) -> bool {
+        self.proto == Proto::Udp || self.tcp.len > 0
+    }
+}
+
+/// Arena of live packets with a free list: packets are recycled, so the steady state allocates
+/// nothing per packet.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl PacketPool {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            PacketId(i)
+        } else {
+            self.slots.push(p);
+            PacketId((self.slots.len() - 1) as u32)
+        }
+    }
+    pub fn free(&mut self, id: PacketId) {
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+    pub fn live(&self) -> usize {
+        self.live
+    }
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecn_codepoints() {
+        assert!(!Ecn::NOT_ECT.is_ect());
+        assert!(Ecn::ECT0.is_ect() && Ecn::ECT1.is_ect() && Ecn::CE.is_ect());
+        assert_eq!(Ecn::CE.bits(), 3);
+        assert_eq!(Ecn::ECT0.bits(), 2);
+    }
+
+    #[test]
+    fn pool_recycles_slots() {
+        let mut pool = PacketPool::default();
+        let p = Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size: 40,
+            proto: Proto::Tcp,
+            ip: IpHeader::default(),
+            tcp: TcpHeader::default(),
+            udp_seq: 0,
+            created: 0,
+        };
+        let a = pool.alloc(p);
+        let b = pool.alloc(p);
+        assert_eq!(pool.live(), 2);
+        pool.free(a);
+        let c = pool.alloc(p);
+        assert_eq!(c, a);
+        assert_ne!(b, c);
+        assert_eq!(pool.capacity(), 2);
+    }
+}

@@ -1,0 +1,81 @@
+//! DropTail: accept while the queue is below its limit (in packets or bytes), else drop.
+
+use super::{Fifo, Verdict};
+use crate::engine::Time;
+use crate::packet::{DropCause, Packet};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Limit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+pub struct DropTail {
+    pub limit: Limit,
+}
+
+impl DropTail {
+    pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        let fits = match self.limit {
+            Limit::Packets(n) => (fifo.len() as u64) < n,
+            Limit::Bytes(b) => fifo.bytes() + pkt.size as u64 <= b,
+        };
+        if fits {
+            Verdict::Accept
+        } else {
+            Verdict::Drop(DropCause::QueueOverflow)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, NodeId, PacketId};
+    use crate::packet::{IpHeader, Proto, TcpHeader};
+
+    fn pkt(size: u32) -> Packet {
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size,
+            proto: Proto::Udp,
+            ip: IpHeader::default(),
+            tcp: TcpHeader::default(),
+            udp_seq: 0,
+            created: 0,
+        }
+    }
+
+    #[test]
+    fn packet_limit() {
+        let mut q = DropTail {
+            limit: Limit::Packets(2),
+        };
+        let mut f = Fifo::default();
+        for i in 0..2 {
+            assert_eq!(q.admit(0, &mut pkt(1000), &f), Verdict::Accept);
+            f.push(PacketId(i), 1000);
+        }
+        assert_eq!(
+            q.admit(0, &mut pkt(40), &f),
+            Verdict::Drop(DropCause::QueueOverflow)
+        );
+    }
+
+    #[test]
+    fn byte_limit() {
+        let mut q = DropTail {
+            limit: Limit::Bytes(2500),
+        };
+        let mut f = Fifo::default();
+        f.push(PacketId(0), 1040);
+        f.push(PacketId(1), 1040);
+        assert_eq!(
+            q.admit(0, &mut pkt(1040), &f),
+            Verdict::Drop(DropCause::QueueOverflow)
+        );
+        assert_eq!(q.admit(0, &mut pkt(40), &f), Verdict::Accept);
+    }
+}

@@ -1,0 +1,396 @@
+//! Validation and construction of a simulation from a scenario. Every check names the field
+//! path and the offending value.
+
+use std::collections::BTreeMap;
+
+use super::schema::*;
+use super::ScenarioError;
+use crate::app::App;
+use crate::engine::{tx_time, Rng, Scheduler, MS};
+use crate::ids::{ChanId, FlowId, LinkId, NodeId};
+use crate::link::{ChanStats, Channel, ErrorModel, Link};
+use crate::packet::PacketPool;
+use crate::queue::{droptail::Limit, DropTail, Fifo, QueuePolicy};
+use crate::sim::{Counters, Ev, Flow, FlowLosses, Sim, TcpFlow, Transport, UdpFlow};
+use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
+use crate::topology::{Node, Routes};
+use crate::util::unknown_name;
+
+type R<T> = Result<T, ScenarioError>;
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
+    Err(ScenarioError::new(path, msg))
+}
+
+fn error_model(spec: Option<&ErrorSpec>, path: &str, seed: u64, stream: &str) -> R<ErrorModel> {
+    let Some(e) = spec else {
+        return Ok(ErrorModel::None);
+    };
+    match e.model {
+        ErrorModelKind::None => Ok(ErrorModel::None),
+        ErrorModelKind::Bernoulli => {
+            if !(0.0..=1.0).contains(&e.per) || e.per.is_nan() {
+                return err(
+                    format!("{path}.per"),
+                    format!("must be in [0, 1], got {}", e.per),
+                );
+            }
+            Ok(ErrorModel::Bernoulli {
+                per: e.per,
+                applies_to: e.applies_to,
+                rng: Rng::for_component(seed, stream),
+            })
+        }
+    }
+}
+
+fn tcp_config(opts: &TcpOptions, path: &str) -> R<TcpConfig> {
+    TcpConfig::from_options(opts).map_err(|(k, m)| ScenarioError::new(format!("{path}.{k}"), m))
+}
+
+pub fn build(sc: &Scenario) -> R<Sim> {
+    let end = sc.duration.ns();
+    if end == 0 {
+        return err("duration", format!("must be > 0, got {}", sc.duration.0));
+    }
+    tcp_config(&sc.tcp, "tcp")?;
+
+    // Nodes.
+    if sc.nodes.is_empty() {
+        return err("nodes", "a scenario needs at least one node");
+    }
+    let mut by_name: BTreeMap<&str, NodeId> = BTreeMap::new();
+    let mut nodes = Vec::with_capacity(sc.nodes.len());
+    for (i, n) in sc.nodes.iter().enumerate() {
+        if n.name.trim().is_empty() {
+            return err(format!("nodes[{i}].name"), "must not be empty");
+        }
+        if let Some(prev) = by_name.insert(&n.name, NodeId(i as u32)) {
+            return err(
+                format!("nodes[{i}].name"),
+                format!(
+                    "duplicate node name '{}' (first at nodes[{}])",
+                    n.name, prev.0
+                ),
+            );
+        }
+        nodes.push(Node {
+            name: n.name.clone(),
+            kind: n.kind,
+            out: vec![],
+        });
+    }
+    let names: Vec<&str> = sc.nodes.iter().map(|n| n.name.as_str()).collect();
+    let lookup = |name: &str, path: String| -> R<NodeId> {
+        by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| ScenarioError::new(path, unknown_name("node", name, &names)))
+    };
+
+    // Links: two channels each.
+    let mut links = Vec::with_capacity(sc.links.len());
+    let mut chans = Vec::with_capacity(2 * sc.links.len());
+    let mut link_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        let p = format!("links[{i}]");
+        let a = lookup(&l.a, format!("{p}.a"))?;
+        let b = lookup(&l.b, format!("{p}.b"))?;
+        if a == b {
+            return err(
+                format!("{p}.b"),
+                format!("a link joins two different nodes, got '{}' twice", l.b),
+            );
+        }
+        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+        if let Some(prev) = link_names.insert(name.clone(), i) {
+            return err(
+                format!("{p}.name"),
+                format!("duplicate link name '{name}' (first at links[{prev}])"),
+            );
+        }
+        if l.queue.limit == 0 {
+            return err(format!("{p}.queue.limit"), "must be >= 1, got 0");
+        }
+        let rate = l.rate.bps();
+        if tx_time(1, rate) > 3600 * crate::engine::SEC {
+            return err(
+                format!("{p}.rate"),
+                format!("{} bps is too slow to simulate", l.rate.0),
+            );
+        }
+        for (dir, from, to, spec, spath) in [
+            (
+                "ab",
+                a,
+                b,
+                l.error_ab.as_ref().or(l.error.as_ref()),
+                if l.error_ab.is_some() {
+                    "error_ab"
+                } else {
+                    "error"
+                },
+            ),
+            (
+                "ba",
+                b,
+                a,
+                l.error_ba.as_ref().or(l.error.as_ref()),
+                if l.error_ba.is_some() {
+                    "error_ba"
+                } else {
+                    "error"
+                },
+            ),
+        ] {
+            let cname = format!("{}->{}", sc.nodes[from.idx()].name, sc.nodes[to.idx()].name);
+            let limit = match l.queue.unit {
+                QueueUnit::Packets => Limit::Packets(l.queue.limit),
+                QueueUnit::Bytes => Limit::Bytes(l.queue.limit),
+            };
+            let c = ChanId(chans.len() as u32);
+            nodes[from.idx()].out.push(c);
+            chans.push(Channel {
+                link: LinkId(i as u32),
+                from,
+                to,
+                rate_bps: rate,
+                delay: l.delay.ns(),
+                fifo: Fifo::default(),
+                policy: QueuePolicy::DropTail(DropTail { limit }),
+                error: error_model(
+                    spec,
+                    &format!("{p}.{spath}"),
+                    sc.seed,
+                    &format!("link/{name}/{dir}/error"),
+                )?,
+                tx: None,
+                stats: ChanStats::default(),
+                name: cname,
+            });
+        }
+        links.push(Link {
+            name,
+            kind: l.kind,
+            a,
+            b,
+        });
+    }
+
+    // Routes toward every host.
+    let ends: Vec<(NodeId, NodeId)> = chans.iter().map(|c| (c.from, c.to)).collect();
+    let hosts: Vec<NodeId> = (0..nodes.len() as u32)
+        .map(NodeId)
+        .filter(|n| nodes[n.idx()].kind == NodeKind::Host)
+        .collect();
+    let routes = Routes::compute(nodes.len(), &ends, &hosts);
+
+    // Flows.
+    let mut sched = Scheduler::new();
+    let mut flows = Vec::with_capacity(sc.flows.len());
+    let mut flow_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, f) in sc.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let src = lookup(&f.src, format!("{p}.src"))?;
+        let dst = lookup(&f.dst, format!("{p}.dst"))?;
+        for (key, n, name) in [("src", src, &f.src), ("dst", dst, &f.dst)] {
+            if nodes[n.idx()].kind != NodeKind::Host {
+                return err(
+                    format!("{p}.{key}"),
+                    format!("'{name}' is a router; flows start and end at hosts"),
+                );
+            }
+        }
+        if src == dst {
+            return err(
+                format!("{p}.dst"),
+                format!("'{}' is also the source", f.dst),
+            );
+        }
+        for (a, b, key) in [(src, dst, "dst"), (dst, src, "src")] {
+            if routes.path(a, b, &ends).is_none() {
+                return err(
+                    format!("{p}.{key}"),
+                    format!(
+                        "'{}' is not reachable from '{}'",
+                        nodes[b.idx()].name,
+                        nodes[a.idx()].name
+                    ),
+                );
+            }
+        }
+        let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        if let Some(prev) = flow_names.insert(name.clone(), i) {
+            return err(
+                format!("{p}.name"),
+                format!("duplicate flow name '{name}' (first at flows[{prev}])"),
+            );
+        }
+        let start = f.start.map_or(0, |d| d.ns());
+        if start >= end {
+            return err(
+                format!("{p}.start"),
+                format!(
+                    "{} s is not before the end of the run ({} s)",
+                    f.start.map_or(0.0, |d| d.0),
+                    sc.duration.0
+                ),
+            );
+        }
+        let stop = f.stop.map(|d| d.ns());
+        if let Some(s) = stop {
+            if s <= start {
+                return err(
+                    format!("{p}.stop"),
+                    format!("{} s is not after the start", f.stop.unwrap().0),
+                );
+            }
+        }
+        let app_path = format!("{p}.app");
+        let app = match &f.app {
+            AppSpec::Bulk => App::Bulk,
+            AppSpec::File { size } => {
+                if size.bytes() == 0 {
+                    return err(format!("{app_path}.size"), "must be > 0");
+                }
+                App::File { size: size.bytes() }
+            }
+            AppSpec::Cbr { rate, packet_size } => {
+                if *packet_size == 0 {
+                    return err(format!("{app_path}.packet_size"), "must be > 0");
+                }
+                App::Cbr {
+                    interval: tx_time(*packet_size as u64, rate.bps()).max(1),
+                    packet_size: *packet_size,
+                }
+            }
+            AppSpec::Onoff {
+                rate,
+                on_mean,
+                off_mean,
+                packet_size,
+            } => {
+                if *packet_size == 0 {
+                    return err(format!("{app_path}.packet_size"), "must be > 0");
+                }
+                for (k, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
+                    if d.0 <= 0.0 {
+                        return err(
+                            format!("{app_path}.{k}"),
+                            format!("must be > 0, got {}", d.0),
+                        );
+                    }
+                }
+                App::OnOff {
+                    interval: tx_time(*packet_size as u64, rate.bps()).max(1),
+                    packet_size: *packet_size,
+                    on_mean: on_mean.0,
+                    off_mean: off_mean.0,
+                    rng: Rng::for_component(sc.seed, &format!("flow/{name}/app")),
+                    on_until: 0,
+                }
+            }
+        };
+        let (transport, cc_name) = if f.app.is_tcp() {
+            let cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
+            let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
+            let (ccx, recovery) =
+                cc::build(&cc_name).map_err(|m| ScenarioError::new(format!("{p}.cc"), m))?;
+            let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
+            let rx = TcpReceiver::new(&cfg);
+            (
+                Transport::Tcp(Box::new(TcpFlow {
+                    cfg,
+                    tx,
+                    rx,
+                    rto_event: None,
+                    delack_event: None,
+                    sink_next: 0,
+                    order_violations: 0,
+                })),
+                cc_name,
+            )
+        } else {
+            if let Some(c) = &f.cc {
+                return err(
+                    format!("{p}.cc"),
+                    format!(
+                        "'{c}' given, but a {} flow is UDP and has no congestion control",
+                        f.app.kind_name()
+                    ),
+                );
+            }
+            (
+                Transport::Udp(UdpFlow {
+                    sent_packets: 0,
+                    sent_bytes: 0,
+                    received_packets: 0,
+                    received_bytes: 0,
+                    next_seq: 0,
+                }),
+                String::new(),
+            )
+        };
+        let fid = FlowId(i as u32);
+        sched.at(start, Ev::FlowStart(fid));
+        if let Some(s) = stop {
+            sched.at(s, Ev::FlowStop(fid));
+        }
+        flows.push(Flow {
+            name,
+            src,
+            dst,
+            start,
+            stop,
+            cc_name,
+            app_kind: f.app.kind_name(),
+            app,
+            transport,
+            stopped: false,
+            losses: FlowLosses::default(),
+            loss_log: Vec::new(),
+            trace_cwnd: sc.trace.cwnd,
+            cwnd_series: Vec::new(),
+        });
+    }
+
+    // Queue tracing.
+    let chan_names: Vec<&str> = chans.iter().map(|c| c.name.as_str()).collect();
+    let mut queue_trace = Vec::new();
+    for (i, q) in sc.trace.queue.iter().enumerate() {
+        let Some(c) = chan_names.iter().position(|n| n == q) else {
+            return err(
+                format!("trace.queue[{i}]"),
+                unknown_name("link direction", q, &chan_names),
+            );
+        };
+        queue_trace.push((ChanId(c as u32), Vec::new()));
+    }
+    let queue_interval = sc.trace.queue_interval.ns();
+    if !queue_trace.is_empty() {
+        if queue_interval < MS / 1000 {
+            return err(
+                "trace.queue_interval",
+                format!("must be >= 1us, got {} s", sc.trace.queue_interval.0),
+            );
+        }
+        sched.at(0, Ev::QueueSample);
+    }
+
+    Ok(Sim {
+        name: sc.name.clone(),
+        seed: sc.seed,
+        end,
+        sched,
+        pool: PacketPool::default(),
+        nodes,
+        links,
+        chans,
+        routes,
+        flows,
+        counters: Counters::default(),
+        queue_trace,
+        queue_interval,
+        finished: false,
+    })
+}

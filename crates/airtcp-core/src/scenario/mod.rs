@@ -1,0 +1,75 @@
+//! Scenario files: the serde schema, parsing with field paths in errors, validation, and
+//! building a simulation.
+
+pub mod build;
+pub mod schema;
+pub mod units;
+
+pub use build::build;
+pub use schema::Scenario;
+
+use std::fmt;
+
+/// A bad scenario value: where it is and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Field path such as `flows[2].cc` (empty for the document as a whole).
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
+    serde_path_to_error::deserialize::<_, Scenario>(v).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        let msg = e.into_inner().to_string();
+        // serde reports a missing key at its parent; name the key itself in the path.
+        if let Some(field) = msg
+            .strip_prefix("missing field `")
+            .and_then(|r| r.strip_suffix('`'))
+        {
+            let full = if path.is_empty() {
+                field.to_string()
+            } else {
+                format!("{path}.{field}")
+            };
+            return ScenarioError::new(full, "missing required field");
+        }
+        ScenarioError::new(path, msg)
+    })
+}
+
+/// Parse a scenario from JSON text.
+pub fn parse_json(text: &str) -> Result<Scenario, ScenarioError> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new("", format!("invalid JSON: {e}")))?;
+    from_value(v)
+}
+
+/// Parse a scenario from TOML text.
+pub fn parse_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    let v: serde_json::Value =
+        toml::from_str(text).map_err(|e| ScenarioError::new("", format!("invalid TOML: {e}")))?;
+    from_value(v)
+}

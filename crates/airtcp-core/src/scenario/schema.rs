@@ -1,0 +1,268 @@
+//! The scenario file format (see docs/scenario.md). Every table rejects unknown keys.
+
+use super::units::{Duration, Rate, Size};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_name")]
+    pub name: String,
+    pub duration: Duration,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub trace: TraceSpec,
+    /// Free-form notes carried through to results (e.g. which paper figure this is).
+    #[serde(default)]
+    pub meta: BTreeMap<String, serde_json::Value>,
+}
+
+fn default_name() -> String {
+    "scenario".into()
+}
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+    #[serde(default = "default_node_kind")]
+    pub kind: NodeKind,
+}
+fn default_node_kind() -> NodeKind {
+    NodeKind::Host
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    #[default]
+    Wired,
+    Wireless,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    #[serde(default)]
+    pub kind: LinkKind,
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    pub error: Option<ErrorSpec>,
+    pub error_ab: Option<ErrorSpec>,
+    pub error_ba: Option<ErrorSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueUnit {
+    #[default]
+    Packets,
+    Bytes,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKind {
+    #[default]
+    Droptail,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    #[serde(default)]
+    pub kind: QueueKind,
+    #[serde(default = "default_queue_limit")]
+    pub limit: u64,
+    #[serde(default)]
+    pub unit: QueueUnit,
+}
+fn default_queue_limit() -> u64 {
+    100
+}
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec {
+            kind: QueueKind::Droptail,
+            limit: default_queue_limit(),
+            unit: QueueUnit::Packets,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AppliesTo {
+    Data,
+    Ack,
+    #[default]
+    All,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorModelKind {
+    None,
+    Bernoulli,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorSpec {
+    pub model: ErrorModelKind,
+    /// Packet error rate in [0, 1] (Bernoulli).
+    #[serde(default)]
+    pub per: f64,
+    #[serde(default)]
+    pub applies_to: AppliesTo,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum AppSpec {
+    /// TCP bulk transfer that never runs dry (FTP-like).
+    Bulk,
+    /// TCP transfer of `size` bytes; records completion time.
+    File { size: Size },
+    /// UDP constant bit rate.
+    Cbr {
+        rate: Rate,
+        #[serde(default = "default_udp_size")]
+        packet_size: u32,
+    },
+    /// UDP exponential on/off: sends at `rate` during exponentially distributed on periods.
+    Onoff {
+        rate: Rate,
+        on_mean: Duration,
+        off_mean: Duration,
+        #[serde(default = "default_udp_size")]
+        packet_size: u32,
+    },
+}
+fn default_udp_size() -> u32 {
+    1000
+}
+
+impl AppSpec {
+    pub fn is_tcp(&self) -> bool {
+        matches!(self, AppSpec::Bulk | AppSpec::File { .. })
+    }
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            AppSpec::Bulk => "bulk",
+            AppSpec::File { .. } => "file",
+            AppSpec::Cbr { .. } => "cbr",
+            AppSpec::Onoff { .. } => "onoff",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    pub stop: Option<Duration>,
+    pub cc: Option<String>,
+    pub app: AppSpec,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+/// TCP settings; every key is optional so a flow can override only what it changes.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    pub segment_size: Option<u32>,
+    pub header_size: Option<u32>,
+    pub initial_cwnd: Option<u32>,
+    pub initial_ssthresh: Option<Size>,
+    pub rcv_window: Option<Size>,
+    pub min_rto: Option<Duration>,
+    pub initial_rto: Option<Duration>,
+    pub max_rto: Option<Duration>,
+    pub delayed_ack: Option<bool>,
+    pub delack_count: Option<u32>,
+    pub delack_timeout: Option<Duration>,
+    pub sack: Option<bool>,
+    pub timestamps: Option<bool>,
+    pub ecn: Option<bool>,
+    pub dupack_threshold: Option<u32>,
+}
+
+impl TcpOptions {
+    /// `self` with every unset key taken from `base`.
+    pub fn or(&self, base: &TcpOptions) -> TcpOptions {
+        macro_rules! pick {
+            ($($f:ident),*) => { TcpOptions { $($f: self.$f.or(base.$f),)* } };
+        }
+        pick!(
+            segment_size,
+            header_size,
+            initial_cwnd,
+            initial_ssthresh,
+            rcv_window,
+            min_rto,
+            initial_rto,
+            max_rto,
+            delayed_ack,
+            delack_count,
+            delack_timeout,
+            sack,
+            timestamps,
+            ecn,
+            dupack_threshold
+        )
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    #[serde(default)]
+    pub cwnd: bool,
+    #[serde(default)]
+    pub queue: Vec<String>,
+    #[serde(default = "default_queue_interval")]
+    pub queue_interval: Duration,
+}
+fn default_queue_interval() -> Duration {
+    Duration(0.01)
+}
+impl Default for TraceSpec {
+    fn default() -> Self {
+        TraceSpec {
+            cwnd: false,
+            queue: vec![],
+            queue_interval: default_queue_interval(),
+        }
+    }
+}

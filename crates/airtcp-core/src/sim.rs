@@ -1,0 +1,550 @@
+//! The simulation: arenas of nodes, channels and flows, and the event loop that moves packets
+//! between them.
+
+use crate::app::App;
+use crate::engine::{tx_time, Scheduler, Time};
+use crate::ids::{ChanId, FlowId, NodeId, PacketId};
+use crate::link::{Channel, Link};
+use crate::packet::{flags, DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader};
+use crate::queue::Verdict;
+use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::topology::{Node, Routes};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A channel finished serializing its current packet.
+    TxDone(ChanId),
+    /// A packet reached the far end of a channel.
+    Arrive(ChanId, PacketId),
+    Rto(FlowId),
+    DelAck(FlowId),
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    UdpSend(FlowId),
+    QueueSample,
+}
+
+pub struct TcpFlow {
+    pub cfg: TcpConfig,
+    pub tx: TcpSender,
+    pub rx: TcpReceiver,
+    /// Earliest pending timer event, so re-arming a timer on every ACK does not schedule an
+    /// event each time (a stale event finds its deadline moved and re-arms once).
+    pub(crate) rto_event: Option<Time>,
+    pub(crate) delack_event: Option<Time>,
+    /// In-order delivery check made by the application sink, independent of the receiver.
+    pub sink_next: u64,
+    pub order_violations: u64,
+}
+
+pub struct UdpFlow {
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    pub next_seq: u64,
+}
+
+pub enum Transport {
+    Tcp(Box<TcpFlow>),
+    Udp(UdpFlow),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct FlowLosses {
+    /// Data packets dropped, by cause.
+    pub data: [u64; DropCause::ALL.len()],
+    /// Pure ACKs dropped, by cause.
+    pub acks: [u64; DropCause::ALL.len()],
+}
+
+pub struct Flow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: Time,
+    pub stop: Option<Time>,
+    pub cc_name: String,
+    pub app_kind: &'static str,
+    pub app: App,
+    pub transport: Transport,
+    pub stopped: bool,
+    pub losses: FlowLosses,
+    /// Ground truth of every lost data segment: (sequence number, cause, time).
+    pub loss_log: Vec<(u64, DropCause, Time)>,
+    pub trace_cwnd: bool,
+    pub cwnd_series: Vec<(Time, u64, u64)>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub events: u64,
+    pub packet_hops: u64,
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: [u64; DropCause::ALL.len()],
+}
+
+pub struct Sim {
+    pub name: String,
+    pub seed: u64,
+    pub end: Time,
+    pub sched: Scheduler<Ev>,
+    pub pool: PacketPool,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub chans: Vec<Channel>,
+    pub routes: Routes,
+    pub flows: Vec<Flow>,
+    pub counters: Counters,
+    pub queue_trace: Vec<(ChanId, Vec<(Time, u32)>)>,
+    pub queue_interval: Time,
+    pub finished: bool,
+}
+
+impl Sim {
+    pub fn now(&self) -> Time {
+        self.sched.now()
+    }
+
+    /// Run to the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+        self.finish();
+    }
+
+    /// Process events up to and including `until` (capped at the scenario's end).
+    pub fn run_until(&mut self, until: Time) {
+        let until = until.min(self.end);
+        while let Some((_, ev)) = self.sched.pop_until(until) {
+            self.counters.events += 1;
+            self.dispatch(ev);
+        }
+        self.sched.set_now(until);
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(c) => self.on_tx_done(c),
+            Ev::Arrive(c, p) => {
+                let node = self.chans[c.idx()].to;
+                self.forward(node, p);
+            }
+            Ev::Rto(f) => self.on_rto_event(f),
+            Ev::DelAck(f) => self.on_delack_event(f),
+            Ev::FlowStart(f) => self.start_flow(f),
+            Ev::FlowStop(f) => self.stop_flow(f),
+            Ev::UdpSend(f) => self.udp_send(f),
+            Ev::QueueSample => self.sample_queues(),
+        }
+    }
+
+    // ---- packets and links -------------------------------------------------------------
+
+    /// A host puts a new packet into the network.
+    fn inject(&mut self, node: NodeId, pkt: Packet) {
+        self.counters.injected += 1;
+        let id = self.pool.alloc(pkt);
+        self.forward(node, id);
+    }
+
+    fn forward(&mut self, node: NodeId, id: PacketId) {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            self.deliver(id);
+            return;
+        }
+        match self.routes.next_hop(node, dst) {
+            Some(c) => self.enqueue(c, id),
+            None => self.drop_packet(id, DropCause::NoRoute, None),
+        }
+    }
+
+    fn enqueue(&mut self, c: ChanId, id: PacketId) {
+        let now = self.now();
+        let ch = &mut self.chans[c.idx()];
+        if ch.tx.is_none() && ch.fifo.is_empty() {
+            self.start_tx(c, id);
+            return;
+        }
+        let verdict = ch.policy.admit(now, self.pool.get_mut(id), &ch.fifo);
+        match verdict {
+            Verdict::Accept => {
+                ch.note_queue(now);
+                let size = self.pool.get(id).size;
+                ch.fifo.push(id, size);
+                ch.stats.max_queue = ch.stats.max_queue.max(ch.fifo.len() as u64);
+            }
+            Verdict::Drop(cause) => self.drop_packet(id, cause, Some(c)),
+        }
+    }
+
+    fn start_tx(&mut self, c: ChanId, id: PacketId) {
+        let now = self.now();
+        let size = self.pool.get(id).size as u64;
+        let ch = &mut self.chans[c.idx()];
+        let dt = tx_time(size, ch.rate_bps);
+        ch.tx = Some(id);
+        ch.stats.tx_packets += 1;
+        ch.stats.tx_bytes += size;
+        ch.stats.busy_time += dt;
+        self.counters.packet_hops += 1;
+        self.sched.at(now + dt, Ev::TxDone(c));
+    }
+
+    fn on_tx_done(&mut self, c: ChanId) {
+        let now = self.now();
+        let ch = &mut self.chans[c.idx()];
+        let id = ch.tx.take().expect("TxDone on an idle channel");
+        if ch.error.corrupts(self.pool.get(id)) {
+            self.drop_packet(id, DropCause::ChannelError, Some(c));
+        } else {
+            let delay = self.chans[c.idx()].delay;
+            self.sched.at(now + delay, Ev::Arrive(c, id));
+        }
+        let ch = &mut self.chans[c.idx()];
+        if !ch.fifo.is_empty() {
+            ch.note_queue(now);
+            let next = ch.fifo.pop().expect("non-empty");
+            self.start_tx(c, next);
+        }
+    }
+
+    fn drop_packet(&mut self, id: PacketId, cause: DropCause, chan: Option<ChanId>) {
+        let now = self.now();
+        let pkt = *self.pool.get(id);
+        self.pool.free(id);
+        self.counters.dropped[cause.index()] += 1;
+        if let Some(c) = chan {
+            self.chans[c.idx()].stats.drops[cause.index()] += 1;
+        }
+        let flow = &mut self.flows[pkt.flow.idx()];
+        if pkt.is_data() {
+            flow.losses.data[cause.index()] += 1;
+            if pkt.proto == Proto::Tcp {
+                flow.loss_log.push((pkt.tcp.seq, cause, now));
+            }
+        } else {
+            flow.losses.acks[cause.index()] += 1;
+        }
+    }
+
+    fn deliver(&mut self, id: PacketId) {
+        let pkt = *self.pool.get(id);
+        self.pool.free(id);
+        self.counters.delivered += 1;
+        let f = pkt.flow;
+        let flow = &mut self.flows[f.idx()];
+        match &mut flow.transport {
+            Transport::Udp(u) => {
+                u.received_packets += 1;
+                u.received_bytes += pkt.size as u64;
+            }
+            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt),
+            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt),
+        }
+    }
+
+    // ---- TCP ---------------------------------------------------------------------------
+
+    fn tcp(&mut self, f: FlowId) -> &mut TcpFlow {
+        match &mut self.flows[f.idx()].transport {
+            Transport::Tcp(t) => t,
+            Transport::Udp(_) => unreachable!("flow {f:?} is not TCP"),
+        }
+    }
+
+    fn tcp_data_arrived(&mut self, f: FlowId, pkt: &Packet) {
+        let now = self.now();
+        let t = self.tcp(f);
+        let out = t.rx.on_segment(now, &pkt.tcp, pkt.ip.ecn);
+        if out.delivered > 0 {
+            if out.delivered_from != t.sink_next {
+                t.order_violations += 1;
+            }
+            t.sink_next = out.delivered_from + out.delivered;
+        }
+        if out.ack_now {
+            self.send_ack(f);
+        } else {
+            self.sync_delack(f);
+        }
+    }
+
+    fn send_ack(&mut self, f: FlowId) {
+        let now = self.now();
+        let flow = &mut self.flows[f.idx()];
+        let (src, dst) = (flow.dst, flow.src);
+        let Transport::Tcp(t) = &mut flow.transport else {
+            return;
+        };
+        let hdr = t.rx.make_ack(now);
+        let size = t.cfg.header;
+        let pkt = Packet {
+            flow: f,
+            src,
+            dst,
+            size,
+            proto: Proto::Tcp,
+            ip: IpHeader {
+                ttl: 64,
+                ..Default::default()
+            },
+            tcp: hdr,
+            udp_seq: 0,
+            created: now,
+        };
+        self.inject(src, pkt);
+    }
+
+    fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Packet) {
+        let now = self.now();
+        self.tcp(f).tx.on_ack(now, &pkt.tcp);
+        self.after_sender_input(f);
+    }
+
+    /// After the sender saw an input: record cwnd, transmit what it allows, re-arm timers.
+    fn after_sender_input(&mut self, f: FlowId) {
+        self.record_cwnd(f);
+        self.pump(f);
+        self.sync_rto(f);
+    }
+
+    fn record_cwnd(&mut self, f: FlowId) {
+        let now = self.now();
+        let flow = &mut self.flows[f.idx()];
+        if !flow.trace_cwnd {
+            return;
+        }
+        let Transport::Tcp(t) = &flow.transport else {
+            return;
+        };
+        let (cwnd, ss) = (t.tx.st.cwnd, t.tx.st.ssthresh);
+        if flow
+            .cwnd_series
+            .last()
+            .is_none_or(|&(_, c, s)| c != cwnd || s != ss)
+        {
+            flow.cwnd_series.push((now, cwnd, ss));
+        }
+    }
+
+    /// Send every segment the sender's window allows.
+    fn pump(&mut self, f: FlowId) {
+        let now = self.now();
+        loop {
+            let flow = &mut self.flows[f.idx()];
+            let (src, dst) = (flow.src, flow.dst);
+            let Transport::Tcp(t) = &mut flow.transport else {
+                return;
+            };
+            let Some(seg) = t.tx.poll_transmit(now) else {
+                return;
+            };
+            let ecn = if t.cfg.ecn { Ecn::ECT0 } else { Ecn::NOT_ECT };
+            let pkt = Packet {
+                flow: f,
+                src,
+                dst,
+                size: seg.len + t.cfg.header,
+                proto: Proto::Tcp,
+                ip: IpHeader {
+                    ecn,
+                    ttl: 64,
+                    ..Default::default()
+                },
+                tcp: TcpHeader {
+                    seq: seg.seq,
+                    len: seg.len,
+                    flags: seg.flags | flags::ACK,
+                    wnd: t.cfg.rcv_window,
+                    ts_val: if t.cfg.timestamps { now } else { 0 },
+                    retx: seg.retx,
+                    ..Default::default()
+                },
+                udp_seq: 0,
+                created: now,
+            };
+            self.inject(src, pkt);
+        }
+    }
+
+    fn sync_rto(&mut self, f: FlowId) {
+        let t = self.tcp(f);
+        if let Some(d) = t.tx.rto_deadline() {
+            if t.rto_event.is_none_or(|e| d < e) {
+                t.rto_event = Some(d);
+                self.sched.at(d, Ev::Rto(f));
+            }
+        }
+    }
+
+    fn on_rto_event(&mut self, f: FlowId) {
+        let now = self.now();
+        let t = self.tcp(f);
+        if t.rto_event == Some(now) {
+            t.rto_event = None;
+        }
+        if t.tx.rto_deadline().is_some_and(|d| d <= now) {
+            t.tx.on_timeout(now);
+            self.after_sender_input(f);
+        } else {
+            self.sync_rto(f);
+        }
+    }
+
+    fn sync_delack(&mut self, f: FlowId) {
+        let t = self.tcp(f);
+        if let Some(d) = t.rx.delack_deadline() {
+            if t.delack_event.is_none_or(|e| d < e) {
+                t.delack_event = Some(d);
+                self.sched.at(d, Ev::DelAck(f));
+            }
+        }
+    }
+
+    fn on_delack_event(&mut self, f: FlowId) {
+        let now = self.now();
+        let t = self.tcp(f);
+        if t.delack_event == Some(now) {
+            t.delack_event = None;
+        }
+        if t.rx.on_delack_timer(now) {
+            self.send_ack(f);
+        }
+        self.sync_delack(f);
+    }
+
+    // ---- applications ------------------------------------------------------------------
+
+    fn start_flow(&mut self, f: FlowId) {
+        let now = self.now();
+        let flow = &mut self.flows[f.idx()];
+        match (&flow.app, &mut flow.transport) {
+            (App::Bulk, Transport::Tcp(t)) => {
+                t.tx.account(now);
+                t.tx.set_app_end(u64::MAX);
+            }
+            (App::File { size }, Transport::Tcp(t)) => {
+                t.tx.account(now);
+                t.tx.set_app_end(*size);
+            }
+            (App::OnOff { .. }, _) | (App::Cbr { .. }, _) => {
+                self.udp_send(f);
+                return;
+            }
+            _ => unreachable!("app and transport checked at build time"),
+        }
+        self.after_sender_input(f);
+    }
+
+    fn stop_flow(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.idx()];
+        flow.stopped = true;
+        if let Transport::Tcp(t) = &mut flow.transport {
+            // The application writes nothing more; what is in flight is still delivered.
+            t.tx.stop_app();
+        }
+    }
+
+    fn udp_send(&mut self, f: FlowId) {
+        let now = self.now();
+        let flow = &mut self.flows[f.idx()];
+        if flow.stopped {
+            return;
+        }
+        let (src, dst) = (flow.src, flow.dst);
+        let (size, next) = match &mut flow.app {
+            App::Cbr {
+                interval,
+                packet_size,
+            } => (*packet_size, now + *interval),
+            App::OnOff {
+                interval,
+                packet_size,
+                on_mean,
+                off_mean,
+                rng,
+                on_until,
+            } => {
+                if now >= *on_until && *on_until != 0 {
+                    // The burst is over: stay silent for an off period, then start a new burst.
+                    let off = App::draw(rng, *off_mean);
+                    let on = App::draw(rng, *on_mean);
+                    *on_until = now + off + on;
+                    self.sched.at(now + off, Ev::UdpSend(f));
+                    return;
+                }
+                if *on_until == 0 {
+                    *on_until = now + App::draw(rng, *on_mean);
+                }
+                (*packet_size, now + *interval)
+            }
+            _ => return,
+        };
+        let Transport::Udp(u) = &mut flow.transport else {
+            return;
+        };
+        u.sent_packets += 1;
+        u.sent_bytes += size as u64;
+        let seq = u.next_seq;
+        u.next_seq += 1;
+        let pkt = Packet {
+            flow: f,
+            src,
+            dst,
+            size,
+            proto: Proto::Udp,
+            ip: IpHeader {
+                ttl: 64,
+                ..Default::default()
+            },
+            tcp: TcpHeader::default(),
+            udp_seq: seq,
+            created: now,
+        };
+        self.sched.at(next, Ev::UdpSend(f));
+        self.inject(src, pkt);
+    }
+
+    fn sample_queues(&mut self) {
+        let now = self.now();
+        for (c, series) in &mut self.queue_trace {
+            series.push((now, self.chans[c.idx()].fifo.len() as u32));
+        }
+        if now + self.queue_interval <= self.end {
+            self.sched.at(now + self.queue_interval, Ev::QueueSample);
+        }
+    }
+
+    /// Close time integrals at the end of the run.
+    fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let end = self.end;
+        for ch in &mut self.chans {
+            ch.note_queue(end);
+        }
+        for flow in &mut self.flows {
+            if let Transport::Tcp(t) = &mut flow.transport {
+                let until = t.tx.stats.completed_at.unwrap_or(end).max(flow.start);
+                t.tx.account(until);
+            }
+        }
+    }
+
+    /// Packets still inside the network, counted from where they are (queues, transmitters,
+    /// pending arrivals), independently of the packet arena.
+    pub fn packets_in_network(&self) -> u64 {
+        let queued: usize = self.chans.iter().map(|c| c.fifo.len()).sum();
+        let in_tx = self.chans.iter().filter(|c| c.tx.is_some()).count();
+        let propagating = self
+            .sched
+            .pending()
+            .filter(|e| matches!(e, Ev::Arrive(..)))
+            .count();
+        (queued + in_tx + propagating) as u64
+    }
+}

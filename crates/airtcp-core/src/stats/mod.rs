@@ -1,0 +1,293 @@
+//! Run results: per-flow and per-channel tables, time series, and summary figures.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+use crate::engine::{secs, SEC};
+use crate::packet::DropCause;
+use crate::sim::{Sim, Transport};
+
+/// Jain's fairness index (Σx)² / (n·Σx²); 1 when all equal, 1/n when one takes all.
+pub fn jain(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return 1.0;
+    }
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (xs.len() as f64 * s2)
+    }
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct FlowResult {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub transport: &'static str,
+    pub cc: String,
+    pub app: &'static str,
+    pub start_s: f64,
+    pub goodput_bps: f64,
+    pub throughput_bps: f64,
+    pub delivered_bytes: u64,
+    pub sent_bytes: u64,
+    pub sent_packets: u64,
+    pub received_packets: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub avg_cwnd_segments: f64,
+    pub rtt_min_s: Option<f64>,
+    pub rtt_mean_s: Option<f64>,
+    pub srtt_s: Option<f64>,
+    pub rto_s: Option<f64>,
+    pub completion_time_s: Option<f64>,
+    pub lost_packets: u64,
+    pub lost_congestion: u64,
+    pub lost_channel_error: u64,
+    pub lost_acks: u64,
+    pub order_violations: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct LinkResult {
+    pub name: String,
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub kind: &'static str,
+    pub rate_bps: u64,
+    pub utilization: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub mean_queue_packets: f64,
+    pub max_queue_packets: u64,
+    pub drops_queue_overflow: u64,
+    pub drops_aqm: u64,
+    pub drops_channel_error: u64,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct PacketTotals {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+    /// Live packets in the arena: must equal `in_flight` (a leak check).
+    pub live_in_arena: u64,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct CwndSeries {
+    pub t: Vec<f64>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct QueueSeries {
+    pub t: Vec<f64>,
+    pub packets: Vec<u32>,
+}
+
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct Series {
+    pub cwnd: BTreeMap<String, CwndSeries>,
+    pub queue: BTreeMap<String, QueueSeries>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct RunResult {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub packets: PacketTotals,
+    pub drops: BTreeMap<&'static str, u64>,
+    /// Jain's index over the goodput of TCP flows.
+    pub fairness: f64,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub series: Series,
+}
+
+impl RunResult {
+    pub fn from_sim(sim: &Sim) -> RunResult {
+        let end = sim.end;
+        let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+        let mut flows = Vec::with_capacity(sim.flows.len());
+        let mut series = Series::default();
+        for flow in &sim.flows {
+            let lost_by = |c: DropCause| flow.losses.data[c.index()];
+            let lost_packets: u64 = flow.losses.data.iter().sum();
+            let lost_congestion = DropCause::ALL
+                .iter()
+                .filter(|c| c.is_congestion())
+                .map(|c| lost_by(*c))
+                .sum();
+            let mut r = FlowResult {
+                name: flow.name.clone(),
+                src: node(flow.src),
+                dst: node(flow.dst),
+                transport: "udp",
+                cc: flow.cc_name.clone(),
+                app: flow.app_kind,
+                start_s: secs(flow.start),
+                goodput_bps: 0.0,
+                throughput_bps: 0.0,
+                delivered_bytes: 0,
+                sent_bytes: 0,
+                sent_packets: 0,
+                received_packets: 0,
+                retransmissions: 0,
+                timeouts: 0,
+                fast_retransmits: 0,
+                avg_cwnd_segments: 0.0,
+                rtt_min_s: None,
+                rtt_mean_s: None,
+                srtt_s: None,
+                rto_s: None,
+                completion_time_s: None,
+                lost_packets,
+                lost_congestion,
+                lost_channel_error: lost_by(DropCause::ChannelError),
+                lost_acks: flow.losses.acks.iter().sum(),
+                order_violations: 0,
+            };
+            match &flow.transport {
+                Transport::Tcp(t) => {
+                    let s = &t.tx.stats;
+                    let until = s.completed_at.unwrap_or(end).max(flow.start);
+                    let active = (until - flow.start).max(1) as f64 / SEC as f64;
+                    r.transport = "tcp";
+                    r.delivered_bytes = t.rx.stats.delivered_bytes;
+                    r.goodput_bps = t.rx.stats.delivered_bytes as f64 * 8.0 / active;
+                    r.throughput_bps = t.rx.stats.received_bytes as f64 * 8.0 / active;
+                    r.sent_bytes = s.sent_bytes;
+                    r.sent_packets = s.sent_packets;
+                    r.received_packets = t.rx.stats.received_packets;
+                    r.retransmissions = s.retransmissions;
+                    r.timeouts = s.timeouts;
+                    r.fast_retransmits = s.fast_retransmits;
+                    r.avg_cwnd_segments = s.cwnd_area as f64
+                        / (until - flow.start).max(1) as f64
+                        / t.tx.st.mss as f64;
+                    r.rtt_min_s = t.tx.rtt.min_rtt.map(secs);
+                    r.rtt_mean_s = t.tx.rtt.mean().map(|m| m / SEC as f64);
+                    r.srtt_s = t.tx.rtt.srtt.map(secs);
+                    r.rto_s = Some(secs(t.tx.rtt.rto));
+                    r.completion_time_s = s.completed_at.map(|c| secs(c - flow.start));
+                    r.order_violations = t.order_violations;
+                    if flow.trace_cwnd {
+                        let mss = t.tx.st.mss as f64;
+                        series.cwnd.insert(
+                            flow.name.clone(),
+                            CwndSeries {
+                                t: flow.cwnd_series.iter().map(|x| secs(x.0)).collect(),
+                                cwnd: flow.cwnd_series.iter().map(|x| x.1 as f64 / mss).collect(),
+                                ssthresh: flow
+                                    .cwnd_series
+                                    .iter()
+                                    .map(|x| x.2 as f64 / mss)
+                                    .collect(),
+                            },
+                        );
+                    }
+                }
+                Transport::Udp(u) => {
+                    let active = (end.saturating_sub(flow.start)).max(1) as f64 / SEC as f64;
+                    r.delivered_bytes = u.received_bytes;
+                    r.goodput_bps = u.received_bytes as f64 * 8.0 / active;
+                    r.throughput_bps = r.goodput_bps;
+                    r.sent_bytes = u.sent_bytes;
+                    r.sent_packets = u.sent_packets;
+                    r.received_packets = u.received_packets;
+                }
+            }
+            flows.push(r);
+        }
+        let links = sim
+            .chans
+            .iter()
+            .map(|ch| {
+                let link = &sim.links[ch.link.idx()];
+                LinkResult {
+                    name: ch.name.clone(),
+                    link: link.name.clone(),
+                    from: node(ch.from),
+                    to: node(ch.to),
+                    kind: match link.kind {
+                        crate::scenario::schema::LinkKind::Wired => "wired",
+                        crate::scenario::schema::LinkKind::Wireless => "wireless",
+                    },
+                    rate_bps: ch.rate_bps,
+                    // Busy time counts whole transmissions, some of which may end after the
+                    // run stops; cap at 1.
+                    utilization: (ch.stats.busy_time as f64 / end.max(1) as f64).min(1.0),
+                    tx_packets: ch.stats.tx_packets,
+                    tx_bytes: ch.stats.tx_bytes,
+                    mean_queue_packets: ch.stats.queue_area as f64 / end.max(1) as f64,
+                    max_queue_packets: ch.stats.max_queue,
+                    drops_queue_overflow: ch.stats.drops[DropCause::QueueOverflow.index()],
+                    drops_aqm: ch.stats.drops[DropCause::Aqm.index()],
+                    drops_channel_error: ch.stats.drops[DropCause::ChannelError.index()],
+                }
+            })
+            .collect();
+        for (c, s) in &sim.queue_trace {
+            series.queue.insert(
+                sim.chans[c.idx()].name.clone(),
+                QueueSeries {
+                    t: s.iter().map(|x| secs(x.0)).collect(),
+                    packets: s.iter().map(|x| x.1).collect(),
+                },
+            );
+        }
+        let dropped: u64 = sim.counters.dropped.iter().sum();
+        let drops = DropCause::ALL
+            .iter()
+            .map(|c| (c.name(), sim.counters.dropped[c.index()]))
+            .collect();
+        let tcp_goodputs: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.transport == "tcp")
+            .map(|f| f.goodput_bps)
+            .collect();
+        RunResult {
+            name: sim.name.clone(),
+            seed: sim.seed,
+            duration_s: secs(end),
+            events: sim.counters.events,
+            packet_hops: sim.counters.packet_hops,
+            packets: PacketTotals {
+                sent: sim.counters.injected,
+                delivered: sim.counters.delivered,
+                dropped,
+                in_flight: sim.packets_in_network(),
+                live_in_arena: sim.pool.live() as u64,
+            },
+            drops,
+            fairness: jain(&tcp_goodputs),
+            flows,
+            links,
+            series,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index() {
+        assert!((jain(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        // (1+2+3)^2 / (3 * 14) = 36/42
+        assert!((jain(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-12);
+    }
+}

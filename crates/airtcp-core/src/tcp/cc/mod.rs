@@ -1,0 +1,139 @@
+//! Congestion control plug-in interface. A scheme owns the window-growth rule and the reaction
+//! to congestion signals; loss recovery (which segments to retransmit, window inflation during
+//! fast recovery) is shared and lives in the sender.
+//!
+//! Adding a scheme: one file here implementing [`CongestionControl`], one variant in [`Cc`],
+//! one entry in [`SCHEMES`].
+
+pub mod newreno;
+
+pub use newreno::NewReno;
+
+use crate::engine::Time;
+
+/// Window state a scheme reads and writes, in bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct CcState {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub mss: u64,
+}
+
+/// What the sender knows when an ACK arrives. Grows with new schemes; construct with
+/// `..Default::default()` outside this crate.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct AckInfo {
+    pub now: Time,
+    /// Bytes newly acknowledged cumulatively by this ACK.
+    pub acked_bytes: u64,
+    /// Bytes newly reported held by SACK blocks.
+    pub sacked_bytes: u64,
+    /// RTT sample from this ACK (Karn's rule applied), if any.
+    pub rtt: Option<Time>,
+    pub min_rtt: Option<Time>,
+    pub srtt: Option<Time>,
+    /// Bytes outstanding after processing this ACK.
+    pub in_flight: u64,
+    pub dup_ack: bool,
+    /// The sender is in fast recovery (window growth rules are suspended).
+    pub in_recovery: bool,
+    /// ECN-Echo flag set.
+    pub ece: bool,
+    /// Multi-level ECN codepoint echoed by the receiver (two bits).
+    pub ecn_echo: u8,
+    /// Receiver's advertised window in bytes.
+    pub rwnd: u64,
+    /// Router-written rate index echoed by the receiver, if any.
+    pub rate_index: Option<f32>,
+    /// Router-written explicit rate (bits/s) echoed by the receiver, if any.
+    pub explicit_rate: Option<f64>,
+    /// Explicit Loss Notification: the reported hole was lost to a channel error.
+    pub eln: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CongestionKind {
+    /// Loss inferred from duplicate ACKs (fast retransmit).
+    DupAcks,
+    /// Retransmission timeout.
+    Timeout,
+    /// ECN-Echo received (at most once per RTT).
+    Ecn,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct CongestionEvent {
+    pub now: Time,
+    pub kind: CongestionKind,
+    pub in_flight: u64,
+}
+
+/// A scheme's reaction to a congestion event: the new ssthresh and, if the scheme wants other
+/// than the standard (ssthresh + dupthresh*MSS after dupacks, one segment after a timeout,
+/// ssthresh after ECN), the cwnd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reaction {
+    pub ssthresh: u64,
+    pub cwnd: Option<u64>,
+}
+
+pub trait CongestionControl {
+    /// A segment of `bytes` left the sender.
+    fn on_sent(&mut self, _now: Time, _bytes: u64, _st: &mut CcState) {}
+    /// Every ACK, new or duplicate. Grows the window outside recovery.
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState);
+    /// A congestion signal: return the new ssthresh (and optionally cwnd).
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction;
+    /// Fast recovery ended (a full ACK arrived).
+    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {}
+}
+
+/// Standard ssthresh after a loss: max(FlightSize / 2, 2 * SMSS) (RFC 5681 eq. 4).
+pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
+    (in_flight / 2).max(2 * mss)
+}
+
+/// Enum dispatch over the schemes.
+pub enum Cc {
+    NewReno(NewReno),
+}
+
+impl Cc {
+    pub fn as_dyn(&mut self) -> &mut dyn CongestionControl {
+        match self {
+            Cc::NewReno(c) => c,
+        }
+    }
+}
+
+/// Loss recovery used with a scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoveryKind {
+    /// RFC 5681 fast recovery: the first new ACK ends it.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole and stay in recovery.
+    NewReno,
+}
+
+pub struct SchemeInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+pub const SCHEMES: &[SchemeInfo] = &[SchemeInfo {
+    name: "newreno",
+    description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
+}];
+
+/// Build scheme `name`, or explain what is known.
+pub fn build(name: &str) -> Result<(Cc, RecoveryKind), String> {
+    match name {
+        "newreno" => Ok((Cc::NewReno(NewReno::default()), RecoveryKind::NewReno)),
+        _ => {
+            let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
+            Err(crate::util::unknown_name("scheme", name, &names))
+        }
+    }
+}

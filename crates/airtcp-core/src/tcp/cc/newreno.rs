@@ -1,0 +1,100 @@
+//! NewReno congestion control (RFC 5681): slow start below ssthresh, one segment per RTT above
+//! it, ssthresh = max(FlightSize/2, 2*SMSS) on loss. The partial-ACK recovery of RFC 6582 is
+//! the sender's shared recovery, not part of this file.
+
+use super::{half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, Reaction};
+
+#[derive(Default, Clone, Debug)]
+pub struct NewReno;
+
+/// Slow start / congestion avoidance growth shared by the Reno family.
+pub fn reno_increase(ack: &AckInfo, st: &mut CcState) {
+    if ack.in_recovery || ack.acked_bytes == 0 {
+        return;
+    }
+    if st.cwnd < st.ssthresh {
+        // Slow start with byte counting limited to one SMSS per ACK (RFC 5681 3.1, RFC 3465 L=1).
+        st.cwnd += ack.acked_bytes.min(st.mss);
+    } else {
+        // Congestion avoidance: cwnd += SMSS*SMSS/cwnd per ACK (RFC 5681 eq. 3).
+        st.cwnd += (st.mss * st.mss / st.cwnd).max(1);
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        reno_increase(ack, st);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        Reaction {
+            ssthresh: half_flight(ev.in_flight, st.mss),
+            cwnd: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CongestionKind;
+    use super::*;
+
+    fn st(cwnd: u64, ssthresh: u64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            mss: 1000,
+        }
+    }
+
+    fn ack(bytes: u64) -> AckInfo {
+        AckInfo {
+            acked_bytes: bytes,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn slow_start_adds_at_most_one_mss_per_ack() {
+        let mut s = st(2000, 100_000);
+        NewReno.on_ack(&ack(2000), &mut s);
+        assert_eq!(s.cwnd, 3000);
+        NewReno.on_ack(&ack(500), &mut s);
+        assert_eq!(s.cwnd, 3500);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_mss_squared_over_cwnd() {
+        let mut s = st(10_000, 5_000);
+        NewReno.on_ack(&ack(1000), &mut s);
+        assert_eq!(s.cwnd, 10_100);
+        // A full window of ACKs grows cwnd by about one segment.
+        let mut s = st(10_000, 5_000);
+        for _ in 0..10 {
+            NewReno.on_ack(&ack(1000), &mut s);
+        }
+        assert!((10_900..=11_000).contains(&s.cwnd), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn no_growth_in_recovery_or_on_dupacks() {
+        let mut s = st(2000, 100_000);
+        let mut a = ack(1000);
+        a.in_recovery = true;
+        NewReno.on_ack(&a, &mut s);
+        NewReno.on_ack(&ack(0), &mut s);
+        assert_eq!(s.cwnd, 2000);
+    }
+
+    #[test]
+    fn halves_flight_with_floor_of_two_segments() {
+        let s = st(20_000, 1 << 30);
+        let ev = |f| CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: f,
+        };
+        assert_eq!(NewReno.on_congestion(&ev(20_000), &s).ssthresh, 10_000);
+        assert_eq!(NewReno.on_congestion(&ev(3_000), &s).ssthresh, 2_000);
+    }
+}

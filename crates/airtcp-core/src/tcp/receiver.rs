@@ -1,0 +1,299 @@
+//! TCP receiver: cumulative ACKs, out-of-order buffering, optional delayed ACKs (RFC 5681 4.2,
+//! RFC 1122), SACK blocks (RFC 2018), timestamp echo, and the advertised window.
+
+use super::TcpConfig;
+use crate::engine::Time;
+use crate::packet::{flags, Ecn, SackBlock, TcpHeader, MAX_SACK_BLOCKS};
+
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    /// In-order bytes handed to the application.
+    pub delivered_bytes: u64,
+    pub acks_sent: u64,
+}
+
+/// What the engine must do after a segment arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxOutcome {
+    /// Bytes newly delivered in order to the application: [from, from + bytes).
+    pub delivered_from: u64,
+    pub delivered: u64,
+    /// Send an ACK now.
+    pub ack_now: bool,
+}
+
+pub struct TcpReceiver {
+    pub rcv_nxt: u64,
+    /// Disjoint, sorted byte ranges held above rcv_nxt.
+    ooo: Vec<(u64, u64)>,
+    /// Start of the range holding the most recent out-of-order arrival (first SACK block).
+    last_ooo: Option<u64>,
+    window: u64,
+    delayed: bool,
+    delack_count: u32,
+    delack_timeout: Time,
+    sack: bool,
+    timestamps: bool,
+    unacked_segments: u32,
+    delack_deadline: Option<Time>,
+    ts_recent: Time,
+    /// Codepoint of the last data segment, reflected in the ACK's echo bits.
+    last_codepoint: u8,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        TcpReceiver {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            last_ooo: None,
+            window: cfg.rcv_window,
+            delayed: cfg.delayed_ack,
+            delack_count: cfg.delack_count,
+            delack_timeout: cfg.delack_timeout,
+            sack: cfg.sack,
+            timestamps: cfg.timestamps,
+            unacked_segments: 0,
+            delack_deadline: None,
+            ts_recent: 0,
+            last_codepoint: 0,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn delack_deadline(&self) -> Option<Time> {
+        self.delack_deadline
+    }
+
+    /// Bytes held out of order.
+    pub fn buffered(&self) -> u64 {
+        self.ooo.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// Advertised window: the buffer less what is held out of order (the application reads
+    /// in-order data at once).
+    pub fn advertised_window(&self) -> u64 {
+        self.window.saturating_sub(self.buffered())
+    }
+
+    pub fn on_segment(&mut self, now: Time, h: &TcpHeader, ecn: Ecn) -> RxOutcome {
+        self.stats.received_packets += 1;
+        self.stats.received_bytes += h.len as u64;
+        self.last_codepoint = ecn.bits();
+        if self.timestamps {
+            self.ts_recent = h.ts_val;
+        }
+        let (start, end) = (h.seq, h.seq + h.len as u64);
+        let before = self.rcv_nxt;
+        let had_hole = !self.ooo.is_empty();
+        let mut out = RxOutcome {
+            delivered_from: before,
+            delivered: 0,
+            ack_now: false,
+        };
+        if end <= self.rcv_nxt {
+            // Entirely old: ACK at once so the sender learns where we are.
+            out.ack_now = true;
+        } else if start <= self.rcv_nxt {
+            self.rcv_nxt = end;
+            // Pull in buffered ranges that are now contiguous.
+            let mut k = 0;
+            while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+                self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+                k += 1;
+            }
+            self.ooo.drain(..k);
+            if self.last_ooo.is_some_and(|s| s < self.rcv_nxt) {
+                self.last_ooo = None;
+            }
+            out.delivered = self.rcv_nxt - before;
+            self.stats.delivered_bytes += out.delivered;
+            self.unacked_segments += 1;
+            // Filling a hole is acknowledged at once (RFC 5681 4.2).
+            out.ack_now = had_hole || !self.delayed || self.unacked_segments >= self.delack_count;
+            if !out.ack_now && self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.delack_timeout);
+            }
+        } else {
+            self.insert_ooo(start, end);
+            // Out-of-order: an immediate duplicate ACK (RFC 5681 4.2).
+            out.ack_now = true;
+        }
+        out
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let pos = self.ooo.partition_point(|r| r.1 < start);
+        let mut s = start;
+        let mut e = end;
+        let mut j = pos;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(pos..j, std::iter::once((s, e)));
+        self.last_ooo = Some(s);
+    }
+
+    /// Build the ACK to send now; resets the delayed-ACK state.
+    pub fn make_ack(&mut self, now: Time) -> TcpHeader {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        let mut h = TcpHeader {
+            ack: self.rcv_nxt,
+            flags: flags::ACK,
+            wnd: self.advertised_window(),
+            ecn_echo: self.last_codepoint,
+            ..Default::default()
+        };
+        if self.timestamps {
+            h.ts_val = now;
+            h.ts_ecr = self.ts_recent;
+        }
+        if self.sack && !self.ooo.is_empty() {
+            // First block: the one holding the latest arrival (RFC 2018 4); then the others,
+            // highest first.
+            let mut n = 0;
+            if let Some(s) = self.last_ooo {
+                if let Some(r) = self.ooo.iter().find(|r| r.0 == s) {
+                    h.sack[0] = SackBlock {
+                        start: r.0,
+                        end: r.1,
+                    };
+                    n = 1;
+                }
+            }
+            for r in self.ooo.iter().rev() {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if Some(r.0) == self.last_ooo {
+                    continue;
+                }
+                h.sack[n] = SackBlock {
+                    start: r.0,
+                    end: r.1,
+                };
+                n += 1;
+            }
+            h.n_sack = n as u8;
+        }
+        h
+    }
+
+    /// The delayed-ACK timer fired; true if an ACK is owed.
+    pub fn on_delack_timer(&mut self, now: Time) -> bool {
+        match self.delack_deadline {
+            Some(d) if d <= now => {
+                self.delack_deadline = None;
+                self.unacked_segments > 0
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+
+    fn seg(seq: u64) -> TcpHeader {
+        TcpHeader {
+            seq,
+            len: 1000,
+            ..Default::default()
+        }
+    }
+
+    fn rx(delayed: bool, sack: bool) -> TcpReceiver {
+        TcpReceiver::new(&TcpConfig {
+            delayed_ack: delayed,
+            sack,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn in_order_delivery_and_immediate_ack() {
+        let mut r = rx(false, false);
+        let o = r.on_segment(0, &seg(0), Ecn::NOT_ECT);
+        assert_eq!((o.delivered, o.ack_now), (1000, true));
+        assert_eq!(r.make_ack(0).ack, 1000);
+    }
+
+    #[test]
+    fn out_of_order_buffered_then_hole_filled() {
+        let mut r = rx(true, true);
+        r.on_segment(0, &seg(0), Ecn::NOT_ECT);
+        let o = r.on_segment(1, &seg(2000), Ecn::NOT_ECT);
+        assert!(o.ack_now && o.delivered == 0);
+        r.on_segment(2, &seg(4000), Ecn::NOT_ECT);
+        assert_eq!(r.advertised_window(), 64 * 1024 - 2000);
+        let a = r.make_ack(2);
+        assert_eq!(a.ack, 1000);
+        assert_eq!(
+            a.sack_blocks()[0],
+            SackBlock {
+                start: 4000,
+                end: 5000
+            }
+        );
+        assert_eq!(
+            a.sack_blocks()[1],
+            SackBlock {
+                start: 2000,
+                end: 3000
+            }
+        );
+        let o = r.on_segment(3, &seg(1000), Ecn::NOT_ECT);
+        assert_eq!(o.delivered, 2000);
+        assert!(
+            o.ack_now,
+            "hole fill is acked at once even with delayed ACKs"
+        );
+        assert_eq!(r.rcv_nxt, 3000);
+        let o = r.on_segment(4, &seg(3000), Ecn::NOT_ECT);
+        assert_eq!(o.delivered, 2000);
+        assert_eq!(r.buffered(), 0);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timeout() {
+        let mut r = rx(true, false);
+        let o = r.on_segment(0, &seg(0), Ecn::NOT_ECT);
+        assert!(!o.ack_now);
+        assert_eq!(r.delack_deadline(), Some(200 * MS));
+        let o = r.on_segment(1, &seg(1000), Ecn::NOT_ECT);
+        assert!(o.ack_now);
+        r.make_ack(1);
+        assert_eq!(r.delack_deadline(), None);
+        r.on_segment(2, &seg(2000), Ecn::NOT_ECT);
+        assert!(!r.on_delack_timer(100 * MS));
+        assert!(r.on_delack_timer(202 * MS));
+    }
+
+    #[test]
+    fn duplicate_segment_acked_not_delivered() {
+        let mut r = rx(true, false);
+        r.on_segment(0, &seg(0), Ecn::NOT_ECT);
+        let o = r.on_segment(1, &seg(0), Ecn::NOT_ECT);
+        assert_eq!((o.delivered, o.ack_now), (0, true));
+        assert_eq!(r.stats.delivered_bytes, 1000);
+        assert_eq!(r.stats.received_bytes, 2000);
+    }
+
+    #[test]
+    fn reflects_codepoint_in_echo_bits() {
+        let mut r = rx(false, false);
+        r.on_segment(0, &seg(0), Ecn::CE);
+        assert_eq!(r.make_ack(0).ecn_echo, 0b11);
+        r.on_segment(0, &seg(1000), Ecn::ECT0);
+        assert_eq!(r.make_ack(0).ecn_echo, 0b10);
+    }
+}

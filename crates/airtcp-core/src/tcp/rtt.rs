@@ -1,0 +1,103 @@
+//! Retransmission timeout estimation (RFC 6298).
+
+use crate::engine::Time;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub srtt: Option<Time>,
+    pub rttvar: Time,
+    pub min_rtt: Option<Time>,
+    /// Current RTO, backed off on timeouts.
+    pub rto: Time,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    /// Clock granularity G of RFC 6298 (2.2/2.3).
+    pub granularity: Time,
+    pub samples: u64,
+    pub sum: u128,
+}
+
+impl RttEstimator {
+    pub fn new(initial_rto: Time, min_rto: Time, max_rto: Time) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: 0,
+            min_rtt: None,
+            rto: initial_rto.clamp(min_rto, max_rto),
+            min_rto,
+            max_rto,
+            granularity: 1_000_000,
+            samples: 0,
+            sum: 0,
+        }
+    }
+
+    /// Feed one RTT measurement `r` (RFC 6298 2.2 and 2.3, alpha = 1/8, beta = 1/4).
+    pub fn sample(&mut self, r: Time) {
+        self.samples += 1;
+        self.sum += r as u128;
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(srtt) => {
+                let err = srtt.abs_diff(r);
+                self.rttvar = (3 * self.rttvar + err) / 4;
+                self.srtt = Some((7 * srtt + r) / 8);
+            }
+        }
+        self.rto = self.computed_rto();
+    }
+
+    fn computed_rto(&self) -> Time {
+        let srtt = self.srtt.unwrap_or(0);
+        (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto)
+    }
+
+    /// Exponential backoff after a timeout (RFC 6298 5.5).
+    pub fn backoff(&mut self) {
+        self.rto = (self.rto.saturating_mul(2)).min(self.max_rto);
+    }
+
+    pub fn mean(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.sum as f64 / self.samples as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+
+    #[test]
+    fn first_and_subsequent_samples() {
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS);
+        assert_eq!(e.rto, 1000 * MS);
+        e.sample(100 * MS);
+        // SRTT = R, RTTVAR = R/2, RTO = SRTT + 4*RTTVAR = 300 ms.
+        assert_eq!(e.srtt, Some(100 * MS));
+        assert_eq!(e.rttvar, 50 * MS);
+        assert_eq!(e.rto, 300 * MS);
+        e.sample(200 * MS);
+        // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5
+        assert_eq!(e.rttvar, 62_500_000);
+        assert_eq!(e.srtt, Some(112_500_000));
+        assert_eq!(e.rto, 112_500_000 + 250 * MS);
+        assert_eq!(e.min_rtt, Some(100 * MS));
+    }
+
+    #[test]
+    fn clamps_and_backs_off() {
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 3000 * MS);
+        e.sample(10 * MS);
+        assert_eq!(e.rto, 200 * MS, "min RTO applies");
+        e.backoff();
+        assert_eq!(e.rto, 400 * MS);
+        for _ in 0..10 {
+            e.backoff();
+        }
+        assert_eq!(e.rto, 3000 * MS, "max RTO caps the backoff");
+    }
+}

@@ -1,0 +1,531 @@
+//! TCP sender: sequence space, RTO timer (RFC 6298), fast retransmit and fast recovery
+//! (RFC 5681, with RFC 6582 partial-ACK handling for NewReno). The window growth rule and the
+//! reaction to congestion are delegated to the congestion-control scheme.
+
+use std::collections::VecDeque;
+
+use super::cc::{AckInfo, Cc, CcState, CongestionEvent, CongestionKind, Reaction, RecoveryKind};
+use super::rtt::RttEstimator;
+use super::TcpConfig;
+use crate::engine::Time;
+use crate::packet::{flags, TcpHeader};
+
+/// A segment the sender wants transmitted now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    pub retx: bool,
+    pub flags: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SentSeg {
+    sent: Time,
+    retx: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub sent_packets: u64,
+    pub sent_bytes: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Integral of cwnd (bytes) over time, for the time-averaged window.
+    pub cwnd_area: u128,
+    pub completed_at: Option<Time>,
+}
+
+pub struct TcpSender {
+    pub cfg: TcpConfig,
+    pub st: CcState,
+    cc: Cc,
+    recovery_kind: RecoveryKind,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// End of the data the application has written (u64::MAX for a bulk source).
+    app_end: u64,
+    pub rwnd: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`: highest sequence sent when recovery (or a timeout) began.
+    recover: Option<u64>,
+    partial_seen: bool,
+    pub rtt: RttEstimator,
+    rto_deadline: Option<Time>,
+    /// Per-segment send records for [snd_una, snd_max), segment i starting at base + i*mss.
+    segs: VecDeque<SentSeg>,
+    segs_base: u64,
+    /// A retransmission of this sequence number is due, regardless of the window.
+    pending_retx: Option<u64>,
+    last_account: Time,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: TcpConfig, cc: Cc, recovery_kind: RecoveryKind, now: Time) -> Self {
+        let mss = cfg.mss as u64;
+        let st = CcState {
+            cwnd: cfg.initial_cwnd as u64 * mss,
+            ssthresh: cfg.initial_ssthresh,
+            mss,
+        };
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+        let rwnd = cfg.rcv_window;
+        TcpSender {
+            cfg,
+            st,
+            cc,
+            recovery_kind,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 0,
+            rwnd,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_seen: false,
+            rtt,
+            rto_deadline: None,
+            segs: VecDeque::with_capacity(64),
+            segs_base: 0,
+            pending_retx: None,
+            last_account: now,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// The application has written data up to byte `end` (u64::MAX: never runs dry).
+    pub fn set_app_end(&mut self, end: u64) {
+        self.app_end = self.app_end.max(end);
+    }
+
+    /// The application writes nothing more: data not yet sent is withdrawn.
+    pub fn stop_app(&mut self) {
+        self.app_end = self.app_end.min(self.snd_max);
+    }
+
+    pub fn app_end(&self) -> u64 {
+        self.app_end
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Every byte the application wrote has been acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.app_end != u64::MAX && self.snd_una >= self.app_end
+    }
+
+    /// When the retransmission timer fires, if it is running.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+
+    /// Accumulate the cwnd-time integral up to `now` (call before cwnd changes).
+    pub fn account(&mut self, now: Time) {
+        let dt = now.saturating_sub(self.last_account) as u128;
+        self.stats.cwnd_area += self.st.cwnd as u128 * dt;
+        self.last_account = self.last_account.max(now);
+    }
+
+    fn mss(&self) -> u64 {
+        self.st.mss
+    }
+
+    fn seg_len(&self, seq: u64) -> u32 {
+        (self.app_end - seq).min(self.mss()) as u32
+    }
+
+    fn arm_rto(&mut self, now: Time) {
+        self.rto_deadline = Some(now + self.rtt.rto);
+    }
+
+    /// Next segment to transmit now, if any. Call repeatedly until it returns None.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        if let Some(seq) = self.pending_retx.take() {
+            if seq < self.snd_max && seq >= self.snd_una {
+                return Some(self.emit(now, seq, true));
+            }
+        }
+        if self.snd_nxt >= self.app_end {
+            return None;
+        }
+        let wnd = self.st.cwnd.min(self.rwnd);
+        let len = self.seg_len(self.snd_nxt) as u64;
+        // Send only whole segments that fit in the window (no silly-window sends).
+        if self.snd_nxt + len > self.snd_una + wnd {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        // Below snd_max after a timeout's go-back-N: the segment is sent again.
+        let retx = seq < self.snd_max;
+        let seg = self.emit(now, seq, retx);
+        self.snd_nxt = seq + len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        Some(seg)
+    }
+
+    fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
+        let len = self.seg_len(seq);
+        let idx = ((seq - self.segs_base) / self.mss()) as usize;
+        let rec = SentSeg { sent: now, retx };
+        if idx < self.segs.len() {
+            // Once retransmitted, a segment never yields an RTT sample (Karn).
+            self.segs[idx].retx |= retx;
+            self.segs[idx].sent = now;
+        } else {
+            debug_assert_eq!(idx, self.segs.len());
+            self.segs.push_back(rec);
+        }
+        self.stats.sent_packets += 1;
+        self.stats.sent_bytes += len as u64;
+        if retx {
+            self.stats.retransmissions += 1;
+        }
+        if self.rto_deadline.is_none() {
+            self.arm_rto(now);
+        }
+        self.cc.as_dyn().on_sent(now, len as u64, &mut self.st);
+        Segment {
+            seq,
+            len,
+            retx,
+            flags: flags::ACK,
+        }
+    }
+
+    fn react(&mut self, now: Time, kind: CongestionKind) -> Reaction {
+        let ev = CongestionEvent {
+            now,
+            kind,
+            in_flight: self.in_flight(),
+        };
+        self.cc.as_dyn().on_congestion(&ev, &self.st)
+    }
+
+    /// Process an ACK segment.
+    pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {
+        self.account(now);
+        self.rwnd = h.wnd;
+        let ack = h.ack.min(self.snd_max);
+        let mut info = AckInfo {
+            now,
+            rwnd: h.wnd,
+            ece: h.has(flags::ECE),
+            ecn_echo: h.ecn_echo,
+            eln: h.has(flags::ELN),
+            ..Default::default()
+        };
+
+        if ack > self.snd_una {
+            let acked = ack - self.snd_una;
+            info.acked_bytes = acked;
+            info.rtt = self.take_rtt_sample(now, ack, h);
+            if let Some(r) = info.rtt {
+                self.rtt.sample(r);
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            let was_in_recovery = self.in_recovery;
+            let mut restart_timer = true;
+            if self.in_recovery {
+                let recover = self.recover.unwrap_or(0);
+                if ack >= recover || self.recovery_kind == RecoveryKind::Reno {
+                    self.exit_recovery(now);
+                } else {
+                    // Partial ACK (RFC 6582 3.2 step 5): retransmit the next hole, deflate by
+                    // the amount acked, add back one SMSS if at least that much was acked.
+                    self.pending_retx = Some(self.snd_una);
+                    let back = if acked >= self.mss() { self.mss() } else { 0 };
+                    self.st.cwnd = (self.st.cwnd.saturating_sub(acked) + back).max(self.mss());
+                    // Impatient variant: only the first partial ACK restarts the timer.
+                    restart_timer = !self.partial_seen;
+                    self.partial_seen = true;
+                }
+            } else {
+                self.dupacks = 0;
+            }
+            info.in_recovery = was_in_recovery;
+            if self.snd_una >= self.snd_max {
+                self.rto_deadline = None;
+            } else if restart_timer {
+                self.arm_rto(now);
+            }
+            if self.is_done() && self.stats.completed_at.is_none() {
+                self.stats.completed_at = Some(now);
+            }
+        } else if ack == self.snd_una && h.len == 0 && self.snd_max > self.snd_una {
+            info.dup_ack = true;
+            self.dupacks += 1;
+            if self.in_recovery {
+                // Each further duplicate means a segment left the network (RFC 5681 3.2 step 4).
+                self.st.cwnd += self.mss();
+            } else if self.dupacks == self.cfg.dupack_threshold {
+                self.maybe_fast_retransmit(now);
+            }
+            info.in_recovery = self.in_recovery;
+        }
+        info.in_flight = self.in_flight();
+        info.min_rtt = self.rtt.min_rtt;
+        info.srtt = self.rtt.srtt;
+        self.cc.as_dyn().on_ack(&info, &mut self.st);
+        self.st.cwnd = self.st.cwnd.max(self.mss());
+    }
+
+    fn maybe_fast_retransmit(&mut self, now: Time) {
+        // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`, so duplicate ACKs
+        // caused by retransmissions after a timeout do not trigger a second reduction.
+        if let Some(rec) = self.recover {
+            if self.snd_una <= rec && self.recovery_kind == RecoveryKind::NewReno {
+                return;
+            }
+        }
+        let r = self.react(now, CongestionKind::DupAcks);
+        self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+        self.st.cwnd = r
+            .cwnd
+            .unwrap_or(self.st.ssthresh + self.cfg.dupack_threshold as u64 * self.mss());
+        self.recover = Some(self.snd_max);
+        self.in_recovery = true;
+        self.partial_seen = false;
+        self.pending_retx = Some(self.snd_una);
+        self.stats.fast_retransmits += 1;
+    }
+
+    fn exit_recovery(&mut self, now: Time) {
+        self.in_recovery = false;
+        self.dupacks = 0;
+        // RFC 6582 3.2 step 6 option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), which
+        // avoids a burst when little is in flight.
+        let flight = self.in_flight().max(self.mss());
+        self.st.cwnd = match self.recovery_kind {
+            RecoveryKind::NewReno => self.st.ssthresh.min(flight + self.mss()),
+            // RFC 5681 3.2 step 6: deflate to ssthresh.
+            RecoveryKind::Reno => self.st.ssthresh,
+        };
+        self.cc.as_dyn().on_recovery_exit(now, &mut self.st);
+    }
+
+    /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
+    /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
+    /// fully acknowledged segment that was never retransmitted (Karn's rule).
+    fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
+        let mss = self.mss();
+        let mut sample = None;
+        while let Some(front) = self.segs.front() {
+            let end = (self.segs_base + mss).min(self.app_end);
+            if end > ack {
+                break;
+            }
+            if !front.retx {
+                sample = Some(now - front.sent);
+            }
+            self.segs.pop_front();
+            self.segs_base += mss;
+        }
+        if self.cfg.timestamps && h.ts_ecr > 0 {
+            return Some(now.saturating_sub(h.ts_ecr));
+        }
+        sample
+    }
+
+    /// The retransmission timer fired at `now` (the caller checks it is due).
+    pub fn on_timeout(&mut self, now: Time) {
+        match self.rto_deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        self.account(now);
+        self.stats.timeouts += 1;
+        let r = self.react(now, CongestionKind::Timeout);
+        self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+        // Loss window of one segment (RFC 5681 eq. 5 context).
+        self.st.cwnd = r.cwnd.unwrap_or(self.mss());
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = Some(self.snd_max);
+        self.pending_retx = None;
+        // Go back N: resend from the first unacknowledged byte.
+        self.snd_nxt = self.snd_una;
+        self.rtt.backoff();
+        self.rto_deadline = None;
+        if self.snd_una < self.snd_max {
+            self.arm_rto(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+    use crate::tcp::cc;
+
+    fn sender() -> TcpSender {
+        let (c, r) = cc::build("newreno").unwrap();
+        let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
+        s.set_app_end(u64::MAX);
+        s
+    }
+
+    fn ack(n: u64) -> TcpHeader {
+        TcpHeader {
+            ack: n,
+            wnd: 1 << 20,
+            flags: flags::ACK,
+            ..Default::default()
+        }
+    }
+
+    fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    #[test]
+    fn established_sends_initial_window_and_arms_timer() {
+        let mut s = sender();
+        let segs = drain(&mut s, 0);
+        assert_eq!(segs.len(), 2);
+        assert_eq!(segs[1].seq, 1000);
+        assert_eq!(s.rto_deadline(), Some(1000 * MS));
+    }
+
+    #[test]
+    fn slow_start_doubles_per_rtt() {
+        let mut s = sender();
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        s.on_ack(100 * MS, &ack(2000));
+        assert_eq!(s.st.cwnd, 4000);
+        assert_eq!(drain(&mut s, 100 * MS).len(), 4);
+        assert_eq!(s.rtt.srtt, Some(100 * MS));
+    }
+
+    #[test]
+    fn three_dupacks_fast_retransmit_then_partial_and_full_ack() {
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0); // 0..10000 in flight
+        for _ in 0..3 {
+            s.on_ack(10 * MS, &ack(0));
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.st.ssthresh, 5_000);
+        assert_eq!(s.st.cwnd, 8_000);
+        let r = s.poll_transmit(10 * MS).unwrap();
+        assert_eq!((r.seq, r.retx), (0, true));
+        // Partial ACK up to 3000 (a second hole at 3000): retransmit it, stay in recovery.
+        s.on_ack(20 * MS, &ack(3000));
+        assert!(s.in_recovery());
+        let r = s.poll_transmit(20 * MS).unwrap();
+        assert_eq!((r.seq, r.retx), (3000, true));
+        assert_eq!(s.st.cwnd, 8_000 - 3_000 + 1_000);
+        // Full ACK: leave recovery with cwnd <= ssthresh.
+        s.on_ack(30 * MS, &ack(10_000));
+        assert!(!s.in_recovery());
+        assert_eq!(
+            s.st.cwnd, 2_000,
+            "min(ssthresh, flight + mss) with nothing in flight"
+        );
+        assert_eq!(s.stats.retransmissions, 2);
+    }
+
+    #[test]
+    fn dupacks_inflate_window_in_recovery() {
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        for _ in 0..3 {
+            s.on_ack(1, &ack(0));
+        }
+        s.poll_transmit(1);
+        let before = s.st.cwnd;
+        s.on_ack(2, &ack(0));
+        assert_eq!(s.st.cwnd, before + 1000);
+        s.on_ack(2, &ack(0));
+        assert!(
+            drain(&mut s, 2).is_empty(),
+            "cwnd 10000 still covers only the 10 in flight"
+        );
+        // The third extra duplicate inflates cwnd past the flight: one new segment goes out.
+        s.on_ack(2, &ack(0));
+        let n = drain(&mut s, 2);
+        assert_eq!(n.len(), 1);
+        assert_eq!(n[0].seq, 10_000);
+    }
+
+    #[test]
+    fn timeout_goes_back_n_with_backoff() {
+        let mut s = sender();
+        s.st.cwnd = 5_000;
+        drain(&mut s, 0);
+        s.on_timeout(999 * MS); // not yet due
+        assert_eq!(s.stats.timeouts, 0);
+        s.on_timeout(1000 * MS);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.st.cwnd, 1000);
+        assert_eq!(s.st.ssthresh, 2_500);
+        assert_eq!(s.rtt.rto, 2000 * MS);
+        assert_eq!(s.rto_deadline(), Some(3000 * MS));
+        let segs = drain(&mut s, 1000 * MS);
+        assert_eq!(segs.len(), 1);
+        assert_eq!((segs[0].seq, segs[0].retx), (0, true));
+    }
+
+    #[test]
+    fn dupacks_after_timeout_do_not_reduce_again() {
+        let mut s = sender();
+        s.st.cwnd = 5_000;
+        drain(&mut s, 0);
+        s.on_timeout(1000 * MS);
+        drain(&mut s, 1000 * MS);
+        for _ in 0..3 {
+            s.on_ack(1100 * MS, &ack(0));
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "ack does not cover recover");
+    }
+
+    #[test]
+    fn karn_no_sample_from_retransmission() {
+        let mut s = sender();
+        drain(&mut s, 0);
+        s.on_timeout(1000 * MS);
+        drain(&mut s, 1000 * MS);
+        s.on_ack(1050 * MS, &ack(1000));
+        assert_eq!(s.rtt.srtt, None);
+        assert_eq!(
+            s.rtt.rto,
+            2000 * MS,
+            "backed-off RTO kept without a valid sample"
+        );
+    }
+
+    #[test]
+    fn respects_receiver_window_and_app_end() {
+        let (c, r) = cc::build("newreno").unwrap();
+        let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
+        s.set_app_end(2500);
+        s.st.cwnd = 100_000;
+        let segs = drain(&mut s, 0);
+        assert_eq!(
+            segs.iter().map(|g| g.len).collect::<Vec<_>>(),
+            vec![1000, 1000, 500]
+        );
+        let mut h = ack(2500);
+        h.wnd = 0;
+        s.on_ack(5, &h);
+        assert!(s.is_done());
+        assert_eq!(s.stats.completed_at, Some(5));
+        assert_eq!(s.rto_deadline(), None);
+    }
+}
