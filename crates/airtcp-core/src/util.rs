@@ -20,7 +20,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 pub fn unknown_name(what: &str, name: &str, known: &[&str]) -> String {
     let best = known
         .iter()
-        .map(|k| (edit_distance(&name.to_lowercase(), k), *k))
+        .map(|k| (edit_distance(&name.to_lowercase(), &k.to_lowercase()), *k))
         .min();
     match best {
         Some((d, k)) if d <= 2.max(name.len() / 3) => {

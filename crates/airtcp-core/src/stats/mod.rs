@@ -44,6 +44,7 @@ pub struct FlowResult {
     pub rtt_mean_s: Option<f64>,
     pub srtt_s: Option<f64>,
     pub rto_s: Option<f64>,
+    pub rto_mean_s: Option<f64>,
     pub completion_time_s: Option<f64>,
     pub lost_packets: u64,
     pub lost_congestion: u64,
@@ -151,6 +152,7 @@ impl RunResult {
                 rtt_mean_s: None,
                 srtt_s: None,
                 rto_s: None,
+                rto_mean_s: None,
                 completion_time_s: None,
                 lost_packets,
                 lost_congestion,
@@ -180,6 +182,7 @@ impl RunResult {
                     r.rtt_mean_s = t.tx.rtt.mean().map(|m| m / SEC as f64);
                     r.srtt_s = t.tx.rtt.srtt.map(secs);
                     r.rto_s = Some(secs(t.tx.rtt.rto));
+                    r.rto_mean_s = t.tx.rtt.mean_rto().map(|m| m / SEC as f64);
                     r.completion_time_s = s.completed_at.map(|c| secs(c - flow.start));
                     r.order_violations = t.order_violations;
                     if flow.trace_cwnd {

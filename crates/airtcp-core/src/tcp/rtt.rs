@@ -15,6 +15,8 @@ pub struct RttEstimator {
     pub granularity: Time,
     pub samples: u64,
     pub sum: u128,
+    /// Sum of the RTO after each sample, for the mean RTO a run used.
+    pub rto_sum: u128,
 }
 
 impl RttEstimator {
@@ -29,6 +31,7 @@ impl RttEstimator {
             granularity: 1_000_000,
             samples: 0,
             sum: 0,
+            rto_sum: 0,
         }
     }
 
@@ -49,6 +52,7 @@ impl RttEstimator {
             }
         }
         self.rto = self.computed_rto();
+        self.rto_sum += self.rto as u128;
     }
 
     fn computed_rto(&self) -> Time {
@@ -63,6 +67,11 @@ impl RttEstimator {
 
     pub fn mean(&self) -> Option<f64> {
         (self.samples > 0).then(|| self.sum as f64 / self.samples as f64)
+    }
+
+    /// Mean RTO over the samples (ns).
+    pub fn mean_rto(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.rto_sum as f64 / self.samples as f64)
     }
 }
 

@@ -130,7 +130,7 @@ pub const SCHEMES: &[SchemeInfo] = &[SchemeInfo {
 /// Build scheme `name`, or explain what is known.
 pub fn build(name: &str) -> Result<(Cc, RecoveryKind), String> {
     match name {
-        "newreno" => Ok((Cc::NewReno(NewReno::default()), RecoveryKind::NewReno)),
+        "newreno" => Ok((Cc::NewReno(NewReno), RecoveryKind::NewReno)),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
             Err(crate::util::unknown_name("scheme", name, &names))

@@ -1,0 +1,79 @@
+//! Scenario text builders shared by the integration tests.
+#![allow(dead_code)]
+
+use airtcp_core::RunResult;
+
+/// A single path S - R1 - R2 - D with the given bottleneck (R1-R2) and a last hop R2-D that
+/// loses data packets with probability `per`.
+pub struct Path {
+    pub access_rate: &'static str,
+    pub access_delay: &'static str,
+    pub bottleneck_rate: &'static str,
+    pub bottleneck_delay: &'static str,
+    pub queue: u64,
+    pub per: f64,
+    pub applies_to: &'static str,
+    pub duration: f64,
+    pub seed: u64,
+    pub app: String,
+    pub tcp: String,
+    pub flows: usize,
+}
+
+impl Default for Path {
+    fn default() -> Self {
+        Path {
+            access_rate: "10Mbps",
+            access_delay: "10ms",
+            bottleneck_rate: "10Mbps",
+            bottleneck_delay: "30ms",
+            queue: 1000,
+            per: 0.0,
+            applies_to: "data",
+            duration: 100.0,
+            seed: 1,
+            app: r#"{ kind = "bulk" }"#.into(),
+            tcp: String::new(),
+            flows: 1,
+        }
+    }
+}
+
+impl Path {
+    pub fn toml(&self) -> String {
+        let mut s = format!(
+            "name = \"path\"\nduration = {}\nseed = {}\n[tcp]\n{}\n",
+            self.duration, self.seed, self.tcp
+        );
+        for n in ["S", "D"] {
+            s += &format!("[[nodes]]\nname = \"{n}\"\n");
+        }
+        for n in ["R1", "R2"] {
+            s += &format!("[[nodes]]\nname = \"{n}\"\nkind = \"router\"\n");
+        }
+        s += &format!(
+            "[[links]]\na = \"S\"\nb = \"R1\"\nrate = \"{}\"\ndelay = \"{}\"\nqueue = {{ limit = {} }}\n",
+            self.access_rate, self.access_delay, self.queue
+        );
+        s += &format!(
+            "[[links]]\na = \"R1\"\nb = \"R2\"\nrate = \"{}\"\ndelay = \"{}\"\nqueue = {{ limit = {} }}\n",
+            self.bottleneck_rate, self.bottleneck_delay, self.queue
+        );
+        s += &format!(
+            "[[links]]\na = \"R2\"\nb = \"D\"\nkind = \"wireless\"\nrate = \"{}\"\ndelay = \"{}\"\nqueue = {{ limit = {} }}\nerror = {{ model = \"bernoulli\", per = {}, applies_to = \"{}\" }}\n",
+            self.access_rate, self.access_delay, self.queue, self.per, self.applies_to
+        );
+        for i in 0..self.flows {
+            s += &format!(
+                "[[flows]]\nname = \"f{i}\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"newreno\"\nstart = {}\napp = {}\n",
+                i as f64 * 0.001,
+                self.app
+            );
+        }
+        s
+    }
+
+    pub fn run(&self) -> RunResult {
+        airtcp_core::run_toml(&self.toml()).unwrap_or_else(|e| panic!("{e}\n{}", self.toml()))
+    }
+}

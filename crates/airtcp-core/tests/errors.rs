@@ -1,0 +1,119 @@
+//! Bad scenarios produce errors that name the field path and the offending value.
+
+mod common;
+use airtcp_core::{run_toml, ScenarioError};
+use common::Path;
+
+fn error_of(text: &str) -> ScenarioError {
+    match run_toml(text) {
+        Ok(_) => panic!("scenario was accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn base() -> String {
+    Path {
+        duration: 1.0,
+        ..Default::default()
+    }
+    .toml()
+}
+
+#[test]
+fn unknown_field() {
+    let t = base().replace("kind = \"wireless\"", "kind = \"wireless\"\nbogus = 1");
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[2].bogus");
+    assert!(e.message.contains("unknown field `bogus`"), "{e}");
+}
+
+#[test]
+fn negative_rate() {
+    let t = base().replacen("rate = \"10Mbps\"", "rate = -5", 1);
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[0].rate");
+    assert!(e.message.contains("rate must be > 0, got -5"), "{e}");
+}
+
+#[test]
+fn bad_unit() {
+    let t = base().replacen("delay = \"30ms\"", "delay = \"30 parsecs\"", 1);
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[1].delay");
+    assert!(e.message.contains("'30 parsecs'"), "{e}");
+}
+
+#[test]
+fn unknown_node() {
+    let t = base().replace("dst = \"D\"", "dst = \"D9\"");
+    let e = error_of(&t);
+    assert_eq!(e.path, "flows[0].dst");
+    assert!(e.message.contains("unknown node 'D9'"), "{e}");
+    assert!(e.message.contains("did you mean 'D'"), "{e}");
+}
+
+#[test]
+fn unreachable_destination() {
+    let t = base()
+        .replace(
+            "[[links]]\na = \"R2\"",
+            "[[nodes]]\nname = \"X\"\n[[links]]\na = \"R2\"",
+        )
+        .replace("dst = \"D\"", "dst = \"X\"");
+    let e = error_of(&t);
+    assert_eq!(e.path, "flows[0].dst");
+    assert_eq!(e.message, "'X' is not reachable from 'S'");
+}
+
+#[test]
+fn unknown_scheme_suggests() {
+    let t = base().replace("cc = \"newreno\"", "cc = \"nwereno\"");
+    let e = error_of(&t);
+    assert_eq!(
+        e.to_string(),
+        "flows[0].cc: unknown scheme 'nwereno' (did you mean 'newreno'?)"
+    );
+}
+
+#[test]
+fn per_out_of_range() {
+    let t = Path {
+        per: 1.5,
+        duration: 1.0,
+        ..Default::default()
+    }
+    .toml();
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[2].error.per");
+    assert!(e.message.contains("1.5"), "{e}");
+}
+
+#[test]
+fn missing_required_field() {
+    let t = base().replacen("duration = 1\n", "", 1);
+    let e = error_of(&t);
+    assert_eq!(e.to_string(), "duration: missing required field");
+}
+
+#[test]
+fn tcp_option_checked_with_path() {
+    let t = base().replace("[tcp]\n", "[tcp]\nsegment_size = 0\n");
+    let e = error_of(&t);
+    assert_eq!(e.path, "tcp.segment_size");
+}
+
+#[test]
+fn router_cannot_be_an_endpoint() {
+    let t = base().replace("src = \"S\"", "src = \"R1\"");
+    let e = error_of(&t);
+    assert_eq!(e.path, "flows[0].src");
+    assert!(e.message.contains("is a router"), "{e}");
+}
+
+#[test]
+fn unknown_trace_queue() {
+    let t = base() + "[trace]\nqueue = [\"R1->R3\"]\n";
+    let e = error_of(&t);
+    assert_eq!(e.path, "trace.queue[0]");
+    assert!(e.message.contains("did you mean 'R1->R2'"), "{e}");
+}
