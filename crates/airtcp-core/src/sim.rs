@@ -113,10 +113,11 @@ impl Sim {
         self.finish();
     }
 
-    /// Process events up to and including `until` (capped at the scenario's end).
+    /// Process the events before `until` (capped at the scenario's end: a run covers
+    /// [0, duration)).
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.end);
-        while let Some((_, ev)) = self.sched.pop_until(until) {
+        while let Some((_, ev)) = self.sched.pop_before(until) {
             self.counters.events += 1;
             self.dispatch(ev);
         }
@@ -512,7 +513,7 @@ impl Sim {
         for (c, series) in &mut self.queue_trace {
             series.push((now, self.chans[c.idx()].fifo.len() as u32));
         }
-        if now + self.queue_interval <= self.end {
+        if now + self.queue_interval < self.end {
             self.sched.at(now + self.queue_interval, Ev::QueueSample);
         }
     }

@@ -62,10 +62,10 @@ impl<E> Scheduler<E> {
         self.heap.push(Entry { time, seq, ev });
     }
 
-    /// Pop the next event if it is not later than `until`, advancing the clock to it.
-    pub fn pop_until(&mut self, until: Time) -> Option<(Time, E)> {
+    /// Pop the next event if it is earlier than `until`, advancing the clock to it.
+    pub fn pop_before(&mut self, until: Time) -> Option<(Time, E)> {
         match self.heap.peek() {
-            Some(e) if e.time <= until => {
+            Some(e) if e.time < until => {
                 let e = self.heap.pop().expect("peeked");
                 self.now = e.time;
                 Some((e.time, e.ev))
@@ -104,7 +104,7 @@ mod tests {
         s.at(5, 'c');
         s.at(3, 'd');
         let mut out = vec![];
-        while let Some((t, e)) = s.pop_until(u64::MAX) {
+        while let Some((t, e)) = s.pop_before(u64::MAX) {
             out.push((t, e));
         }
         assert_eq!(out, vec![(3, 'b'), (3, 'd'), (5, 'a'), (5, 'c')]);
@@ -114,18 +114,18 @@ mod tests {
     fn never_schedules_in_the_past() {
         let mut s = Scheduler::new();
         s.at(10, 1);
-        assert_eq!(s.pop_until(100), Some((10, 1)));
+        assert_eq!(s.pop_before(100), Some((10, 1)));
         s.at(4, 2);
-        assert_eq!(s.pop_until(100), Some((10, 2)));
+        assert_eq!(s.pop_before(100), Some((10, 2)));
     }
 
     #[test]
-    fn pop_until_stops_at_horizon() {
+    fn pop_before_stops_at_horizon() {
         let mut s = Scheduler::new();
         s.at(10, 1);
         s.at(20, 2);
-        assert_eq!(s.pop_until(15), Some((10, 1)));
-        assert_eq!(s.pop_until(15), None);
+        assert_eq!(s.pop_before(20), Some((10, 1)));
+        assert_eq!(s.pop_before(20), None);
         assert_eq!(s.len(), 1);
     }
 }

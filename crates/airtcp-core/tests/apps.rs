@@ -1,0 +1,41 @@
+//! UDP applications send at their configured rates.
+
+mod common;
+use common::Path;
+
+fn udp(app: &str, duration: f64) -> airtcp_core::RunResult {
+    let p = Path {
+        duration,
+        app: app.into(),
+        ..Default::default()
+    };
+    // UDP flows take no congestion control.
+    let t = p.toml().replace("cc = \"newreno\"\n", "");
+    airtcp_core::run_toml(&t).unwrap()
+}
+
+#[test]
+fn cbr_sends_at_its_rate() {
+    let r = udp(
+        r#"{ kind = "cbr", rate = "800kbps", packet_size = 1000 }"#,
+        10.0,
+    );
+    let f = &r.flows[0];
+    // One 1000-byte packet every 10 ms from t = 0: 1000 packets in 10 s (the last may still
+    // be in flight).
+    assert_eq!(f.sent_packets, 1000);
+    assert!(f.received_packets >= 990);
+    assert_eq!(f.transport, "udp");
+}
+
+#[test]
+fn onoff_averages_rate_times_duty_cycle() {
+    let r = udp(
+        r#"{ kind = "onoff", rate = "500kbps", on_mean = "100ms", off_mean = "100ms", packet_size = 1000 }"#,
+        400.0,
+    );
+    let f = &r.flows[0];
+    let rate = f.sent_bytes as f64 * 8.0 / 400.0;
+    // Mean 250 kbps; 2000 on/off cycles keep the sample mean within a few percent.
+    assert!((rate - 250e3).abs() < 0.06 * 250e3, "rate {rate}");
+}
