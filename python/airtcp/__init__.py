@@ -1,0 +1,101 @@
+"""airtcp: a fast, reproducible packet-level simulator for TCP over error-prone wireless
+networks. The simulator is Rust (``airtcp._core``); this package is the Python front.
+
+    >>> import airtcp
+    >>> r = airtcp.run(airtcp.dumbbell(2, per=0.01, duration=10))
+    >>> r.flows.select("name", "goodput_bps")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from . import _core
+from .builders import dumbbell, parse_seconds
+from .result import Result, jain
+from .scenario import PathError, Scenario, as_scenario, load
+
+__version__: str = _core.__version__
+
+ScenarioError = _core.ScenarioError
+SimulationError = _core.SimulationError
+
+
+def _install_error_str() -> None:
+    # The core raises ScenarioError(message, path, detail). Python's default str() of an
+    # exception with several args is the tuple, which would put "('links[0].rate: ...', ...)"
+    # in tracebacks. Show the message alone and expose path/detail as attributes.
+    cls = ScenarioError
+    if "__str__" not in cls.__dict__:
+        cls.__str__ = lambda self: str(self.args[0]) if self.args else ""  # type: ignore
+    if "path" not in cls.__dict__:
+        cls.path = property(  # type: ignore[attr-defined]
+            lambda self: str(self.args[1]) if len(self.args) > 1 else ""
+        )
+    if "detail" not in cls.__dict__:
+        cls.detail = property(  # type: ignore[attr-defined]
+            lambda self: str(self.args[2]) if len(self.args) > 2 else str(self)
+        )
+
+
+_install_error_str()
+
+
+def schemes() -> list[tuple[str, str]]:
+    """Known congestion-control schemes as (name, description) pairs."""
+    return [(str(n), str(d)) for n, d in _core.schemes()]
+
+
+def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> Scenario:
+    """Check a scenario (Scenario, dict or file path) without running it; returns it as a
+    Scenario. Raises ScenarioError whose message starts with the field path."""
+    return as_scenario(scenario).validate()
+
+
+def run(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+) -> Result:
+    """Run a scenario and return its :class:`Result`.
+
+    ``scenario`` is a :class:`Scenario`, a dict in the same schema, or the path of a TOML (or
+    ``.json``) scenario file. ``seed`` overrides the scenario's seed for this run only.
+
+    Raises ScenarioError (a ValueError) for a bad scenario, with the message starting at the
+    offending field path, and SimulationError (a RuntimeError) if the simulator fails
+    internally.
+    """
+    sc = as_scenario(scenario)
+    data: Any = sc.data
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ScenarioError(
+                f"seed: must be an integer >= 0, got {seed!r}",
+                "seed",
+                f"must be an integer >= 0, got {seed!r}",
+            )
+        data = {**data, "seed": seed}
+        sc = Scenario(data, source=sc.source)
+    raw = json.loads(_core.run_json(sc.to_json()))
+    return Result(raw, scenario=sc)
+
+
+__all__ = [
+    "PathError",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "SimulationError",
+    "__version__",
+    "dumbbell",
+    "jain",
+    "load",
+    "parse_seconds",
+    "run",
+    "schemes",
+    "validate",
+]

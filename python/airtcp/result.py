@@ -1,0 +1,209 @@
+"""Results of a run: per-flow and per-link tables (polars), time series (numpy), and the raw
+JSON the core produced (see the Result section of docs/scenario.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+    from .scenario import Scenario
+
+__all__ = ["Result", "jain"]
+
+_TABLE_KEYS = ("flows", "links", "series")
+
+
+def jain(values: Iterable[float]) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²): 1 when all values are equal, 1/n when one takes
+    everything. Like the core, it is 1.0 for no values or all zeros."""
+    x = np.asarray(list(values) if not hasattr(values, "__array__") else values, dtype=float)
+    x = x.ravel()
+    if x.size == 0:
+        return 1.0
+    if np.isnan(x).any():
+        raise ValueError("jain(): values contain NaN")
+    s2 = float(np.sum(x * x))
+    if s2 == 0.0:
+        return 1.0
+    s = float(np.sum(x))
+    return s * s / (x.size * s2)
+
+
+def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    import polars as pl
+
+    if not rows:
+        return pl.DataFrame()
+    df = pl.DataFrame(rows, infer_schema_length=None)
+    # A column that is null in every row (e.g. RTTs of UDP-only runs) has no dtype; these are
+    # all numeric measurements, so make them Float64 to keep the schema stable across runs.
+    nulls = [c for c, t in df.schema.items() if t == pl.Null]
+    if nulls:
+        df = df.with_columns([pl.col(c).cast(pl.Float64) for c in nulls])
+    return df
+
+
+class Result:
+    """The outcome of :func:`airtcp.run`.
+
+    Attributes
+    ----------
+    raw:      the result dict exactly as the core produced it
+    summary:  everything in ``raw`` except flows, links and series (name, seed, duration_s,
+              events, packet_hops, packets, drops, fairness, ...)
+    flows:    polars DataFrame, one row per flow
+    links:    polars DataFrame, one row per link direction (``"R1->R2"``)
+    series:   ``{"cwnd": {flow: {"t", "cwnd", "ssthresh"}}, "queue": {dir: {"t", "packets"}}}``
+              with numpy arrays
+    scenario: the Scenario that was run (when known)
+    """
+
+    def __init__(self, raw: dict[str, Any], scenario: Scenario | None = None) -> None:
+        self.raw: dict[str, Any] = raw
+        self.scenario = scenario
+        self._flows: pl.DataFrame | None = None
+        self._links: pl.DataFrame | None = None
+        self._series: dict[str, dict[str, dict[str, np.ndarray]]] | None = None
+
+    @classmethod
+    def from_json(cls, text_or_path: str | os.PathLike[str]) -> Result:
+        """A Result from JSON text or a file written by :meth:`to_json`."""
+        s = os.fspath(text_or_path)
+        if isinstance(s, str) and s.lstrip().startswith("{"):
+            return cls(json.loads(s))
+        with open(s, encoding="utf-8") as f:
+            return cls(json.load(f))
+
+    # -- tables -------------------------------------------------------------------------------
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        if self._flows is None:
+            self._flows = _frame(self.raw.get("flows", []))
+        return self._flows
+
+    @property
+    def links(self) -> pl.DataFrame:
+        if self._links is None:
+            self._links = _frame(self.raw.get("links", []))
+        return self._links
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        return {k: v for k, v in self.raw.items() if k not in _TABLE_KEYS}
+
+    def flow(self, name: str) -> dict[str, Any]:
+        """The result row of one flow as a dict."""
+        for f in self.raw.get("flows", []):
+            if f.get("name") == name:
+                return f
+        names = ", ".join(f.get("name", "?") for f in self.raw.get("flows", [])) or "none"
+        raise KeyError(f"no flow named {name!r} (flows: {names})")
+
+    def link(self, direction: str) -> dict[str, Any]:
+        """The result row of one link direction (``"R1->R2"``) as a dict."""
+        for row in self.raw.get("links", []):
+            if row.get("name") == direction:
+                return row
+        names = ", ".join(r.get("name", "?") for r in self.raw.get("links", [])) or "none"
+        raise KeyError(f"no link direction named {direction!r} (directions: {names})")
+
+    # -- series -------------------------------------------------------------------------------
+
+    @property
+    def series(self) -> dict[str, dict[str, dict[str, np.ndarray]]]:
+        if self._series is None:
+            raw = self.raw.get("series", {}) or {}
+            out: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+            for kind, per in raw.items():
+                out[kind] = {}
+                for name, cols in (per or {}).items():
+                    out[kind][name] = {
+                        c: np.asarray(v, dtype=np.int64 if c == "packets" else np.float64)
+                        for c, v in cols.items()
+                    }
+            self._series = out
+        return self._series
+
+    def _lookup(self, kind: str, name: str, how: str) -> dict[str, np.ndarray]:
+        recorded = self.series.get(kind, {})
+        if name in recorded:
+            return recorded[name]
+        if recorded:
+            have = ", ".join(sorted(recorded))
+            msg = f"no {kind} series for {name!r}; recorded: {have}"
+        else:
+            msg = f"no {kind} series for {name!r}: none was recorded ({how})"
+        raise KeyError(msg)
+
+    def cwnd(self, flow: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(t seconds, cwnd, ssthresh) of a TCP flow; needs ``[trace] cwnd = true``."""
+        s = self._lookup("cwnd", flow, "set [trace] cwnd = true in the scenario")
+        return s["t"], s["cwnd"], s["ssthresh"]
+
+    def queue(self, direction: str) -> tuple[np.ndarray, np.ndarray]:
+        """(t seconds, queue length in packets) of a link direction such as ``"R1->R2"``; needs
+        the direction listed in ``[trace] queue``."""
+        s = self._lookup("queue", direction, 'list the direction in [trace] queue = ["A->B"]')
+        return s["t"], s["packets"]
+
+    # -- convenience --------------------------------------------------------------------------
+
+    @property
+    def goodput_bps(self) -> dict[str, float]:
+        """Goodput of every flow in bits/s, by name."""
+        return {f["name"]: float(f["goodput_bps"]) for f in self.raw.get("flows", [])}
+
+    @property
+    def fairness(self) -> float:
+        return float(self.raw.get("fairness", float("nan")))
+
+    def __repr__(self) -> str:
+        s = self.raw
+        return (
+            f"<Result {s.get('name', '?')!r} seed={s.get('seed')} "
+            f"duration={s.get('duration_s')}s flows={len(s.get('flows', []))} "
+            f"events={s.get('events')}>"
+        )
+
+    # -- output -------------------------------------------------------------------------------
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 1) -> str:
+        """The raw result as JSON text, written to ``path`` when given."""
+        text = json.dumps(self.raw, indent=indent)
+        if path is not None:
+            p = Path(path)
+            if p.parent != Path(""):
+                p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text + "\n", encoding="utf-8")
+        return text
+
+    def to_parquet(self, dir_or_path: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write the flows and links tables as Parquet.
+
+        Given a directory (existing, or any path not ending in ``.parquet``) it writes
+        ``flows.parquet`` and ``links.parquet`` inside it; given ``x.parquet`` it writes
+        ``x.flows.parquet`` and ``x.links.parquet`` beside it. Returns ``{"flows": path,
+        "links": path}``.
+        """
+        p = Path(dir_or_path)
+        if p.suffix.lower() == ".parquet" and not p.is_dir():
+            p.parent.mkdir(parents=True, exist_ok=True)
+            out = {
+                "flows": p.with_name(p.stem + ".flows.parquet"),
+                "links": p.with_name(p.stem + ".links.parquet"),
+            }
+        else:
+            p.mkdir(parents=True, exist_ok=True)
+            out = {"flows": p / "flows.parquet", "links": p / "links.parquet"}
+        self.flows.write_parquet(out["flows"])
+        self.links.write_parquet(out["links"])
+        return out
