@@ -41,6 +41,8 @@ pub struct TcpReceiver {
     ts_recent: Time,
     /// Codepoint of the last data segment, reflected in the ACK's echo bits.
     last_codepoint: u8,
+    /// RFC 3168: echo ECE on every ACK from a CE mark until a CWR segment arrives.
+    ece: bool,
     pub stats: ReceiverStats,
 }
 
@@ -60,6 +62,7 @@ impl TcpReceiver {
             delack_deadline: None,
             ts_recent: 0,
             last_codepoint: 0,
+            ece: false,
             stats: ReceiverStats::default(),
         }
     }
@@ -83,6 +86,12 @@ impl TcpReceiver {
         self.stats.received_packets += 1;
         self.stats.received_bytes += h.len as u64;
         self.last_codepoint = ecn.bits();
+        if h.has(flags::CWR) {
+            self.ece = false;
+        }
+        if ecn == Ecn::CE {
+            self.ece = true;
+        }
         if self.timestamps {
             self.ts_recent = h.ts_val;
         }
@@ -146,7 +155,11 @@ impl TcpReceiver {
         self.stats.acks_sent += 1;
         let mut h = TcpHeader {
             ack: self.rcv_nxt,
-            flags: flags::ACK,
+            flags: if self.ece {
+                flags::ACK | flags::ECE
+            } else {
+                flags::ACK
+            },
             wnd: self.advertised_window(),
             ecn_echo: self.last_codepoint,
             ..Default::default()
@@ -286,6 +299,19 @@ mod tests {
         assert_eq!((o.delivered, o.ack_now), (0, true));
         assert_eq!(r.stats.delivered_bytes, 1000);
         assert_eq!(r.stats.received_bytes, 2000);
+    }
+
+    #[test]
+    fn ece_from_ce_until_cwr() {
+        let mut r = rx(false, false);
+        r.on_segment(0, &seg(0), Ecn::CE);
+        assert!(r.make_ack(0).has(flags::ECE));
+        r.on_segment(0, &seg(1000), Ecn::ECT0);
+        assert!(r.make_ack(0).has(flags::ECE), "ECE persists until CWR");
+        let mut s = seg(2000);
+        s.flags |= flags::CWR;
+        r.on_segment(0, &s, Ecn::ECT0);
+        assert!(!r.make_ack(0).has(flags::ECE));
     }
 
     #[test]

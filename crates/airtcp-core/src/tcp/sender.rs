@@ -32,6 +32,8 @@ pub struct SenderStats {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_reductions: u64,
     /// Integral of cwnd (bytes) over time, for the time-averaged window.
     pub cwnd_area: u128,
     pub completed_at: Option<Time>,
@@ -60,6 +62,10 @@ pub struct TcpSender {
     segs_base: u64,
     /// A retransmission of this sequence number is due, regardless of the window.
     pending_retx: Option<u64>,
+    /// ECN (RFC 3168): no further reaction to ECE until snd_una passes this point.
+    ecn_recover: Option<u64>,
+    /// Set CWR on the next new data segment.
+    cwr_pending: bool,
     last_account: Time,
     pub stats: SenderStats,
 }
@@ -93,6 +99,8 @@ impl TcpSender {
             segs: VecDeque::with_capacity(64),
             segs_base: 0,
             pending_retx: None,
+            ecn_recover: None,
+            cwr_pending: false,
             last_account: now,
             stats: SenderStats::default(),
         }
@@ -168,7 +176,12 @@ impl TcpSender {
         let seq = self.snd_nxt;
         // Below snd_max after a timeout's go-back-N: the segment is sent again.
         let retx = seq < self.snd_max;
-        let seg = self.emit(now, seq, retx);
+        let mut seg = self.emit(now, seq, retx);
+        if self.cwr_pending && !retx {
+            // RFC 3168 6.1.2: CWR on the first new data segment after the reduction.
+            seg.flags |= flags::CWR;
+            self.cwr_pending = false;
+        }
         self.snd_nxt = seq + len;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         Some(seg)
@@ -278,7 +291,25 @@ impl TcpSender {
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
         self.cc.as_dyn().on_ack(&info, &mut self.st);
+        // After the scheme's growth step, so the reduced window is what the ACK leaves.
+        if info.ece && self.cfg.ecn {
+            self.on_ece(now);
+        }
         self.st.cwnd = self.st.cwnd.max(self.mss());
+    }
+
+    /// ECN-Echo: reduce like a loss, but without retransmitting, at most once per window of
+    /// data (RFC 3168 6.1.2), and not while loss recovery has already reduced the window.
+    fn on_ece(&mut self, now: Time) {
+        if self.in_recovery || self.ecn_recover.is_some_and(|r| self.snd_una <= r) {
+            return;
+        }
+        let r = self.react(now, CongestionKind::Ecn);
+        self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+        self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh);
+        self.ecn_recover = Some(self.snd_max);
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
     }
 
     fn maybe_fast_retransmit(&mut self, now: Time) {
@@ -295,6 +326,7 @@ impl TcpSender {
             .cwnd
             .unwrap_or(self.st.ssthresh + self.cfg.dupack_threshold as u64 * self.mss());
         self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
@@ -320,22 +352,28 @@ impl TcpSender {
     /// fully acknowledged segment that was never retransmitted (Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
         let mss = self.mss();
-        let mut sample = None;
+        let mut newest = None;
+        let mut any_retx = false;
         while let Some(front) = self.segs.front() {
             let end = (self.segs_base + mss).min(self.app_end);
             if end > ack {
                 break;
             }
-            if !front.retx {
-                sample = Some(now - front.sent);
-            }
+            any_retx |= front.retx;
+            newest = Some(front.sent);
             self.segs.pop_front();
             self.segs_base += mss;
         }
         if self.cfg.timestamps && h.ts_ecr > 0 {
             return Some(now.saturating_sub(h.ts_ecr));
         }
-        sample
+        // An ACK that covers a retransmitted segment may have waited for that repair, so it
+        // times nothing (Karn's rule applied to the whole ACK, as Linux does).
+        if any_retx {
+            None
+        } else {
+            newest.map(|t| now - t)
+        }
     }
 
     /// The retransmission timer fired at `now` (the caller checks it is due).
@@ -353,6 +391,7 @@ impl TcpSender {
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
+        self.ecn_recover = Some(self.snd_max);
         self.pending_retx = None;
         // Go back N: resend from the first unacknowledged byte.
         self.snd_nxt = self.snd_una;
@@ -508,6 +547,71 @@ mod tests {
             2000 * MS,
             "backed-off RTO kept without a valid sample"
         );
+    }
+
+    #[test]
+    fn ecn_echo_halves_once_per_window_and_sets_cwr() {
+        let (c, r) = cc::build("newreno").unwrap();
+        let cfg = TcpConfig {
+            ecn: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        let mut h = ack(1000);
+        h.flags |= flags::ECE;
+        s.on_ack(10 * MS, &h);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.st.cwnd, 4_500, "half of the 9000 bytes in flight");
+        let segs = drain(&mut s, 10 * MS);
+        assert!(segs.is_empty(), "nothing fits: 9000 in flight, cwnd 4500");
+        // Further ECE for data sent before the reduction: ignored.
+        for n in 2..=9 {
+            let mut h = ack(n * 1000);
+            h.flags |= flags::ECE;
+            s.on_ack(20 * MS, &h);
+        }
+        assert_eq!(s.stats.ecn_reductions, 1);
+        let segs = drain(&mut s, 20 * MS);
+        assert!(
+            segs[0].flags & flags::CWR != 0,
+            "first new segment carries CWR"
+        );
+        assert!(segs[1..].iter().all(|g| g.flags & flags::CWR == 0));
+        // ECE acknowledging data sent after the reduction: a new reduction.
+        let mut h = ack(11_000);
+        h.flags |= flags::ECE;
+        s.on_ack(30 * MS, &h);
+        assert_eq!(s.stats.ecn_reductions, 2);
+    }
+
+    #[test]
+    fn ece_ignored_without_ecn() {
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        let mut h = ack(1000);
+        h.flags |= flags::ECE;
+        s.on_ack(10 * MS, &h);
+        assert_eq!(s.stats.ecn_reductions, 0);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_on_partial_ack() {
+        let (c, r) = cc::build("reno").unwrap();
+        let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        for _ in 0..3 {
+            s.on_ack(1, &ack(0));
+        }
+        assert!(s.in_recovery());
+        s.on_ack(2, &ack(3000));
+        assert!(!s.in_recovery());
+        assert_eq!(s.st.cwnd, s.st.ssthresh);
     }
 
     #[test]

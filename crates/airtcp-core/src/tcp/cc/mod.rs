@@ -6,8 +6,10 @@
 //! one entry in [`SCHEMES`].
 
 pub mod newreno;
+pub mod reno;
 
 pub use newreno::NewReno;
+pub use reno::Reno;
 
 use crate::engine::Time;
 
@@ -97,12 +99,14 @@ pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
 
 /// Enum dispatch over the schemes.
 pub enum Cc {
+    Reno(Reno),
     NewReno(NewReno),
 }
 
 impl Cc {
     pub fn as_dyn(&mut self) -> &mut dyn CongestionControl {
         match self {
+            Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
         }
     }
@@ -122,14 +126,22 @@ pub struct SchemeInfo {
     pub description: &'static str,
 }
 
-pub const SCHEMES: &[SchemeInfo] = &[SchemeInfo {
-    name: "newreno",
-    description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
-}];
+pub const SCHEMES: &[SchemeInfo] = &[
+    SchemeInfo {
+        name: "reno",
+        description:
+            "TCP Reno: RFC 5681 congestion control and fast recovery (no partial-ACK handling)",
+    },
+    SchemeInfo {
+        name: "newreno",
+        description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
+    },
+];
 
 /// Build scheme `name`, or explain what is known.
 pub fn build(name: &str) -> Result<(Cc, RecoveryKind), String> {
     match name {
+        "reno" => Ok((Cc::Reno(Reno), RecoveryKind::Reno)),
         "newreno" => Ok((Cc::NewReno(NewReno), RecoveryKind::NewReno)),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
