@@ -2,8 +2,10 @@
 //! it (possibly rewriting header fields such as ECN codepoints) or drop it.
 
 pub mod droptail;
+pub mod threshold;
 
 pub use droptail::DropTail;
+pub use threshold::ThresholdMark;
 
 use crate::engine::Time;
 use crate::ids::PacketId;
@@ -51,6 +53,7 @@ impl Fifo {
 /// Queue policies, dispatched by enum (fast, and every policy is visible in one place).
 pub enum QueuePolicy {
     DropTail(DropTail),
+    ThresholdMark(ThresholdMark),
 }
 
 impl QueuePolicy {
@@ -58,6 +61,15 @@ impl QueuePolicy {
     pub fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
         match self {
             QueuePolicy::DropTail(q) => q.admit(now, pkt, fifo),
+            QueuePolicy::ThresholdMark(q) => q.admit(now, pkt, fifo),
+        }
+    }
+
+    /// Packets this policy marked CE.
+    pub fn ecn_marks(&self) -> u64 {
+        match self {
+            QueuePolicy::DropTail(_) => 0,
+            QueuePolicy::ThresholdMark(q) => q.marked,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::engine::{tx_time, Rng, Scheduler, MS};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
 use crate::link::{ChanStats, Channel, ErrorModel, Link};
 use crate::packet::PacketPool;
-use crate::queue::{droptail::Limit, DropTail, Fifo, QueuePolicy};
+use crate::queue::{droptail::Limit, DropTail, Fifo, QueuePolicy, ThresholdMark};
 use crate::sim::{Counters, Ev, Flow, FlowLosses, Sim, TcpFlow, Transport, UdpFlow};
 use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
@@ -40,6 +40,33 @@ fn error_model(spec: Option<&ErrorSpec>, path: &str, seed: u64, stream: &str) ->
                 applies_to: e.applies_to,
                 rng: Rng::for_component(seed, stream),
             })
+        }
+    }
+}
+
+fn queue_policy(q: &QueueSpec, limit: Limit, path: &str) -> R<QueuePolicy> {
+    match q.kind {
+        QueueKind::Droptail => {
+            if let Some(k) = q.mark_threshold {
+                return err(
+                    format!("{path}.mark_threshold"),
+                    format!("{k} given, but a droptail queue does not mark (use kind = \"ecn_threshold\")"),
+                );
+            }
+            Ok(QueuePolicy::DropTail(DropTail { limit }))
+        }
+        QueueKind::EcnThreshold => {
+            let Some(mark_at) = q.mark_threshold else {
+                return err(
+                    format!("{path}.mark_threshold"),
+                    "required for an ecn_threshold queue",
+                );
+            };
+            Ok(QueuePolicy::ThresholdMark(ThresholdMark {
+                limit,
+                mark_at,
+                marked: 0,
+            }))
         }
     }
 }
@@ -157,7 +184,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                 rate_bps: rate,
                 delay: l.delay.ns(),
                 fifo: Fifo::default(),
-                policy: QueuePolicy::DropTail(DropTail { limit }),
+                policy: queue_policy(&l.queue, limit, &format!("{p}.queue"))?,
                 error: error_model(
                     spec,
                     &format!("{p}.{spath}"),

@@ -90,6 +90,8 @@ pub enum QueueUnit {
 pub enum QueueKind {
     #[default]
     Droptail,
+    /// Step ECN marking at `mark_threshold` packets; drops only on overflow.
+    EcnThreshold,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -101,6 +103,8 @@ pub struct QueueSpec {
     pub limit: u64,
     #[serde(default)]
     pub unit: QueueUnit,
+    /// Queue length (packets) from which `ecn_threshold` marks ECN-capable packets CE.
+    pub mark_threshold: Option<u64>,
 }
 fn default_queue_limit() -> u64 {
     100
@@ -111,6 +115,7 @@ impl Default for QueueSpec {
             kind: QueueKind::Droptail,
             limit: default_queue_limit(),
             unit: QueueUnit::Packets,
+            mark_threshold: None,
         }
     }
 }

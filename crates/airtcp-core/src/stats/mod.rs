@@ -39,6 +39,7 @@ pub struct FlowResult {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
     pub avg_cwnd_segments: f64,
     pub rtt_min_s: Option<f64>,
     pub rtt_mean_s: Option<f64>,
@@ -69,6 +70,7 @@ pub struct LinkResult {
     pub drops_queue_overflow: u64,
     pub drops_aqm: u64,
     pub drops_channel_error: u64,
+    pub ecn_marks: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -147,6 +149,7 @@ impl RunResult {
                 retransmissions: 0,
                 timeouts: 0,
                 fast_retransmits: 0,
+                ecn_reductions: 0,
                 avg_cwnd_segments: 0.0,
                 rtt_min_s: None,
                 rtt_mean_s: None,
@@ -175,6 +178,7 @@ impl RunResult {
                     r.retransmissions = s.retransmissions;
                     r.timeouts = s.timeouts;
                     r.fast_retransmits = s.fast_retransmits;
+                    r.ecn_reductions = s.ecn_reductions;
                     r.avg_cwnd_segments = s.cwnd_area as f64
                         / (until - flow.start).max(1) as f64
                         / t.tx.st.mss as f64;
@@ -238,6 +242,7 @@ impl RunResult {
                     drops_queue_overflow: ch.stats.drops[DropCause::QueueOverflow.index()],
                     drops_aqm: ch.stats.drops[DropCause::Aqm.index()],
                     drops_channel_error: ch.stats.drops[DropCause::ChannelError.index()],
+                    ecn_marks: ch.policy.ecn_marks(),
                 }
             })
             .collect();

@@ -1,0 +1,82 @@
+//! Step (threshold) ECN marking, as DCTCP's switches do: an ECN-capable packet arriving to a
+//! queue of at least `mark_at` packets is marked CE; non-ECT packets pass unmarked. Drops
+//! happen only on overflow. With `mark_at = 0` every ECN-capable packet is marked.
+
+use super::{Fifo, Verdict};
+use crate::engine::Time;
+use crate::packet::{DropCause, Ecn, Packet};
+use crate::queue::droptail::Limit;
+
+pub struct ThresholdMark {
+    pub limit: Limit,
+    pub mark_at: u64,
+    pub marked: u64,
+}
+
+impl ThresholdMark {
+    pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        let fits = match self.limit {
+            Limit::Packets(n) => (fifo.len() as u64) < n,
+            Limit::Bytes(b) => fifo.bytes() + pkt.size as u64 <= b,
+        };
+        if !fits {
+            return Verdict::Drop(DropCause::QueueOverflow);
+        }
+        if fifo.len() as u64 >= self.mark_at && pkt.ip.ecn.is_ect() {
+            pkt.ip.ecn = Ecn::CE;
+            self.marked += 1;
+        }
+        Verdict::Accept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, NodeId, PacketId};
+    use crate::packet::{IpHeader, Proto, TcpHeader};
+
+    fn pkt(ecn: Ecn) -> Packet {
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: IpHeader {
+                ecn,
+                ..Default::default()
+            },
+            tcp: TcpHeader::default(),
+            udp_seq: 0,
+            created: 0,
+        }
+    }
+
+    #[test]
+    fn marks_ect_at_or_above_threshold_only() {
+        let mut q = ThresholdMark {
+            limit: Limit::Packets(3),
+            mark_at: 1,
+            marked: 0,
+        };
+        let mut f = Fifo::default();
+        let mut p = pkt(Ecn::ECT0);
+        assert_eq!(q.admit(0, &mut p, &f), Verdict::Accept);
+        assert_eq!(p.ip.ecn, Ecn::ECT0, "empty queue: below threshold");
+        f.push(PacketId(0), 1040);
+        let mut p = pkt(Ecn::ECT0);
+        q.admit(0, &mut p, &f);
+        assert_eq!(p.ip.ecn, Ecn::CE);
+        let mut p = pkt(Ecn::NOT_ECT);
+        q.admit(0, &mut p, &f);
+        assert_eq!(p.ip.ecn, Ecn::NOT_ECT, "non-ECT is never marked");
+        f.push(PacketId(1), 1040);
+        f.push(PacketId(2), 1040);
+        assert_eq!(
+            q.admit(0, &mut pkt(Ecn::ECT0), &f),
+            Verdict::Drop(DropCause::QueueOverflow)
+        );
+        assert_eq!(q.marked, 1);
+    }
+}

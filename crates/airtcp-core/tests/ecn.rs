@@ -1,0 +1,77 @@
+//! ECN-capable TCP (RFC 3168) against a router that marks every ECN-capable packet.
+
+mod common;
+use common::Path;
+
+#[test]
+fn always_marked_flow_halves_at_most_once_per_rtt() {
+    let p = Path {
+        bottleneck_rate: "2Mbps",
+        duration: 30.0,
+        tcp: "ecn = true".into(),
+        ..Default::default()
+    };
+    let t = p
+        .toml()
+        .replace(
+            "[[links]]\na = \"R1\"\nb = \"R2\"\nrate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { limit = 1000 }",
+            "[[links]]\na = \"R1\"\nb = \"R2\"\nrate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { kind = \"ecn_threshold\", limit = 1000, mark_threshold = 0 }",
+        )
+        + "[trace]\ncwnd = true\n";
+    assert!(t.contains("ecn_threshold"));
+    let r = airtcp_core::run_toml(&t).unwrap();
+    let f = &r.flows[0];
+    let link = r.links.iter().find(|l| l.name == "R1->R2").unwrap();
+    assert!(
+        link.ecn_marks > 100,
+        "every ECT packet queued behind another is marked"
+    );
+    assert_eq!(f.lost_packets, 0);
+    assert_eq!(f.timeouts, 0);
+    assert!(f.ecn_reductions > 10, "{f:?}");
+
+    // Reductions (cwnd decreases) are at least one minimum RTT apart, and each halves.
+    let s = &r.series.cwnd["f0"];
+    let rtt = f.rtt_min_s.unwrap();
+    let mut last: Option<f64> = None;
+    let mut n = 0;
+    for i in 1..s.t.len() {
+        if s.cwnd[i] < s.cwnd[i - 1] {
+            n += 1;
+            if let Some(prev) = last {
+                assert!(
+                    s.t[i] - prev >= rtt * 0.99,
+                    "reductions at {prev} and {}",
+                    s.t[i]
+                );
+            }
+            // Half the flight, which is at most the window before the cut.
+            assert!(
+                s.cwnd[i] <= s.cwnd[i - 1] / 2.0 + 1.0,
+                "{} -> {}",
+                s.cwnd[i - 1],
+                s.cwnd[i]
+            );
+            last = Some(s.t[i]);
+        }
+    }
+    assert_eq!(n as u64, f.ecn_reductions);
+    // Marked continuously, the flow still gets through but keeps a small window.
+    assert!(f.avg_cwnd_segments < 8.0, "{}", f.avg_cwnd_segments);
+}
+
+#[test]
+fn non_ecn_flow_is_not_marked_and_ignores_the_router() {
+    let p = Path {
+        bottleneck_rate: "2Mbps",
+        duration: 10.0,
+        ..Default::default()
+    };
+    let t = p.toml().replace(
+        "rate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { limit = 1000 }",
+        "rate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { kind = \"ecn_threshold\", limit = 1000, mark_threshold = 0 }",
+    );
+    let r = airtcp_core::run_toml(&t).unwrap();
+    assert!(r.links.iter().all(|l| l.ecn_marks == 0));
+    assert_eq!(r.flows[0].ecn_reductions, 0);
+}
