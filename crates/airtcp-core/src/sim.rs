@@ -342,7 +342,8 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
-            let ecn = if t.cfg.ecn { Ecn::ECT0 } else { Ecn::NOT_ECT };
+            // RFC 3168 6.1.5: retransmissions are not ECN-capable.
+            let ecn = if t.cfg.ecn && !seg.retx { Ecn::ECT0 } else { Ecn::NOT_ECT };
             let pkt = Packet {
                 flow: f,
                 src,
