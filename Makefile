@@ -1,0 +1,80 @@
+# airtcp: build the Rust core into a local virtualenv and run the demo, the tests or the
+# benchmarks. `make demo` and `make test` work on a fresh machine with python3 (>= 3.11 for
+# this Makefile), a Rust toolchain (rustup/cargo) and network access to PyPI and crates.io.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(abspath $(VENV))/bin
+VPY    := $(BIN)/python
+
+# maturin, cargo and pyo3 all use the venv's interpreter, so builds agree with each other.
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH        := $(BIN):$(PATH)
+export PYO3_PYTHON := $(VPY)
+
+STAMP_VENV  := $(VENV)/.stamp-venv
+STAMP_BUILD := $(VENV)/.stamp-build
+STAMP_DEV   := $(VENV)/.stamp-dev
+
+# The package is installed in editable mode (python/ is on the venv's path), so Python edits
+# take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
+RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
+
+.PHONY: help setup setup-dev rust-tools demo test bench clean distclean
+
+help:
+	@echo "make demo    build airtcp into .venv (release) and run a PER sweep -> out/demo/"
+	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
+	@echo "make bench   build, then run the benchmarks (airtcp bench)"
+	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
+
+$(STAMP_VENV):
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet "maturin>=1.7,<2"
+	@touch $@
+
+$(STAMP_BUILD): $(STAMP_VENV) $(RUST_SRC) pyproject.toml
+	$(BIN)/maturin develop --release
+	@touch $@
+
+$(STAMP_DEV): $(STAMP_VENV) pyproject.toml
+	$(VPY) -c 'import subprocess, sys, tomllib; \
+	  deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["dev"]; \
+	  subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *deps])'
+	@touch $@
+
+setup: $(STAMP_BUILD)
+
+setup-dev: $(STAMP_BUILD) $(STAMP_DEV)
+
+rust-tools:
+	@command -v cargo >/dev/null || { echo "error: cargo not found; install Rust from https://rustup.rs" >&2; exit 2; }
+	@if command -v rustup >/dev/null; then \
+	  for c in rustfmt clippy; do \
+	    rustup component list --installed 2>/dev/null | grep -q "^$$c" || rustup component add $$c; \
+	  done; \
+	fi
+
+demo: setup
+	$(BIN)/airtcp demo
+
+test: setup-dev rust-tools
+	cargo test --workspace --release
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests
+	$(BIN)/pytest -q
+
+bench: setup
+	$(BIN)/airtcp bench
+
+clean:
+	rm -rf $(STAMP_BUILD) $(STAMP_DEV) .pytest_cache .ruff_cache
+
+distclean: clean
+	rm -rf $(VENV)
