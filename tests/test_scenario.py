@@ -184,3 +184,10 @@ def test_invalid_toml_raises_scenarioerror_naming_file(tmp_path):
 def test_missing_file_raises_filenotfound(tmp_path):
     with pytest.raises(FileNotFoundError):
         Scenario.from_toml(tmp_path / "nope.toml")
+
+
+def test_unknown_key_in_tagged_table_is_rejected():
+    s = airtcp.dumbbell(1, duration=1).set("flows.0.app", {"kind": "file", "size": "1MB"})
+    with pytest.raises(KeyError, match=r"^flows\.0\.app\.bogus: flows\[0\]\.app\.bogus: unknown"):
+        s.set("flows.0.app.bogus", 1)
+    s.set("flows.0.app.size", "2MB").validate()

@@ -498,8 +498,11 @@ class Scenario:
             if not str(detail).startswith("unknown field"):
                 return
             for c in created:
-                if epath == _core_path(c):
-                    raise PathError(f"{path}: {_core_path(c)}: {detail}") from None
+                full = _core_path(c)
+                # Tagged tables (app = { kind = ... }) report the unknown key at the table.
+                at_parent = epath == _core_path(c[:-1]) and f"unknown field `{c[-1]}`" in detail
+                if epath == full or at_parent:
+                    raise PathError(f"{path}: {full}: {detail}") from None
 
     # -- checks, output, identity ------------------------------------------------------------
 
