@@ -343,7 +343,11 @@ impl Sim {
                 return;
             };
             // RFC 3168 6.1.5: retransmissions are not ECN-capable.
-            let ecn = if t.cfg.ecn && !seg.retx { Ecn::ECT0 } else { Ecn::NOT_ECT };
+            let ecn = if t.cfg.ecn && !seg.retx {
+                Ecn::ECT0
+            } else {
+                Ecn::NOT_ECT
+            };
             let pkt = Packet {
                 flow: f,
                 src,

@@ -41,6 +41,7 @@ proptest! {
                 "max_rto = \"8s\"\ndelayed_ack = {delayed}\nsack = {sack}\nsegment_size = {mss}\n"
             ),
             flows: 1,
+            cc: "newreno",
         };
         let r = p.run();
         let f = &r.flows[0];

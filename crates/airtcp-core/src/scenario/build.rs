@@ -321,8 +321,13 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         let (transport, cc_name) = if f.app.is_tcp() {
             let cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
             let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
-            let (ccx, recovery) =
-                cc::build(&cc_name).map_err(|m| ScenarioError::new(format!("{p}.cc"), m))?;
+            let (ccx, recovery) = cc::build(&cc_name, &f.cc_params).map_err(|(k, m)| {
+                if k.is_empty() {
+                    ScenarioError::new(format!("{p}.cc"), m)
+                } else {
+                    ScenarioError::new(format!("{p}.cc_params.{k}"), m)
+                }
+            })?;
             let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
             let rx = TcpReceiver::new(&cfg);
             (
@@ -338,6 +343,12 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                 cc_name,
             )
         } else {
+            if !f.cc_params.is_empty() {
+                return err(
+                    format!("{p}.cc_params"),
+                    "a UDP flow has no congestion control",
+                );
+            }
             if let Some(c) = &f.cc {
                 return err(
                     format!("{p}.cc"),

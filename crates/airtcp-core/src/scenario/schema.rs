@@ -197,6 +197,9 @@ pub struct FlowSpec {
     pub start: Option<Duration>,
     pub stop: Option<Duration>,
     pub cc: Option<String>,
+    /// Parameters of the congestion-control scheme (see `airtcp schemes`).
+    #[serde(default)]
+    pub cc_params: BTreeMap<String, f64>,
     pub app: AppSpec,
     #[serde(default)]
     pub tcp: TcpOptions,

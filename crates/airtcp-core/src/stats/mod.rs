@@ -40,6 +40,8 @@ pub struct FlowResult {
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
+    /// Final bandwidth estimate of schemes that keep one (Westwood family), bits/s.
+    pub bwe_bps: Option<f64>,
     pub avg_cwnd_segments: f64,
     pub rtt_min_s: Option<f64>,
     pub rtt_mean_s: Option<f64>,
@@ -150,6 +152,7 @@ impl RunResult {
                 timeouts: 0,
                 fast_retransmits: 0,
                 ecn_reductions: 0,
+                bwe_bps: None,
                 avg_cwnd_segments: 0.0,
                 rtt_min_s: None,
                 rtt_mean_s: None,
@@ -179,6 +182,7 @@ impl RunResult {
                     r.timeouts = s.timeouts;
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
+                    r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     r.avg_cwnd_segments = s.cwnd_area as f64
                         / (until - flow.start).max(1) as f64
                         / t.tx.st.mss as f64;

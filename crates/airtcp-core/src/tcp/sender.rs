@@ -4,7 +4,10 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckInfo, Cc, CcState, CongestionEvent, CongestionKind, Reaction, RecoveryKind};
+use super::cc::{
+    AckInfo, Cc, CcState, CongestionControl, CongestionEvent, CongestionKind, Reaction,
+    RecoveryKind,
+};
 use super::rtt::RttEstimator;
 use super::TcpConfig;
 use crate::engine::Time;
@@ -124,6 +127,10 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_shared()
+    }
+
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
@@ -221,6 +228,7 @@ impl TcpSender {
             now,
             kind,
             in_flight: self.in_flight(),
+            min_rtt: self.rtt.min_rtt,
         };
         self.cc.as_dyn().on_congestion(&ev, &self.st)
     }
@@ -410,7 +418,7 @@ mod tests {
     use crate::tcp::cc;
 
     fn sender() -> TcpSender {
-        let (c, r) = cc::build("newreno").unwrap();
+        let (c, r) = cc::build_default("newreno");
         let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
         s.set_app_end(u64::MAX);
         s
@@ -551,7 +559,7 @@ mod tests {
 
     #[test]
     fn ecn_echo_halves_once_per_window_and_sets_cwr() {
-        let (c, r) = cc::build("newreno").unwrap();
+        let (c, r) = cc::build_default("newreno");
         let cfg = TcpConfig {
             ecn: true,
             ..Default::default()
@@ -600,7 +608,7 @@ mod tests {
 
     #[test]
     fn reno_leaves_recovery_on_partial_ack() {
-        let (c, r) = cc::build("reno").unwrap();
+        let (c, r) = cc::build_default("reno");
         let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
         s.set_app_end(u64::MAX);
         s.st.cwnd = 10_000;
@@ -616,7 +624,7 @@ mod tests {
 
     #[test]
     fn respects_receiver_window_and_app_end() {
-        let (c, r) = cc::build("newreno").unwrap();
+        let (c, r) = cc::build_default("newreno");
         let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
         s.set_app_end(2500);
         s.st.cwnd = 100_000;

@@ -18,6 +18,7 @@ pub struct Path {
     pub app: String,
     pub tcp: String,
     pub flows: usize,
+    pub cc: &'static str,
 }
 
 impl Default for Path {
@@ -35,6 +36,7 @@ impl Default for Path {
             app: r#"{ kind = "bulk" }"#.into(),
             tcp: String::new(),
             flows: 1,
+            cc: "newreno",
         }
     }
 }
@@ -65,7 +67,8 @@ impl Path {
         );
         for i in 0..self.flows {
             s += &format!(
-                "[[flows]]\nname = \"f{i}\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"newreno\"\nstart = {}\napp = {}\n",
+                "[[flows]]\nname = \"f{i}\"\nsrc = \"S\"\ndst = \"D\"\ncc = \"{}\"\nstart = {}\napp = {}\n",
+                self.cc,
                 i as f64 * 0.001,
                 self.app
             );

@@ -7,9 +7,13 @@
 
 pub mod newreno;
 pub mod reno;
+pub mod westwood;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use westwood::Westwood;
+
+use std::collections::BTreeMap;
 
 use crate::engine::Time;
 
@@ -70,6 +74,7 @@ pub struct CongestionEvent {
     pub now: Time,
     pub kind: CongestionKind,
     pub in_flight: u64,
+    pub min_rtt: Option<Time>,
 }
 
 /// A scheme's reaction to a congestion event: the new ssthresh and, if the scheme wants other
@@ -90,6 +95,47 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction;
     /// Fast recovery ended (a full ACK arrived).
     fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {}
+    /// The scheme's bandwidth estimate in bits/s, for schemes that keep one.
+    fn bandwidth_estimate(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// A scheme's parameters from the scenario (`cc_params`), read with defaults; keys nobody
+/// read are reported as errors.
+pub struct Params<'a> {
+    map: &'a BTreeMap<String, f64>,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Params<'a> {
+    pub fn new(map: &'a BTreeMap<String, f64>) -> Self {
+        Params { map, used: vec![] }
+    }
+
+    pub fn get(&mut self, key: &'static str, default: f64) -> Result<f64, (String, String)> {
+        self.used.push(key);
+        match self.map.get(key) {
+            None => Ok(default),
+            Some(v) if v.is_finite() => Ok(*v),
+            Some(v) => Err((key.into(), format!("must be finite, got {v}"))),
+        }
+    }
+
+    /// Error for the first key the scheme does not know.
+    pub fn finish(&self, scheme: &str) -> Result<(), (String, String)> {
+        for k in self.map.keys() {
+            if !self.used.contains(&k.as_str()) {
+                let msg = if self.used.is_empty() {
+                    format!("'{scheme}' takes no parameters")
+                } else {
+                    crate::util::unknown_name(&format!("parameter of '{scheme}'"), k, &self.used)
+                };
+                return Err((k.clone(), msg));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Standard ssthresh after a loss: max(FlightSize / 2, 2 * SMSS) (RFC 5681 eq. 4).
@@ -101,6 +147,7 @@ pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
 pub enum Cc {
     Reno(Reno),
     NewReno(NewReno),
+    Westwood(Westwood),
 }
 
 impl Cc {
@@ -108,6 +155,15 @@ impl Cc {
         match self {
             Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
+            Cc::Westwood(c) => c,
+        }
+    }
+
+    pub fn as_shared(&self) -> &dyn CongestionControl {
+        match self {
+            Cc::Reno(c) => c,
+            Cc::NewReno(c) => c,
+            Cc::Westwood(c) => c,
         }
     }
 }
@@ -136,16 +192,46 @@ pub const SCHEMES: &[SchemeInfo] = &[
         name: "newreno",
         description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
     },
+    SchemeInfo {
+        name: "westwood",
+        description: "TCP Westwood (Casetti et al. 2002): per-ACK filtered bandwidth estimate sets ssthresh = BWE x RTTmin after loss",
+    },
+    SchemeInfo {
+        name: "westwood+",
+        description: "TCP Westwood+ (Grieco & Mascolo 2004): per-RTT bandwidth samples, ssthresh = BWE x RTTmin after loss",
+    },
 ];
 
-/// Build scheme `name`, or explain what is known.
-pub fn build(name: &str) -> Result<(Cc, RecoveryKind), String> {
-    match name {
-        "reno" => Ok((Cc::Reno(Reno), RecoveryKind::Reno)),
-        "newreno" => Ok((Cc::NewReno(NewReno), RecoveryKind::NewReno)),
+/// Build scheme `name` with its parameters. Errors are (parameter or "", message).
+pub fn build(
+    name: &str,
+    params: &BTreeMap<String, f64>,
+) -> Result<(Cc, RecoveryKind), (String, String)> {
+    let mut p = Params::new(params);
+    let built = match name {
+        "reno" => (Cc::Reno(Reno), RecoveryKind::Reno),
+        "newreno" => (Cc::NewReno(NewReno), RecoveryKind::NewReno),
+        "westwood" => (
+            Cc::Westwood(Westwood::new(false, &mut p)?),
+            RecoveryKind::NewReno,
+        ),
+        "westwood+" => (
+            Cc::Westwood(Westwood::new(true, &mut p)?),
+            RecoveryKind::NewReno,
+        ),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
-            Err(crate::util::unknown_name("scheme", name, &names))
+            return Err((
+                String::new(),
+                crate::util::unknown_name("scheme", name, &names),
+            ));
         }
-    }
+    };
+    p.finish(name)?;
+    Ok(built)
+}
+
+/// Build a scheme with default parameters (tests, examples).
+pub fn build_default(name: &str) -> (Cc, RecoveryKind) {
+    build(name, &BTreeMap::new()).unwrap_or_else(|(_, m)| panic!("{m}"))
 }
