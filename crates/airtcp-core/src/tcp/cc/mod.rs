@@ -7,10 +7,15 @@
 
 pub mod newreno;
 pub mod reno;
+pub mod rttround;
+pub mod vegas;
+pub mod veno;
 pub mod westwood;
 
 pub use newreno::NewReno;
 pub use reno::Reno;
+pub use vegas::Vegas;
+pub use veno::Veno;
 pub use westwood::Westwood;
 
 use std::collections::BTreeMap;
@@ -148,6 +153,8 @@ pub enum Cc {
     Reno(Reno),
     NewReno(NewReno),
     Westwood(Westwood),
+    Vegas(Vegas),
+    Veno(Veno),
 }
 
 impl Cc {
@@ -156,6 +163,8 @@ impl Cc {
             Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
             Cc::Westwood(c) => c,
+            Cc::Vegas(c) => c,
+            Cc::Veno(c) => c,
         }
     }
 
@@ -164,6 +173,8 @@ impl Cc {
             Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
             Cc::Westwood(c) => c,
+            Cc::Vegas(c) => c,
+            Cc::Veno(c) => c,
         }
     }
 }
@@ -200,6 +211,14 @@ pub const SCHEMES: &[SchemeInfo] = &[
         name: "westwood+",
         description: "TCP Westwood+ (Grieco & Mascolo 2004): per-RTT bandwidth samples, ssthresh = BWE x RTTmin after loss",
     },
+    SchemeInfo {
+        name: "vegas",
+        description: "TCP Vegas (Brakmo & Peterson 1995): keeps alpha..beta segments queued from expected vs actual rate",
+    },
+    SchemeInfo {
+        name: "veno",
+        description: "TCP Veno (Fu & Liew 2003): backlog N < beta marks a loss random (cwnd x 4/5) instead of congestive (x 1/2)",
+    },
 ];
 
 /// Build scheme `name` with its parameters. Errors are (parameter or "", message).
@@ -219,6 +238,8 @@ pub fn build(
             Cc::Westwood(Westwood::new(true, &mut p)?),
             RecoveryKind::NewReno,
         ),
+        "vegas" => (Cc::Vegas(Vegas::new(&mut p)?), RecoveryKind::NewReno),
+        "veno" => (Cc::Veno(Veno::new(&mut p)?), RecoveryKind::NewReno),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
             return Err((
