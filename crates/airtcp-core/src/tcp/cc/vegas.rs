@@ -4,6 +4,7 @@
 //! - Congestion avoidance: diff < α → cwnd += 1 segment; diff > β → cwnd −= 1 segment.
 //! - Modified slow start: the window doubles only every other RTT, and slow start ends when
 //!   diff > γ (cwnd is then set to the window that would keep γ queued).
+//!
 //! Defaults α = 1, β = 3, γ = 1 as in ns-2's Agent/TCP/Vegas (the paper evaluates α=1, β=3 and
 //! α=2, β=4). Loss reactions are Reno's (as in ns-2 and Linux).
 
