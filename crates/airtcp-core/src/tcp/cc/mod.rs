@@ -5,6 +5,7 @@
 //! Adding a scheme: one file here implementing [`CongestionControl`], one variant in [`Cc`],
 //! one entry in [`SCHEMES`].
 
+pub mod cubic;
 pub mod newreno;
 pub mod reno;
 pub mod rttround;
@@ -12,6 +13,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 pub use reno::Reno;
 pub use vegas::Vegas;
@@ -155,6 +157,7 @@ pub enum Cc {
     Westwood(Westwood),
     Vegas(Vegas),
     Veno(Veno),
+    Cubic(Cubic),
 }
 
 impl Cc {
@@ -165,6 +168,7 @@ impl Cc {
             Cc::Westwood(c) => c,
             Cc::Vegas(c) => c,
             Cc::Veno(c) => c,
+            Cc::Cubic(c) => c,
         }
     }
 
@@ -175,6 +179,7 @@ impl Cc {
             Cc::Westwood(c) => c,
             Cc::Vegas(c) => c,
             Cc::Veno(c) => c,
+            Cc::Cubic(c) => c,
         }
     }
 }
@@ -219,6 +224,10 @@ pub const SCHEMES: &[SchemeInfo] = &[
         name: "veno",
         description: "TCP Veno (Fu & Liew 2003): backlog N < beta marks a loss random (cwnd x 4/5) instead of congestive (x 1/2)",
     },
+    SchemeInfo {
+        name: "cubic",
+        description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
+    },
 ];
 
 /// Build scheme `name` with its parameters. Errors are (parameter or "", message).
@@ -240,6 +249,7 @@ pub fn build(
         ),
         "vegas" => (Cc::Vegas(Vegas::new(&mut p)?), RecoveryKind::NewReno),
         "veno" => (Cc::Veno(Veno::new(&mut p)?), RecoveryKind::NewReno),
+        "cubic" => (Cc::Cubic(Cubic::new(&mut p)?), RecoveryKind::NewReno),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
             return Err((
