@@ -115,3 +115,11 @@ def test_parse_seconds():
     assert parse_seconds("2ms") == pytest.approx(0.002)
     assert parse_seconds("100 us") == pytest.approx(1e-4)
     assert parse_seconds("1min") == 60.0
+
+
+def test_bottleneck_queue_and_cc_params():
+    q = {"kind": "ecn_threshold", "limit": 20, "mark_threshold": 5}
+    s = airtcp.dumbbell(2, bottleneck_queue=q, cc="westwood", cc_params={"tau": 0.5}, duration=1)
+    assert s.get("links.R1-R2.queue") == q
+    assert s.get("flows.*.cc_params") == [{"tau": 0.5}, {"tau": 0.5}]
+    s.validate()

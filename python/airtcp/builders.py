@@ -46,12 +46,14 @@ def dumbbell(
     dst_delay: float | str = "4ms",
     queue_limit: int = 20,
     queue_unit: str = "packets",
+    bottleneck_queue: Mapping[str, Any] | None = None,
     edge_queue_limit: int | None = None,
     per: float = 0.0,
     wireless: Iterable[int] | None = None,
     error_applies_to: str = "data",
     start_spacing: float | str = 0.0,
     tcp: Mapping[str, Any] | None = None,
+    cc_params: Mapping[str, Any] | None = None,
     udp_background: int = 0,
     udp_rate: float | str = "500kbps",
     trace: Mapping[str, Any] | bool | None = None,
@@ -84,6 +86,9 @@ def dumbbell(
         each destination's last hop R2-D<i> (10 Mbps, 4 ms).
     queue_limit, queue_unit:
         DropTail limit of the bottleneck queues (both directions of R1-R2): 20 packets.
+    bottleneck_queue:
+        the whole ``queue`` table of R1-R2 instead of DropTail(``queue_limit``), e.g.
+        ``{"kind": "ecn_threshold", "limit": 20, "mark_threshold": 5}``.
     edge_queue_limit:
         DropTail limit (packets) on the access and last-hop links; None keeps the core's
         default (100 packets).
@@ -102,6 +107,9 @@ def dumbbell(
     tcp:
         keys for the scenario's ``[tcp]`` table, overriding the defaults above, e.g.
         ``{"initial_cwnd": 10, "delayed_ack": True}``.
+    cc_params:
+        scheme parameters given to every TCP flow as its ``cc_params`` table (see
+        docs/schemes/).
     udp_background:
         number of extra source/destination pairs S<n+k> -> D<n+k> (k = 1..udp_background),
         each carrying a UDP flow ``udp<k>`` with exponential on/off traffic (100 ms mean on,
@@ -180,7 +188,9 @@ def dumbbell(
             "kind": "wired",
             "rate": bottleneck_rate,
             "delay": bottleneck_delay,
-            "queue": {"kind": "droptail", "limit": queue_limit, "unit": queue_unit},
+            "queue": dict(bottleneck_queue)
+            if bottleneck_queue is not None
+            else {"kind": "droptail", "limit": queue_limit, "unit": queue_unit},
         }
     )
     for i in range(1, n_pairs + 1):
@@ -214,6 +224,8 @@ def dumbbell(
                 "app": {"kind": "bulk"},
             }
         )
+        if cc_params is not None:
+            flows[-1]["cc_params"] = dict(cc_params)
     for k in range(1, udp_background + 1):
         i = n_flows + k
         flows.append(
