@@ -5,6 +5,7 @@
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 
 pub use receiver::TcpReceiver;

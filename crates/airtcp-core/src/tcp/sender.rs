@@ -2,13 +2,12 @@
 //! (RFC 5681, with RFC 6582 partial-ACK handling for NewReno). The window growth rule and the
 //! reaction to congestion are delegated to the congestion-control scheme.
 
-use std::collections::VecDeque;
-
 use super::cc::{
     AckInfo, Cc, CcState, CongestionControl, CongestionEvent, CongestionKind, Reaction,
     RecoveryKind,
 };
 use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
 use super::TcpConfig;
 use crate::engine::Time;
 use crate::packet::{flags, TcpHeader};
@@ -20,12 +19,6 @@ pub struct Segment {
     pub len: u32,
     pub retx: bool,
     pub flags: u8,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct SentSeg {
-    sent: Time,
-    retx: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -60,9 +53,10 @@ pub struct TcpSender {
     partial_seen: bool,
     pub rtt: RttEstimator,
     rto_deadline: Option<Time>,
-    /// Per-segment send records for [snd_una, snd_max), segment i starting at base + i*mss.
-    segs: VecDeque<SentSeg>,
-    segs_base: u64,
+    /// Per-segment records of [snd_una, snd_max): send times, retransmissions, SACKs.
+    board: Scoreboard,
+    /// Counts recovery episodes, so the scoreboard knows what was resent in this one.
+    recovery_epoch: u32,
     /// A retransmission of this sequence number is due, regardless of the window.
     pending_retx: Option<u64>,
     /// ECN (RFC 3168): no further reaction to ECE until snd_una passes this point.
@@ -82,6 +76,12 @@ impl TcpSender {
             mss,
         };
         let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+        // With SACK on, every scheme recovers with the RFC 6675 scoreboard.
+        let recovery_kind = if cfg.sack {
+            RecoveryKind::Sack
+        } else {
+            recovery_kind
+        };
         let rwnd = cfg.rcv_window;
         TcpSender {
             cfg,
@@ -99,8 +99,8 @@ impl TcpSender {
             partial_seen: false,
             rtt,
             rto_deadline: None,
-            segs: VecDeque::with_capacity(64),
-            segs_base: 0,
+            board: Scoreboard::new(mss),
+            recovery_epoch: 0,
             pending_retx: None,
             ecn_recover: None,
             cwr_pending: false,
@@ -171,6 +171,20 @@ impl TcpSender {
                 return Some(self.emit(now, seq, true));
             }
         }
+        if self.in_recovery && self.recovery_kind == RecoveryKind::Sack {
+            return self.sack_next(now);
+        }
+        if self.recovery_kind == RecoveryKind::Sack {
+            // Go-back-N after a timeout skips what the receiver already holds.
+            while self.snd_nxt < self.snd_max && self.board.is_sacked(self.snd_nxt) {
+                self.snd_nxt += self.seg_len(self.snd_nxt) as u64;
+            }
+        }
+        self.send_new(now)
+    }
+
+    /// Next segment at snd_nxt if the window allows it.
+    fn send_new(&mut self, now: Time) -> Option<Segment> {
         if self.snd_nxt >= self.app_end {
             return None;
         }
@@ -194,18 +208,31 @@ impl TcpSender {
         Some(seg)
     }
 
+    /// RFC 6675 recovery: send while cwnd - pipe >= 1 SMSS, choosing by NextSeg().
+    fn sack_next(&mut self, now: Time) -> Option<Segment> {
+        let dt = self.cfg.dupack_threshold;
+        let pipe = self.board.pipe(dt, self.recovery_epoch, self.app_end);
+        if self.st.cwnd < pipe + self.mss() {
+            return None;
+        }
+        if let Some(seq) = self.board.next_lost(dt, self.recovery_epoch) {
+            return Some(self.emit(now, seq, true));
+        }
+        let len = self.seg_len(self.snd_nxt.min(self.app_end.saturating_sub(1))) as u64;
+        if self.snd_nxt < self.app_end && self.snd_nxt + len <= self.snd_una + self.rwnd {
+            let seq = self.snd_nxt;
+            let seg = self.emit(now, seq, false);
+            self.snd_nxt = seq + len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            return Some(seg);
+        }
+        let seq = self.board.next_unsacked(self.recovery_epoch)?;
+        Some(self.emit(now, seq, true))
+    }
+
     fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
         let len = self.seg_len(seq);
-        let idx = ((seq - self.segs_base) / self.mss()) as usize;
-        let rec = SentSeg { sent: now, retx };
-        if idx < self.segs.len() {
-            // Once retransmitted, a segment never yields an RTT sample (Karn).
-            self.segs[idx].retx |= retx;
-            self.segs[idx].sent = now;
-        } else {
-            debug_assert_eq!(idx, self.segs.len());
-            self.segs.push_back(rec);
-        }
+        self.board.on_send(now, seq, retx, self.recovery_epoch);
         self.stats.sent_packets += 1;
         self.stats.sent_bytes += len as u64;
         if retx {
@@ -247,6 +274,9 @@ impl TcpSender {
             ..Default::default()
         };
 
+        if self.recovery_kind == RecoveryKind::Sack {
+            info.sacked_bytes = self.board.on_sack(h.sack_blocks(), self.app_end);
+        }
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
             info.acked_bytes = acked;
@@ -262,6 +292,11 @@ impl TcpSender {
                 let recover = self.recover.unwrap_or(0);
                 if ack >= recover || self.recovery_kind == RecoveryKind::Reno {
                     self.exit_recovery(now);
+                } else if self.recovery_kind == RecoveryKind::Sack {
+                    // The scoreboard and pipe decide what to send; the timer restarts only
+                    // on the first partial ACK, as with NewReno.
+                    restart_timer = !self.partial_seen;
+                    self.partial_seen = true;
                 } else {
                     // Partial ACK (RFC 6582 3.2 step 5): retransmit the next hole, deflate by
                     // the amount acked, add back one SMSS if at least that much was acked.
@@ -288,11 +323,23 @@ impl TcpSender {
             info.dup_ack = true;
             self.dupacks += 1;
             if self.in_recovery {
-                // Each further duplicate means a segment left the network (RFC 5681 3.2 step 4).
-                self.st.cwnd += self.mss();
+                if self.recovery_kind != RecoveryKind::Sack {
+                    // Each further duplicate means a segment left the network (RFC 5681 3.2
+                    // step 4); with SACK, pipe accounts for it instead.
+                    self.st.cwnd += self.mss();
+                }
             } else if self.dupacks == self.cfg.dupack_threshold {
                 self.maybe_fast_retransmit(now);
             }
+            info.in_recovery = self.in_recovery;
+        }
+        if self.recovery_kind == RecoveryKind::Sack
+            && !self.in_recovery
+            && self.snd_una < self.snd_max
+            && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)
+        {
+            // RFC 6675 5 (a): enough SACKed data above the first hole.
+            self.maybe_fast_retransmit(now);
             info.in_recovery = self.in_recovery;
         }
         info.in_flight = self.in_flight();
@@ -324,15 +371,20 @@ impl TcpSender {
         // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`, so duplicate ACKs
         // caused by retransmissions after a timeout do not trigger a second reduction.
         if let Some(rec) = self.recover {
-            if self.snd_una <= rec && self.recovery_kind == RecoveryKind::NewReno {
+            if self.snd_una <= rec && self.recovery_kind != RecoveryKind::Reno {
                 return;
             }
         }
         let r = self.react(now, CongestionKind::DupAcks);
         self.st.ssthresh = r.ssthresh.max(2 * self.mss());
-        self.st.cwnd = r
-            .cwnd
-            .unwrap_or(self.st.ssthresh + self.cfg.dupack_threshold as u64 * self.mss());
+        let inflation = if self.recovery_kind == RecoveryKind::Sack {
+            // RFC 6675: no inflation; pipe tracks what left the network.
+            0
+        } else {
+            self.cfg.dupack_threshold as u64 * self.mss()
+        };
+        self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh + inflation);
+        self.recovery_epoch += 1;
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.in_recovery = true;
@@ -348,7 +400,7 @@ impl TcpSender {
         // avoids a burst when little is in flight.
         let flight = self.in_flight().max(self.mss());
         self.st.cwnd = match self.recovery_kind {
-            RecoveryKind::NewReno => self.st.ssthresh.min(flight + self.mss()),
+            RecoveryKind::NewReno | RecoveryKind::Sack => self.st.ssthresh.min(flight + self.mss()),
             // RFC 5681 3.2 step 6: deflate to ssthresh.
             RecoveryKind::Reno => self.st.ssthresh,
         };
@@ -359,19 +411,8 @@ impl TcpSender {
     /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
     /// fully acknowledged segment that was never retransmitted (Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
-        let mss = self.mss();
-        let mut newest = None;
-        let mut any_retx = false;
-        while let Some(front) = self.segs.front() {
-            let end = (self.segs_base + mss).min(self.app_end);
-            if end > ack {
-                break;
-            }
-            any_retx |= front.retx;
-            newest = Some(front.sent);
-            self.segs.pop_front();
-            self.segs_base += mss;
-        }
+        let acked = self.board.on_cumulative_ack(ack, self.app_end);
+        let (newest, any_retx) = (acked.newest_sent, acked.any_retx);
         if self.cfg.timestamps && h.ts_ecr > 0 {
             return Some(now.saturating_sub(h.ts_ecr));
         }

@@ -191,6 +191,8 @@ pub enum RecoveryKind {
     Reno,
     /// RFC 6582: partial ACKs retransmit the next hole and stay in recovery.
     NewReno,
+    /// RFC 6675: SACK scoreboard, pipe-limited sending, several holes repaired per RTT.
+    Sack,
 }
 
 pub struct SchemeInfo {
@@ -207,6 +209,10 @@ pub const SCHEMES: &[SchemeInfo] = &[
     SchemeInfo {
         name: "newreno",
         description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
+    },
+    SchemeInfo {
+        name: "sack",
+        description: "TCP SACK: NewReno window rules with RFC 2018 SACK blocks and RFC 6675 loss recovery",
     },
     SchemeInfo {
         name: "westwood",
@@ -239,6 +245,7 @@ pub fn build(
     let built = match name {
         "reno" => (Cc::Reno(Reno), RecoveryKind::Reno),
         "newreno" => (Cc::NewReno(NewReno), RecoveryKind::NewReno),
+        "sack" => (Cc::NewReno(NewReno), RecoveryKind::Sack),
         "westwood" => (
             Cc::Westwood(Westwood::new(false, &mut p)?),
             RecoveryKind::NewReno,
