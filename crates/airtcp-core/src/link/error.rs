@@ -12,6 +12,21 @@ pub enum ErrorModel {
         applies_to: AppliesTo,
         rng: Rng,
     },
+    /// Drops the packets whose index among those it applies to is listed (sorted).
+    List {
+        packets: Vec<u64>,
+        applies_to: AppliesTo,
+        seen: u64,
+        next: usize,
+    },
+}
+
+fn applies(applies_to: AppliesTo, pkt: &Packet) -> bool {
+    match applies_to {
+        AppliesTo::All => true,
+        AppliesTo::Data => pkt.is_data(),
+        AppliesTo::Ack => !pkt.is_data(),
+    }
 }
 
 impl ErrorModel {
@@ -24,14 +39,27 @@ impl ErrorModel {
                 applies_to,
                 rng,
             } => {
-                let hit = match applies_to {
-                    AppliesTo::All => true,
-                    AppliesTo::Data => pkt.is_data(),
-                    AppliesTo::Ack => !pkt.is_data(),
-                };
                 // Draw only for packets the model applies to, so enabling ACK loss does not
                 // reshuffle the data-loss pattern.
-                hit && rng.bernoulli(*per)
+                applies(*applies_to, pkt) && rng.bernoulli(*per)
+            }
+            ErrorModel::List {
+                packets,
+                applies_to,
+                seen,
+                next,
+            } => {
+                if !applies(*applies_to, pkt) {
+                    return false;
+                }
+                let i = *seen;
+                *seen += 1;
+                if packets.get(*next) == Some(&i) {
+                    *next += 1;
+                    true
+                } else {
+                    false
+                }
             }
         }
     }

@@ -26,6 +26,12 @@ fn error_model(spec: Option<&ErrorSpec>, path: &str, seed: u64, stream: &str) ->
     let Some(e) = spec else {
         return Ok(ErrorModel::None);
     };
+    if e.model != ErrorModelKind::List && !e.packets.is_empty() {
+        return err(
+            format!("{path}.packets"),
+            "only the 'list' error model takes a packet list",
+        );
+    }
     match e.model {
         ErrorModelKind::None => Ok(ErrorModel::None),
         ErrorModelKind::Bernoulli => {
@@ -39,6 +45,23 @@ fn error_model(spec: Option<&ErrorSpec>, path: &str, seed: u64, stream: &str) ->
                 per: e.per,
                 applies_to: e.applies_to,
                 rng: Rng::for_component(seed, stream),
+            })
+        }
+        ErrorModelKind::List => {
+            if e.per != 0.0 {
+                return err(
+                    format!("{path}.per"),
+                    "the 'list' error model takes `packets`, not `per`",
+                );
+            }
+            let mut packets = e.packets.clone();
+            packets.sort_unstable();
+            packets.dedup();
+            Ok(ErrorModel::List {
+                packets,
+                applies_to: e.applies_to,
+                seen: 0,
+                next: 0,
             })
         }
     }
@@ -319,7 +342,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
             }
         };
         let (transport, cc_name) = if f.app.is_tcp() {
-            let cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
+            let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
             let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
             let (ccx, recovery) = cc::build(&cc_name, &f.cc_params).map_err(|(k, m)| {
                 if k.is_empty() {
@@ -328,6 +351,10 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                     ScenarioError::new(format!("{p}.cc_params.{k}"), m)
                 }
             })?;
+            if recovery == cc::RecoveryKind::Sack {
+                // A SACK scheme needs the receiver to send SACK blocks.
+                cfg.sack = true;
+            }
             let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
             let rx = TcpReceiver::new(&cfg);
             (

@@ -134,6 +134,9 @@ pub enum AppliesTo {
 pub enum ErrorModelKind {
     None,
     Bernoulli,
+    /// Drop the packets with the listed indices (0-based, counting the packets the model
+    /// applies to on this channel), for tests and controlled experiments.
+    List,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -145,6 +148,9 @@ pub struct ErrorSpec {
     pub per: f64,
     #[serde(default)]
     pub applies_to: AppliesTo,
+    /// Packet indices dropped by the `list` model.
+    #[serde(default)]
+    pub packets: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
