@@ -117,3 +117,14 @@ fn unknown_trace_queue() {
     assert_eq!(e.path, "trace.queue[0]");
     assert!(e.message.contains("did you mean 'R1->R2'"), "{e}");
 }
+
+#[test]
+fn unknown_app_key() {
+    let t = base().replace(
+        "app = { kind = \"bulk\" }",
+        "app = { kind = \"bulk\", bogus = 1 }",
+    );
+    let e = error_of(&t);
+    assert!(e.path.starts_with("flows[0].app"), "{e}");
+    assert!(e.message.contains("unknown field `bogus`"), "{e}");
+}

@@ -298,7 +298,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         }
         let app_path = format!("{p}.app");
         let app = match &f.app {
-            AppSpec::Bulk => App::Bulk,
+            AppSpec::Bulk {} => App::Bulk,
             AppSpec::File { size } => {
                 if size.bytes() == 0 {
                     return err(format!("{app_path}.size"), "must be > 0");

@@ -157,7 +157,7 @@ pub struct ErrorSpec {
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
 pub enum AppSpec {
     /// TCP bulk transfer that never runs dry (FTP-like).
-    Bulk,
+    Bulk {},
     /// TCP transfer of `size` bytes; records completion time.
     File { size: Size },
     /// UDP constant bit rate.
@@ -181,11 +181,11 @@ fn default_udp_size() -> u32 {
 
 impl AppSpec {
     pub fn is_tcp(&self) -> bool {
-        matches!(self, AppSpec::Bulk | AppSpec::File { .. })
+        matches!(self, AppSpec::Bulk {} | AppSpec::File { .. })
     }
     pub fn kind_name(&self) -> &'static str {
         match self {
-            AppSpec::Bulk => "bulk",
+            AppSpec::Bulk {} => "bulk",
             AppSpec::File { .. } => "file",
             AppSpec::Cbr { .. } => "cbr",
             AppSpec::Onoff { .. } => "onoff",
