@@ -128,3 +128,21 @@ fn unknown_app_key() {
     assert!(e.path.starts_with("flows[0].app"), "{e}");
     assert!(e.message.contains("unknown field `bogus`"), "{e}");
 }
+
+#[test]
+fn unknown_scheme_parameter() {
+    let t = base().replace(
+        "cc = \"newreno\"",
+        "cc = \"veno\"\ncc_params = { betta = 2 }",
+    );
+    let e = error_of(&t);
+    assert_eq!(
+        e.to_string(),
+        "flows[0].cc_params.betta: 'veno' has no parameter 'betta' (did you mean 'beta'?)"
+    );
+    let t = base().replace(
+        "cc = \"newreno\"",
+        "cc = \"newreno\"\ncc_params = { x = 1 }",
+    );
+    assert_eq!(error_of(&t).message, "'newreno' takes no parameters");
+}

@@ -136,7 +136,11 @@ impl<'a> Params<'a> {
                 let msg = if self.used.is_empty() {
                     format!("'{scheme}' takes no parameters")
                 } else {
-                    crate::util::unknown_name(&format!("parameter of '{scheme}'"), k, &self.used)
+                    crate::util::unknown_name("parameter", k, &self.used).replacen(
+                        "unknown parameter",
+                        &format!("'{scheme}' has no parameter"),
+                        1,
+                    )
                 };
                 return Err((k.clone(), msg));
             }
