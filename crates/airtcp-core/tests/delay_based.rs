@@ -1,7 +1,7 @@
 //! Vegas and Veno end to end.
 
 mod common;
-use common::Path;
+use common::{mean_goodput, Path};
 
 #[test]
 fn vegas_keeps_alpha_to_beta_packets_queued() {
@@ -35,30 +35,11 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
     assert!(l.utilization > 0.95, "{}", l.utilization);
 }
 
-fn goodput(cc: &'static str, per: f64) -> f64 {
-    (1..=4)
-        .map(|seed| {
-            Path {
-                cc,
-                per,
-                seed,
-                duration: 100.0,
-                tcp: "rcv_window = \"1MiB\"".into(),
-                ..Default::default()
-            }
-            .run()
-            .flows[0]
-                .goodput_bps
-        })
-        .sum::<f64>()
-        / 4.0
-}
-
 #[test]
 fn veno_beats_newreno_under_random_loss() {
     for per in [0.01, 0.02, 0.05] {
-        let nr = goodput("newreno", per);
-        let v = goodput("veno", per);
+        let nr = mean_goodput("newreno", per);
+        let v = mean_goodput("veno", per);
         println!("per {per}: newreno {nr:.0} veno {v:.0} gain {:.2}", v / nr);
         // Margin stated in docs/schemes/veno.md.
         assert!(v > 1.3 * nr, "per {per}: veno {v} vs newreno {nr}");

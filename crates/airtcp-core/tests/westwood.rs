@@ -1,7 +1,7 @@
 //! Westwood and Westwood+ end to end: the bandwidth estimate and the gain under random loss.
 
 mod common;
-use common::Path;
+use common::{mean_goodput, Path};
 
 #[test]
 fn westwood_plus_estimate_converges_on_lossless_path() {
@@ -27,33 +27,11 @@ fn westwood_plus_estimate_converges_on_lossless_path() {
     }
 }
 
-/// Mean goodput over seeds of `cc` on a 10 Mbps path with Bernoulli data loss `per`.
-fn goodput(cc: &'static str, per: f64) -> f64 {
-    let seeds = 1..=4;
-    let n = seeds.clone().count() as f64;
-    seeds
-        .map(|seed| {
-            Path {
-                cc,
-                per,
-                seed,
-                duration: 100.0,
-                tcp: "rcv_window = \"1MiB\"".into(),
-                ..Default::default()
-            }
-            .run()
-            .flows[0]
-                .goodput_bps
-        })
-        .sum::<f64>()
-        / n
-}
-
 #[test]
 fn westwood_plus_beats_newreno_under_random_loss() {
     for per in [0.01, 0.02, 0.05] {
-        let nr = goodput("newreno", per);
-        let wp = goodput("westwood+", per);
+        let nr = mean_goodput("newreno", per);
+        let wp = mean_goodput("westwood+", per);
         println!(
             "per {per}: newreno {nr:.0} westwood+ {wp:.0} gain {:.2}",
             wp / nr

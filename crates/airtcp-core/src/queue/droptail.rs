@@ -10,17 +10,23 @@ pub enum Limit {
     Bytes(u64),
 }
 
+impl Limit {
+    /// Whether a packet of `size` bytes fits behind what `fifo` holds.
+    pub fn fits(self, fifo: &Fifo, size: u32) -> bool {
+        match self {
+            Limit::Packets(n) => (fifo.len() as u64) < n,
+            Limit::Bytes(b) => fifo.bytes() + size as u64 <= b,
+        }
+    }
+}
+
 pub struct DropTail {
     pub limit: Limit,
 }
 
 impl DropTail {
     pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
-        let fits = match self.limit {
-            Limit::Packets(n) => (fifo.len() as u64) < n,
-            Limit::Bytes(b) => fifo.bytes() + pkt.size as u64 <= b,
-        };
-        if fits {
+        if self.limit.fits(fifo, pkt.size) {
             Verdict::Accept
         } else {
             Verdict::Drop(DropCause::QueueOverflow)

@@ -15,11 +15,7 @@ pub struct ThresholdMark {
 
 impl ThresholdMark {
     pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
-        let fits = match self.limit {
-            Limit::Packets(n) => (fifo.len() as u64) < n,
-            Limit::Bytes(b) => fifo.bytes() + pkt.size as u64 <= b,
-        };
-        if !fits {
+        if !self.limit.fits(fifo, pkt.size) {
             return Verdict::Drop(DropCause::QueueOverflow);
         }
         if fifo.len() as u64 >= self.mark_at && pkt.ip.ecn.is_ect() {

@@ -80,3 +80,24 @@ impl Path {
         airtcp_core::run_toml(&self.toml()).unwrap_or_else(|e| panic!("{e}\n{}", self.toml()))
     }
 }
+
+/// Mean goodput over seeds 1..=4 of one `cc` flow on the default 10 Mbps path with Bernoulli
+/// data loss `per`, 100 s, 1 MiB receive window.
+pub fn mean_goodput(cc: &'static str, per: f64) -> f64 {
+    (1..=4)
+        .map(|seed| {
+            Path {
+                cc,
+                per,
+                seed,
+                duration: 100.0,
+                tcp: "rcv_window = \"1MiB\"".into(),
+                ..Default::default()
+            }
+            .run()
+            .flows[0]
+                .goodput_bps
+        })
+        .sum::<f64>()
+        / 4.0
+}

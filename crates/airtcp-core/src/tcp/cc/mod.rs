@@ -7,7 +7,6 @@
 
 pub mod cubic;
 pub mod newreno;
-pub mod reno;
 pub mod rttround;
 pub mod vegas;
 pub mod veno;
@@ -15,7 +14,6 @@ pub mod westwood;
 
 pub use cubic::Cubic;
 pub use newreno::NewReno;
-pub use reno::Reno;
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
@@ -156,7 +154,6 @@ pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
 
 /// Enum dispatch over the schemes.
 pub enum Cc {
-    Reno(Reno),
     NewReno(NewReno),
     Westwood(Westwood),
     Vegas(Vegas),
@@ -167,7 +164,6 @@ pub enum Cc {
 impl Cc {
     pub fn as_dyn(&mut self) -> &mut dyn CongestionControl {
         match self {
-            Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
             Cc::Westwood(c) => c,
             Cc::Vegas(c) => c,
@@ -178,7 +174,6 @@ impl Cc {
 
     pub fn as_shared(&self) -> &dyn CongestionControl {
         match self {
-            Cc::Reno(c) => c,
             Cc::NewReno(c) => c,
             Cc::Westwood(c) => c,
             Cc::Vegas(c) => c,
@@ -247,7 +242,8 @@ pub fn build(
 ) -> Result<(Cc, RecoveryKind), (String, String)> {
     let mut p = Params::new(params);
     let built = match name {
-        "reno" => (Cc::Reno(Reno), RecoveryKind::Reno),
+        // Reno shares NewReno's window rules; only its recovery differs.
+        "reno" => (Cc::NewReno(NewReno), RecoveryKind::Reno),
         "newreno" => (Cc::NewReno(NewReno), RecoveryKind::NewReno),
         "sack" => (Cc::NewReno(NewReno), RecoveryKind::Sack),
         "westwood" => (

@@ -1,6 +1,7 @@
-//! NewReno congestion control (RFC 5681): slow start below ssthresh, one segment per RTT above
-//! it, ssthresh = max(FlightSize/2, 2*SMSS) on loss. The partial-ACK recovery of RFC 6582 is
-//! the sender's shared recovery, not part of this file.
+//! Reno/NewReno congestion control (RFC 5681): slow start below ssthresh, one segment per RTT
+//! above it, ssthresh = max(FlightSize/2, 2*SMSS) on loss. The schemes `reno` and `newreno`
+//! share these rules and differ only in the sender's shared recovery (RFC 5681 fast recovery
+//! vs RFC 6582 partial-ACK handling), which is not part of this file.
 
 use super::{half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, Reaction};
 
