@@ -343,7 +343,7 @@ impl Sim {
                 return;
             };
             // RFC 3168 6.1.5: retransmissions are not ECN-capable.
-            let ecn = if t.cfg.ecn && !seg.retx {
+            let ecn = if t.tx.ecn_enabled() && !seg.retx && seg.len > 0 {
                 Ecn::ECT0
             } else {
                 Ecn::NOT_ECT

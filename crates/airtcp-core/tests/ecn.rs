@@ -75,3 +75,25 @@ fn non_ecn_flow_is_not_marked_and_ignores_the_router() {
     assert!(r.links.iter().all(|l| l.ecn_marks == 0));
     assert_eq!(r.flows[0].ecn_reductions, 0);
 }
+
+#[test]
+fn handshake_negotiates_ecn_end_to_end() {
+    for (ecn, expect_marks) in [(true, true), (false, false)] {
+        let p = Path {
+            bottleneck_rate: "2Mbps",
+            duration: 10.0,
+            tcp: format!("ecn = {ecn}\nhandshake = true"),
+            ..Default::default()
+        };
+        let t = p.toml().replace(
+            "rate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { limit = 1000 }",
+            "rate = \"2Mbps\"\ndelay = \"30ms\"\nqueue = { kind = \"ecn_threshold\", limit = 1000, mark_threshold = 0 }",
+        );
+        let r = airtcp_core::run_toml(&t).unwrap();
+        let f = &r.flows[0];
+        let marks: u64 = r.links.iter().map(|l| l.ecn_marks).sum();
+        assert_eq!(marks > 0, expect_marks, "ecn {ecn}: {marks} marks");
+        assert_eq!(f.ecn_reductions > 0, expect_marks);
+        assert!(f.delivered_bytes > 0);
+    }
+}

@@ -23,6 +23,7 @@ proptest! {
         ack_loss in any::<bool>(),
         delayed in any::<bool>(),
         sack in any::<bool>(),
+        handshake in any::<bool>(),
         mss in prop::sample::select(vec![100u32, 536, 1000, 1460]),
         seed in 0u64..1_000_000,
     ) {
@@ -38,7 +39,7 @@ proptest! {
             seed,
             app: format!("{{ kind = \"file\", size = {size} }}"),
             tcp: format!(
-                "max_rto = \"8s\"\ndelayed_ack = {delayed}\nsack = {sack}\nsegment_size = {mss}\n"
+                "max_rto = \"8s\"\ndelayed_ack = {delayed}\nsack = {sack}\nsegment_size = {mss}\nhandshake = {handshake}\n"
             ),
             flows: 1,
             cc: "newreno",

@@ -230,6 +230,7 @@ pub struct TcpOptions {
     pub timestamps: Option<bool>,
     pub ecn: Option<bool>,
     pub dupack_threshold: Option<u32>,
+    pub handshake: Option<bool>,
 }
 
 impl TcpOptions {
@@ -253,7 +254,8 @@ impl TcpOptions {
             sack,
             timestamps,
             ecn,
-            dupack_threshold
+            dupack_threshold,
+            handshake
         )
     }
 }

@@ -32,6 +32,9 @@ pub struct TcpConfig {
     pub timestamps: bool,
     pub ecn: bool,
     pub dupack_threshold: u32,
+    /// Open the connection with a SYN exchange (which negotiates ECN) instead of starting
+    /// established.
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -54,6 +57,8 @@ impl Default for TcpConfig {
             timestamps: false,
             ecn: false,
             dupack_threshold: 3,
+            // ns-2's one-way agents, which the seed papers used, start established.
+            handshake: false,
         }
     }
 }
@@ -140,6 +145,9 @@ impl TcpConfig {
         }
         if let Some(v) = o.ecn {
             c.ecn = v;
+        }
+        if let Some(v) = o.handshake {
+            c.handshake = v;
         }
         if let Some(v) = o.dupack_threshold {
             if v == 0 {

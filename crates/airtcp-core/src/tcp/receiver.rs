@@ -43,6 +43,10 @@ pub struct TcpReceiver {
     last_codepoint: u8,
     /// RFC 3168: echo ECE on every ACK from a CE mark until a CWR segment arrives.
     ece: bool,
+    /// ECN-capable end (configured).
+    ecn_capable: bool,
+    /// A SYN arrived: answer with a SYN-ACK (ECE set when ECN is agreed).
+    synack_due: Option<bool>,
     pub stats: ReceiverStats,
 }
 
@@ -63,6 +67,8 @@ impl TcpReceiver {
             ts_recent: 0,
             last_codepoint: 0,
             ece: false,
+            ecn_capable: cfg.ecn,
+            synack_due: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -83,6 +89,16 @@ impl TcpReceiver {
     }
 
     pub fn on_segment(&mut self, now: Time, h: &TcpHeader, ecn: Ecn) -> RxOutcome {
+        if h.has(flags::SYN) {
+            // ECN-setup SYN (ECE and CWR) and a capable end: agree in the SYN-ACK.
+            let agree = self.ecn_capable && h.has(flags::ECE) && h.has(flags::CWR);
+            self.synack_due = Some(agree);
+            return RxOutcome {
+                delivered_from: self.rcv_nxt,
+                delivered: 0,
+                ack_now: true,
+            };
+        }
         self.stats.received_packets += 1;
         self.stats.received_bytes += h.len as u64;
         self.last_codepoint = ecn.bits();
@@ -167,6 +183,10 @@ impl TcpReceiver {
         if self.timestamps {
             h.ts_val = now;
             h.ts_ecr = self.ts_recent;
+        }
+        if let Some(agree) = self.synack_due.take() {
+            h.flags = flags::SYN | flags::ACK | if agree { flags::ECE } else { 0 };
+            return h;
         }
         if self.sack && !self.ooo.is_empty() {
             // First block: the one holding the latest arrival (RFC 2018 4); then the others,
@@ -312,6 +332,30 @@ mod tests {
         s.flags |= flags::CWR;
         r.on_segment(0, &s, Ecn::ECT0);
         assert!(!r.make_ack(0).has(flags::ECE));
+    }
+
+    #[test]
+    fn syn_gets_synack_agreeing_on_ecn_only_if_capable() {
+        let syn = TcpHeader {
+            flags: flags::SYN | flags::ECE | flags::CWR,
+            ..Default::default()
+        };
+        let mut capable = TcpReceiver::new(&TcpConfig {
+            ecn: true,
+            ..Default::default()
+        });
+        assert!(capable.on_segment(0, &syn, Ecn::NOT_ECT).ack_now);
+        let a = capable.make_ack(0);
+        assert!(a.has(flags::SYN) && a.has(flags::ACK) && a.has(flags::ECE));
+        assert!(!capable.make_ack(0).has(flags::SYN), "a single SYN-ACK");
+        let mut plain = rx(false, false);
+        plain.on_segment(0, &syn, Ecn::NOT_ECT);
+        let a = plain.make_ack(0);
+        assert!(a.has(flags::SYN) && !a.has(flags::ECE));
+        assert_eq!(
+            plain.stats.received_packets, 0,
+            "control segments are not data"
+        );
     }
 
     #[test]

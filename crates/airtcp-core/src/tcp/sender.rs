@@ -21,6 +21,14 @@ pub struct Segment {
     pub flags: u8,
 }
 
+#[derive(Clone, Copy, Debug)]
+struct SynState {
+    /// A SYN is due to be (re)sent.
+    due: bool,
+    sent_at: Option<Time>,
+    retransmitted: bool,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
     pub sent_packets: u64,
@@ -63,6 +71,10 @@ pub struct TcpSender {
     ecn_recover: Option<u64>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
+    /// ECN in use: configured, and (with a handshake) agreed by the receiver.
+    ecn_ok: bool,
+    /// Handshake state: Some(sent_at, retransmitted) while the SYN awaits its SYN-ACK.
+    syn: Option<SynState>,
     last_account: Time,
     pub stats: SenderStats,
 }
@@ -83,6 +95,12 @@ impl TcpSender {
             recovery_kind
         };
         let rwnd = cfg.rcv_window;
+        let ecn_ok = cfg.ecn && !cfg.handshake;
+        let syn = cfg.handshake.then_some(SynState {
+            due: true,
+            sent_at: None,
+            retransmitted: false,
+        });
         TcpSender {
             cfg,
             st,
@@ -104,6 +122,8 @@ impl TcpSender {
             pending_retx: None,
             ecn_recover: None,
             cwr_pending: false,
+            ecn_ok,
+            syn,
             last_account: now,
             stats: SenderStats::default(),
         }
@@ -165,7 +185,41 @@ impl TcpSender {
     }
 
     /// Next segment to transmit now, if any. Call repeatedly until it returns None.
+    /// ECN is in use on this connection.
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn_ok
+    }
+
+    /// The connection is open (handshake done or not used).
+    pub fn is_established(&self) -> bool {
+        self.syn.is_none()
+    }
+
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+        if let Some(syn) = &mut self.syn {
+            // Only the SYN goes out until the SYN-ACK arrives.
+            if !syn.due || self.app_end == 0 {
+                return None;
+            }
+            syn.due = false;
+            syn.retransmitted |= syn.sent_at.is_some();
+            syn.sent_at = Some(now);
+            if self.rto_deadline.is_none() {
+                self.arm_rto(now);
+            }
+            // RFC 3168 6.1.1: an ECN-setup SYN carries ECE and CWR.
+            let ecn = if self.cfg.ecn {
+                flags::ECE | flags::CWR
+            } else {
+                0
+            };
+            return Some(Segment {
+                seq: 0,
+                len: 0,
+                retx: false,
+                flags: flags::SYN | ecn,
+            });
+        }
         if let Some(seq) = self.pending_retx.take() {
             if seq < self.snd_max && seq >= self.snd_una {
                 return Some(self.emit(now, seq, true));
@@ -263,6 +317,19 @@ impl TcpSender {
     /// Process an ACK segment.
     pub fn on_ack(&mut self, now: Time, h: &TcpHeader) {
         self.account(now);
+        if let Some(syn) = self.syn {
+            if h.has(flags::SYN) && h.has(flags::ACK) {
+                // Open: ECN only if the receiver agreed (RFC 3168 6.1.1: SYN-ACK with ECE).
+                self.syn = None;
+                self.ecn_ok = self.cfg.ecn && h.has(flags::ECE);
+                self.rwnd = h.wnd;
+                self.rto_deadline = None;
+                if let (Some(sent), false) = (syn.sent_at, syn.retransmitted) {
+                    self.rtt.sample(now - sent);
+                }
+            }
+            return;
+        }
         self.rwnd = h.wnd;
         let ack = h.ack.min(self.snd_max);
         let mut info = AckInfo {
@@ -347,7 +414,7 @@ impl TcpSender {
         info.srtt = self.rtt.srtt;
         self.cc.as_dyn().on_ack(&info, &mut self.st);
         // After the scheme's growth step, so the reduced window is what the ACK leaves.
-        if info.ece && self.cfg.ecn {
+        if info.ece && self.ecn_ok {
             self.on_ece(now);
         }
         self.st.cwnd = self.st.cwnd.max(self.mss());
@@ -430,6 +497,13 @@ impl TcpSender {
         match self.rto_deadline {
             Some(d) if d <= now => {}
             _ => return,
+        }
+        if let Some(syn) = &mut self.syn {
+            // SYN lost (or its SYN-ACK): send it again with the backed-off timer.
+            syn.due = true;
+            self.rtt.backoff();
+            self.rto_deadline = None;
+            return;
         }
         self.account(now);
         self.stats.timeouts += 1;
@@ -634,6 +708,67 @@ mod tests {
         h.flags |= flags::ECE;
         s.on_ack(30 * MS, &h);
         assert_eq!(s.stats.ecn_reductions, 2);
+    }
+
+    fn handshake_sender(ecn: bool) -> TcpSender {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            ecn,
+            handshake: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s
+    }
+
+    #[test]
+    fn handshake_negotiates_ecn() {
+        let mut s = handshake_sender(true);
+        let segs = drain(&mut s, 0);
+        assert_eq!(segs.len(), 1, "only the SYN before the SYN-ACK");
+        assert_eq!(segs[0].flags, flags::SYN | flags::ECE | flags::CWR);
+        assert!(!s.ecn_enabled());
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK | flags::ECE,
+            wnd: 65_535,
+            ..Default::default()
+        };
+        s.on_ack(100 * MS, &synack);
+        assert!(s.is_established() && s.ecn_enabled());
+        assert_eq!(s.rtt.srtt, Some(100 * MS), "the SYN is timed");
+        assert_eq!(drain(&mut s, 100 * MS).len(), 2, "then the initial window");
+    }
+
+    #[test]
+    fn receiver_without_ecn_turns_it_off() {
+        let mut s = handshake_sender(true);
+        drain(&mut s, 0);
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK,
+            wnd: 65_535,
+            ..Default::default()
+        };
+        s.on_ack(100 * MS, &synack);
+        assert!(s.is_established() && !s.ecn_enabled());
+    }
+
+    #[test]
+    fn lost_syn_is_resent_after_rto() {
+        let mut s = handshake_sender(false);
+        assert_eq!(drain(&mut s, 0)[0].flags, flags::SYN);
+        assert!(drain(&mut s, 10).is_empty());
+        s.on_timeout(1000 * MS);
+        let again = drain(&mut s, 1000 * MS);
+        assert_eq!(again.len(), 1);
+        assert_eq!(s.rto_deadline(), Some(3000 * MS), "backed off to 2 s");
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK,
+            wnd: 65_535,
+            ..Default::default()
+        };
+        s.on_ack(1100 * MS, &synack);
+        assert_eq!(s.rtt.srtt, None, "a retransmitted SYN is not timed (Karn)");
     }
 
     #[test]
