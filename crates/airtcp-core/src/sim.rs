@@ -70,7 +70,8 @@ pub struct Flow {
     pub transport: Transport,
     pub stopped: bool,
     pub losses: FlowLosses,
-    /// Ground truth of every lost data segment: (sequence number, cause, time).
+    /// Ground truth of every lost data packet: (TCP sequence number or UDP datagram number,
+    /// cause, time).
     pub loss_log: Vec<(u64, DropCause, Time)>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
@@ -99,6 +100,8 @@ pub struct Sim {
     pub counters: Counters,
     pub queue_trace: Vec<(ChanId, Vec<(Time, u32)>)>,
     pub queue_interval: Time,
+    /// SNR series of SNR-driven channels (indexed by their error models).
+    pub snr: Vec<crate::link::SnrSeries>,
     pub finished: bool,
 }
 
@@ -197,7 +200,7 @@ impl Sim {
         let now = self.now();
         let ch = &mut self.chans[c.idx()];
         let id = ch.tx.take().expect("TxDone on an idle channel");
-        if ch.error.corrupts(self.pool.get(id)) {
+        if ch.error.corrupts(now, self.pool.get(id), &self.snr) {
             self.drop_packet(id, DropCause::ChannelError, Some(c));
         } else {
             let delay = self.chans[c.idx()].delay;
@@ -222,9 +225,11 @@ impl Sim {
         let flow = &mut self.flows[pkt.flow.idx()];
         if pkt.is_data() {
             flow.losses.data[cause.index()] += 1;
-            if pkt.proto == Proto::Tcp {
-                flow.loss_log.push((pkt.tcp.seq, cause, now));
-            }
+            let seq = match pkt.proto {
+                Proto::Tcp => pkt.tcp.seq,
+                Proto::Udp => pkt.udp_seq,
+            };
+            flow.loss_log.push((seq, cause, now));
         } else {
             flow.losses.acks[cause.index()] += 1;
         }

@@ -1,57 +1,104 @@
-//! Channel error models: decide whether a transmitted packet arrives corrupted.
+//! Channel error models: decide whether a transmitted packet arrives corrupted. Every model
+//! applies to data packets, pure ACKs, or both, and draws only for the packets it applies to,
+//! so enabling ACK loss does not reshuffle the data-loss pattern.
 
-use crate::engine::Rng;
+use super::modulation::Modulation;
+use super::snr::SnrSeries;
+use crate::engine::{Rng, Time, SEC};
 use crate::packet::Packet;
 use crate::scenario::schema::AppliesTo;
 
-pub enum ErrorModel {
+pub struct ErrorModel {
+    pub applies_to: AppliesTo,
+    pub kind: ErrorKind,
+}
+
+pub enum ErrorKind {
     None,
     /// Independent losses with probability `per` per packet.
     Bernoulli {
         per: f64,
-        applies_to: AppliesTo,
+        rng: Rng,
+    },
+    /// Independent bit errors: a packet of n bytes survives with (1 − ber)^(8n).
+    Ber {
+        ber: f64,
+        rng: Rng,
+    },
+    /// Gilbert–Elliott two-state channel in continuous time: exponential sojourns with the
+    /// given means; a packet is lost with the loss probability of the state it ends in.
+    GilbertElliott {
+        mean_good: f64,
+        mean_bad: f64,
+        per_good: f64,
+        per_bad: f64,
+        bad: bool,
+        next_switch: Time,
         rng: Rng,
     },
     /// Drops the packets whose index among those it applies to is listed (sorted).
     List {
         packets: Vec<u64>,
-        applies_to: AppliesTo,
         seen: u64,
         next: usize,
     },
-}
-
-fn applies(applies_to: AppliesTo, pkt: &Packet) -> bool {
-    match applies_to {
-        AppliesTo::All => true,
-        AppliesTo::Data => pkt.is_data(),
-        AppliesTo::Ack => !pkt.is_data(),
-    }
+    /// Packet error from the SNR at transmission time, through the modulation's curve.
+    Snr {
+        series: usize,
+        modulation: Modulation,
+        rng: Rng,
+    },
 }
 
 impl ErrorModel {
-    /// True if `pkt` is corrupted on this transmission.
-    pub fn corrupts(&mut self, pkt: &Packet) -> bool {
-        match self {
-            ErrorModel::None => false,
-            ErrorModel::Bernoulli {
-                per,
-                applies_to,
+    pub fn none() -> Self {
+        ErrorModel {
+            applies_to: AppliesTo::All,
+            kind: ErrorKind::None,
+        }
+    }
+
+    fn applies(&self, pkt: &Packet) -> bool {
+        match self.applies_to {
+            AppliesTo::All => true,
+            AppliesTo::Data => pkt.is_data(),
+            AppliesTo::Ack => !pkt.is_data(),
+        }
+    }
+
+    /// True if `pkt`, finishing its transmission at `now`, is corrupted.
+    pub fn corrupts(&mut self, now: Time, pkt: &Packet, snr: &[SnrSeries]) -> bool {
+        if matches!(self.kind, ErrorKind::None) || !self.applies(pkt) {
+            return false;
+        }
+        match &mut self.kind {
+            ErrorKind::None => false,
+            ErrorKind::Bernoulli { per, rng } => rng.bernoulli(*per),
+            ErrorKind::Ber { ber, rng } => {
+                let survive = (1.0 - *ber).powf(8.0 * pkt.size as f64);
+                rng.bernoulli(1.0 - survive)
+            }
+            ErrorKind::GilbertElliott {
+                mean_good,
+                mean_bad,
+                per_good,
+                per_bad,
+                bad,
+                next_switch,
                 rng,
             } => {
-                // Draw only for packets the model applies to, so enabling ACK loss does not
-                // reshuffle the data-loss pattern.
-                applies(*applies_to, pkt) && rng.bernoulli(*per)
+                while *next_switch <= now {
+                    *bad = !*bad;
+                    let mean = if *bad { *mean_bad } else { *mean_good };
+                    *next_switch += ((rng.exponential(mean) * SEC as f64) as Time).max(1);
+                }
+                rng.bernoulli(if *bad { *per_bad } else { *per_good })
             }
-            ErrorModel::List {
+            ErrorKind::List {
                 packets,
-                applies_to,
                 seen,
                 next,
             } => {
-                if !applies(*applies_to, pkt) {
-                    return false;
-                }
                 let i = *seen;
                 *seen += 1;
                 if packets.get(*next) == Some(&i) {
@@ -61,6 +108,25 @@ impl ErrorModel {
                     false
                 }
             }
+            ErrorKind::Snr {
+                series,
+                modulation,
+                rng,
+            } => {
+                let db = snr[*series].at(now);
+                rng.bernoulli(modulation.per(db, pkt.size))
+            }
         }
     }
+}
+
+/// Gilbert–Elliott closed forms for packets sent every `dt` seconds through a channel with
+/// mean sojourns `mg`, `mb` that loses every packet in the bad state and none in the good:
+/// (loss rate, mean loss-burst length in packets). The sampled chain stays bad with
+/// probability π_b + π_g·e^(−λ·dt), λ = 1/mg + 1/mb.
+pub fn gilbert_closed_form(mg: f64, mb: f64, dt: f64) -> (f64, f64) {
+    let pi_b = mb / (mg + mb);
+    let lambda = 1.0 / mg + 1.0 / mb;
+    let stay_bad = pi_b + (1.0 - pi_b) * (-lambda * dt).exp();
+    (pi_b, 1.0 / (1.0 - stay_bad))
 }

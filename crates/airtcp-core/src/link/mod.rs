@@ -3,8 +3,12 @@
 //! `LinkKind`s whose channels contend for a medium.
 
 pub mod error;
+pub mod modulation;
+pub mod snr;
 
-pub use error::ErrorModel;
+pub use error::{ErrorKind, ErrorModel};
+pub use modulation::Modulation;
+pub use snr::{SnrSeries, SnrSynth};
 
 use crate::engine::Time;
 use crate::ids::{LinkId, NodeId, PacketId};

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use super::schema::*;
 use super::ScenarioError;
 use crate::app::App;
-use crate::engine::{tx_time, Rng, Scheduler, MS};
+use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
-use crate::link::{ChanStats, Channel, ErrorModel, Link};
+use crate::link::{ChanStats, Channel, ErrorKind, ErrorModel, Link, SnrSeries};
 use crate::packet::PacketPool;
 use crate::queue::{droptail::Limit, DropTail, Fifo, QueuePolicy, ThresholdMark};
 use crate::sim::{Counters, Ev, Flow, FlowLosses, Sim, TcpFlow, Transport, UdpFlow};
@@ -22,49 +22,149 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
 
-fn error_model(spec: Option<&ErrorSpec>, path: &str, seed: u64, stream: &str) -> R<ErrorModel> {
-    let Some(e) = spec else {
-        return Ok(ErrorModel::None);
-    };
-    if e.model != ErrorModelKind::List && !e.packets.is_empty() {
-        return err(
-            format!("{path}.packets"),
-            "only the 'list' error model takes a packet list",
-        );
+fn prob(v: f64, path: String) -> R<f64> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        err(path, format!("must be in [0, 1], got {v}"))
     }
-    match e.model {
-        ErrorModelKind::None => Ok(ErrorModel::None),
-        ErrorModelKind::Bernoulli => {
-            if !(0.0..=1.0).contains(&e.per) || e.per.is_nan() {
-                return err(
-                    format!("{path}.per"),
-                    format!("must be in [0, 1], got {}", e.per),
-                );
+}
+
+/// Build a channel's error model; SNR series it needs are appended to `snr`.
+fn error_model(
+    spec: Option<&ErrorSpec>,
+    path: &str,
+    seed: u64,
+    stream: &str,
+    end: Time,
+    snr: &mut Vec<SnrSeries>,
+) -> R<ErrorModel> {
+    let Some(e) = spec else {
+        return Ok(ErrorModel::none());
+    };
+    let rng = || Rng::for_component(seed, stream);
+    let (applies_to, kind) = match e {
+        ErrorSpec::None { applies_to } => (*applies_to, ErrorKind::None),
+        ErrorSpec::Bernoulli { per, applies_to } => (
+            *applies_to,
+            ErrorKind::Bernoulli {
+                per: prob(*per, format!("{path}.per"))?,
+                rng: rng(),
+            },
+        ),
+        ErrorSpec::Ber { ber, applies_to } => (
+            *applies_to,
+            ErrorKind::Ber {
+                ber: prob(*ber, format!("{path}.ber"))?,
+                rng: rng(),
+            },
+        ),
+        ErrorSpec::GilbertElliott {
+            mean_good,
+            mean_bad,
+            per_good,
+            per_bad,
+            applies_to,
+        } => {
+            for (k, d) in [("mean_good", mean_good), ("mean_bad", mean_bad)] {
+                if d.0 <= 0.0 {
+                    return err(format!("{path}.{k}"), format!("must be > 0, got {}", d.0));
+                }
             }
-            Ok(ErrorModel::Bernoulli {
-                per: e.per,
-                applies_to: e.applies_to,
-                rng: Rng::for_component(seed, stream),
-            })
+            let mut r = rng();
+            // Start in the stationary distribution so the loss rate holds from t = 0.
+            let pi_bad = mean_bad.0 / (mean_good.0 + mean_bad.0);
+            let bad = r.bernoulli(pi_bad);
+            let first = r.exponential(if bad { mean_bad.0 } else { mean_good.0 });
+            (
+                *applies_to,
+                ErrorKind::GilbertElliott {
+                    mean_good: mean_good.0,
+                    mean_bad: mean_bad.0,
+                    per_good: prob(*per_good, format!("{path}.per_good"))?,
+                    per_bad: prob(*per_bad, format!("{path}.per_bad"))?,
+                    bad,
+                    next_switch: ((first * SEC as f64) as Time).max(1),
+                    rng: r,
+                },
+            )
         }
-        ErrorModelKind::List => {
-            if e.per != 0.0 {
-                return err(
-                    format!("{path}.per"),
-                    "the 'list' error model takes `packets`, not `per`",
-                );
-            }
-            let mut packets = e.packets.clone();
+        ErrorSpec::List {
+            packets,
+            applies_to,
+        } => {
+            let mut packets = packets.clone();
             packets.sort_unstable();
             packets.dedup();
-            Ok(ErrorModel::List {
-                packets,
-                applies_to: e.applies_to,
-                seen: 0,
-                next: 0,
-            })
+            (
+                *applies_to,
+                ErrorKind::List {
+                    packets,
+                    seen: 0,
+                    next: 0,
+                },
+            )
         }
-    }
+        ErrorSpec::Snr {
+            modulation,
+            trace,
+            samples,
+            synth,
+            interval,
+            applies_to,
+        } => {
+            let iv = interval.ns();
+            if iv == 0 {
+                return err(format!("{path}.interval"), "must be > 0");
+            }
+            let given = [trace.is_some(), samples.is_some(), synth.is_some()];
+            if given.iter().filter(|g| **g).count() != 1 {
+                return err(
+                    path.to_string(),
+                    "an snr model needs exactly one of `trace`, `samples` or `synth`",
+                );
+            }
+            let series = if let Some(file) = trace {
+                let text = std::fs::read_to_string(file).map_err(|e| {
+                    ScenarioError::new(
+                        format!("{path}.trace"),
+                        format!("cannot read '{file}': {e}"),
+                    )
+                })?;
+                SnrSeries::parse_csv(&text, iv).map_err(|m| {
+                    ScenarioError::new(format!("{path}.trace"), format!("'{file}': {m}"))
+                })?
+            } else if let Some(v) = samples {
+                if v.is_empty() || v.iter().any(|x| !x.is_finite()) {
+                    return err(format!("{path}.samples"), "needs finite SNR values (dB)");
+                }
+                SnrSeries {
+                    interval: iv,
+                    samples_db: v.clone(),
+                }
+            } else {
+                let sy = synth.as_ref().expect("one source checked");
+                sy.check()
+                    .map_err(|(k, m)| ScenarioError::new(format!("{path}.synth.{k}"), m))?;
+                let n = (end / iv) as usize + 1;
+                sy.generate(
+                    n,
+                    iv,
+                    &mut Rng::for_component(seed, &format!("{stream}/snr")),
+                )
+            };
+            snr.push(series);
+            (
+                *applies_to,
+                ErrorKind::Snr {
+                    series: snr.len() - 1,
+                    modulation: *modulation,
+                    rng: rng(),
+                },
+            )
+        }
+    };
+    Ok(ErrorModel { applies_to, kind })
 }
 
 fn queue_policy(q: &QueueSpec, limit: Limit, path: &str) -> R<QueuePolicy> {
@@ -139,6 +239,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
     };
 
     // Links: two channels each.
+    let mut snr: Vec<SnrSeries> = Vec::new();
     let mut links = Vec::with_capacity(sc.links.len());
     let mut chans = Vec::with_capacity(2 * sc.links.len());
     let mut link_names: BTreeMap<String, usize> = BTreeMap::new();
@@ -213,6 +314,8 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                     &format!("{p}.{spath}"),
                     sc.seed,
                     &format!("link/{name}/{dir}/error"),
+                    end,
+                    &mut snr,
                 )?,
                 tx: None,
                 stats: ChanStats::default(),
@@ -456,6 +559,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         counters: Counters::default(),
         queue_trace,
         queue_interval,
+        snr,
         finished: false,
     })
 }

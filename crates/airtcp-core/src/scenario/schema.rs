@@ -129,28 +129,67 @@ pub enum AppliesTo {
     All,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorModelKind {
-    None,
-    Bernoulli,
+/// A channel error model (`model` selects the variant). Every variant takes `applies_to`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, tag = "model", rename_all = "snake_case")]
+pub enum ErrorSpec {
+    None {
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
+    /// Independent packet losses with probability `per`.
+    Bernoulli {
+        #[serde(default)]
+        per: f64,
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
+    /// Independent bit errors at rate `ber`; the packet error rate follows its size.
+    Ber {
+        ber: f64,
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
+    /// Gilbert–Elliott bursts: exponential good/bad sojourns, a loss rate in each state.
+    GilbertElliott {
+        mean_good: Duration,
+        mean_bad: Duration,
+        #[serde(default)]
+        per_good: f64,
+        #[serde(default = "one")]
+        per_bad: f64,
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
     /// Drop the packets with the listed indices (0-based, counting the packets the model
     /// applies to on this channel), for tests and controlled experiments.
-    List,
+    List {
+        packets: Vec<u64>,
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
+    /// Packet errors from an SNR time series through an 802.11b modulation's error curve.
+    Snr {
+        modulation: crate::link::Modulation,
+        /// CSV file of SNR samples (dB), one per `interval` (path relative to the working
+        /// directory).
+        trace: Option<String>,
+        /// Inline SNR samples (dB), one per `interval`.
+        samples: Option<Vec<f64>>,
+        /// Synthesized trace parameters.
+        synth: Option<crate::link::SnrSynth>,
+        #[serde(default = "snr_interval")]
+        interval: Duration,
+        #[serde(default)]
+        applies_to: AppliesTo,
+    },
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorSpec {
-    pub model: ErrorModelKind,
-    /// Packet error rate in [0, 1] (Bernoulli).
-    #[serde(default)]
-    pub per: f64,
-    #[serde(default)]
-    pub applies_to: AppliesTo,
-    /// Packet indices dropped by the `list` model.
-    #[serde(default)]
-    pub packets: Vec<u64>,
+fn one() -> f64 {
+    1.0
+}
+fn snr_interval() -> Duration {
+    Duration(0.1)
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

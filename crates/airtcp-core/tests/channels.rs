@@ -1,0 +1,156 @@
+//! Channel error models against their closed forms, and SNR traces from files.
+
+mod common;
+use airtcp_core::link::error::gilbert_closed_form;
+use common::Path;
+
+/// Run a 800 kbps CBR flow (1000-byte datagrams every 10 ms) for `secs` over the path whose
+/// last hop uses `error` and return the simulator after the run.
+fn cbr_over(error: &str, secs: f64) -> airtcp_core::Sim {
+    let p = Path {
+        duration: secs,
+        app: r#"{ kind = "cbr", rate = "800kbps", packet_size = 1000 }"#.into(),
+        ..Default::default()
+    };
+    let t = p.toml().replace("cc = \"newreno\"\n", "").replace(
+        "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+        &format!("error = {error}"),
+    );
+    assert!(t.contains(error), "{t}");
+    let sc = airtcp_core::scenario::parse_toml(&t).unwrap();
+    let mut sim = airtcp_core::scenario::build(&sc).unwrap();
+    sim.run();
+    sim
+}
+
+fn loss_stats(sim: &airtcp_core::Sim) -> (f64, f64) {
+    let f = &sim.flows[0];
+    let sent = match &f.transport {
+        airtcp_core::sim::Transport::Udp(u) => u.sent_packets,
+        _ => unreachable!(),
+    };
+    let lost: Vec<u64> = f.loss_log.iter().map(|x| x.0).collect();
+    let mut bursts = 0;
+    for (i, s) in lost.iter().enumerate() {
+        if i == 0 || lost[i - 1] + 1 != *s {
+            bursts += 1;
+        }
+    }
+    (
+        lost.len() as f64 / sent as f64,
+        lost.len() as f64 / bursts.max(1) as f64,
+    )
+}
+
+#[test]
+fn gilbert_elliott_loss_rate_and_burst_length_match_closed_form() {
+    let sim = cbr_over(
+        r#"{ model = "gilbert_elliott", mean_good = "500ms", mean_bad = "50ms", applies_to = "data" }"#,
+        4000.0,
+    );
+    let (rate, burst) = loss_stats(&sim);
+    let (want_rate, want_burst) = gilbert_closed_form(0.5, 0.05, 0.01);
+    println!("GE: rate {rate:.4} (closed form {want_rate:.4}), burst {burst:.3} ({want_burst:.3})");
+    assert!(
+        (rate - want_rate).abs() < 0.05 * want_rate,
+        "rate {rate} vs {want_rate}"
+    );
+    assert!(
+        (burst - want_burst).abs() < 0.05 * want_burst,
+        "burst {burst} vs {want_burst}"
+    );
+}
+
+#[test]
+fn ber_model_loses_by_packet_size() {
+    let sim = cbr_over(
+        r#"{ model = "ber", ber = 2e-5, applies_to = "data" }"#,
+        2000.0,
+    );
+    let (rate, burst) = loss_stats(&sim);
+    let want = 1.0 - (1.0 - 2e-5f64).powf(8.0 * 1000.0);
+    assert!((rate - want).abs() < 0.05 * want, "rate {rate} vs {want}");
+    assert!(
+        burst < 1.3,
+        "independent losses: bursts near 1, got {burst}"
+    );
+}
+
+#[test]
+fn snr_trace_file_drives_losses() {
+    // 10 s good (20 dB), 10 s deep fade (-5 dB), repeated: CCK 5.5 loses (almost) everything
+    // in the fades and nothing otherwise.
+    let dir = std::env::temp_dir().join(format!("airtcp-snr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("trace.csv");
+    let mut csv = String::from("time_s,snr_db\n");
+    for i in 0..400 {
+        let snr = if (i / 100) % 2 == 0 { 20.0 } else { -5.0 };
+        csv += &format!("{},{snr}\n", i as f64 * 0.1);
+    }
+    std::fs::write(&file, csv).unwrap();
+    let err = format!(
+        r#"{{ model = "snr", modulation = "cck5.5", trace = "{}", applies_to = "data" }}"#,
+        file.display()
+    );
+    let sim = cbr_over(&err, 40.0);
+    let (rate, _) = loss_stats(&sim);
+    assert!(
+        (rate - 0.5).abs() < 0.01,
+        "half the time in deep fade: {rate}"
+    );
+    for (seq, cause, t) in &sim.flows[0].loss_log {
+        let secs = *t as f64 / 1e9;
+        assert_eq!(
+            (secs / 10.0) as u64 % 2,
+            1,
+            "loss of {seq} at {secs} s outside a fade"
+        );
+        assert_eq!(*cause, airtcp_core::packet::DropCause::ChannelError);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn synthesized_snr_is_reproducible_and_seed_dependent() {
+    let err = r#"{ model = "snr", modulation = "cck5.5", synth = { waypoints = [[0, 20], [30, 400], [60, 20]], shadowing_db = 3.0, fading = "rayleigh" }, applies_to = "data" }"#;
+    let a = cbr_over(err, 60.0);
+    let b = cbr_over(err, 60.0);
+    assert_eq!(a.snr[0].samples_db, b.snr[0].samples_db);
+    assert_eq!(a.flows[0].loss_log, b.flows[0].loss_log);
+    let (rate, burst) = loss_stats(&a);
+    assert!(
+        rate > 0.05 && rate < 0.95,
+        "walking out of range loses some: {rate}"
+    );
+    assert!(burst > 2.0, "SNR fades cause bursts: {burst}");
+}
+
+#[test]
+fn bad_snr_model_inputs_are_reported() {
+    let p = Path::default().toml();
+    let bad = p.replace(
+        "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+        "error = { model = \"snr\", modulation = \"cck5.5\", trace = \"/nonexistent/x.csv\" }",
+    );
+    let e = airtcp_core::run_toml(&bad).unwrap_err();
+    assert_eq!(e.path, "links[2].error.trace");
+    assert!(
+        e.message.contains("cannot read '/nonexistent/x.csv'"),
+        "{e}"
+    );
+    let bad = p.replace(
+        "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+        "error = { model = \"snr\", modulation = \"cck6\", samples = [1.0] }",
+    );
+    let e = airtcp_core::run_toml(&bad).unwrap_err();
+    assert!(e.to_string().contains("cck6"), "{e}");
+    let bad = p.replace(
+        "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+        "error = { model = \"gilbert_elliott\", mean_good = \"1s\", mean_bad = 0 }",
+    );
+    assert_eq!(
+        airtcp_core::run_toml(&bad).unwrap_err().path,
+        "links[2].error.mean_bad"
+    );
+}
