@@ -17,6 +17,8 @@ from . import _core
 from .builders import dumbbell, parse_seconds
 from .result import Result, jain
 from .scenario import PathError, Scenario, as_scenario, load
+from .store import Store, StoreError
+from .sweeps import sweep
 
 __version__: str = _core.__version__
 
@@ -90,6 +92,8 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "Store",
+    "StoreError",
     "__version__",
     "dumbbell",
     "jain",
@@ -97,5 +101,6 @@ __all__ = [
     "parse_seconds",
     "run",
     "schemes",
+    "sweep",
     "validate",
 ]

@@ -1,4 +1,5 @@
-"""The ``airtcp`` command line: run, validate, schemes, bench, demo.
+"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report, bench,
+demo.
 
 User errors (a missing file, a bad scenario, a bad ``--set``) print ``error: <message>`` on
 stderr and exit with status 2, never a traceback.
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from . import __version__, _core
@@ -253,6 +256,203 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return demo.run_cli(args)
 
 
+def _positive(name: str, v: int | None, minimum: int = 1) -> None:
+    if v is not None and v < minimum:
+        raise UserError(f"{name} must be >= {minimum}, got {v}")
+
+
+def _sweep_grid(sc: Scenario, items: Sequence[str]) -> dict[str, list[Any]]:
+    """``--set PATH=V1,V2`` items as a grid; every path is checked against the scenario (with
+    the first value of each axis applied in turn) before anything runs."""
+    from .sweeps import parse_axis
+
+    grid: dict[str, list[Any]] = {}
+    probe = sc.copy()
+    for item in items:
+        try:
+            path, values = parse_axis(item)
+        except ValueError as e:
+            raise UserError(f"--set {item!r}: {e}") from None
+        if path == "seed":
+            raise UserError(
+                f"--set {item!r}: the seed is not a grid axis; use --seeds and --seed-start"
+            )
+        if path in grid:
+            raise UserError(f"--set {item!r}: {path} is set twice")
+        canon = [json.dumps(v, sort_keys=True) for v in values]
+        if len(set(canon)) != len(canon):
+            raise UserError(f"--set {item!r}: a value is given twice")
+        try:
+            probe.set(path, values[0])
+        except (PathError, ValueError) as e:
+            raise UserError(f"--set {item!r}: {e}") from None
+        grid[path] = values
+    return grid
+
+
+def _points_table(df: Any, axes: Sequence[str], limit: int = 40) -> str:
+    rows = []
+    for r in df.head(limit).iter_rows(named=True):
+        g, ci = r["goodput_bps"], r["goodput_ci_bps"]
+        rows.append(
+            [
+                *(_cellv(r[a]) for a in axes),
+                r["ok"],
+                r["failed"],
+                "-" if g is None or g != g else f"{g / 1e3:.1f}",
+                "-" if ci is None or ci != ci else f"±{ci / 1e3:.1f}",
+                "-"
+                if r["fairness"] is None or r["fairness"] != r["fairness"]
+                else f"{r['fairness']:.3f}",
+            ]
+        )
+    text = table(
+        rows,
+        [*axes, "ok", "failed", "goodput kbps (all flows)", "95% CI", "fairness"],
+        "l" * len(axes) + "rrrrr",
+    )
+    if df.height > limit:
+        text += f"\n... {df.height - limit} more points (airtcp export STORE for everything)"
+    return text
+
+
+def _cellv(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v)
+    return str(v)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .store import Store, StoreError
+    from .sweeps import DaskError, point_table, run_sweep
+
+    sc = load_scenario(args.file)
+    grid = _sweep_grid(sc, args.set)
+    _positive("--seeds", args.seeds)
+    _positive("--seed-start", args.seed_start, 0)
+    _positive("--workers", args.workers)
+    name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
+    try:
+        st = Store(args.store)
+    except StoreError as e:
+        raise UserError(str(e)) from None
+    with st:
+        try:
+            outcome = run_sweep(
+                sc,
+                grid,
+                seeds=args.seeds,
+                seed_start=args.seed_start,
+                store=st,
+                workers=args.workers,
+                dask=args.dask,
+                name=name,
+                trace=args.trace,
+                retry_failed=args.retry_failed,
+                progress=not args.quiet,
+            )
+        except DaskError as e:
+            raise UserError(str(e)) from None
+        except (PathError, ValueError) as e:
+            if isinstance(e, _core.ScenarioError):
+                raise
+            raise UserError(str(e)) from None
+        print(_points_table(point_table(st, outcome), list(grid)))
+    print(outcome.summary(), file=sys.stderr)
+    if outcome.aborted:
+        print(
+            f"error: {outcome.aborted}; finished runs are in {outcome.store}, rerun to resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .store import Store, StoreError
+
+    try:
+        with Store(args.store, create=False) as st:
+            paths = st.export(args.out, fmt=args.format, sweep=args.sweep)
+    except StoreError as e:
+        raise UserError(str(e)) from None
+    for p in paths.values():
+        print(f"wrote {p}")
+    return 0
+
+
+def _paper(key: str) -> Any:
+    from . import papers
+
+    try:
+        return papers.get(key)
+    except KeyError as e:
+        raise UserError(str(e.args[0])) from None
+
+
+def _print_claims(report: Any) -> None:
+    for cid, statement, ok in report.claims:
+        print(f"{'supported    ' if ok else 'NOT supported'}  {statement} [{cid}]")
+    print(f"report: {report.path}")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import papers
+    from .store import StoreError
+    from .sweeps import DaskError
+
+    if args.list:
+        rows = [[k, p.title] for k, p in papers.papers().items()]
+        print(table(rows, ["paper", "title"], "ll"))
+        return 0
+    if not args.paper:
+        raise UserError("which paper? `airtcp reproduce --list` lists them")
+    paper = _paper(args.paper)
+    _positive("--seeds", args.seeds)
+    _positive("--workers", args.workers)
+    try:
+        report = papers.reproduce(
+            paper,
+            quick=args.quick,
+            seeds=args.seeds,
+            store=args.store,
+            out=args.out,
+            workers=args.workers,
+            dask=args.dask,
+            retry_failed=args.retry_failed,
+            progress=not args.quiet,
+            log=lambda s: print(s, file=sys.stderr),
+        )
+    except (DaskError, StoreError, papers.MissingRuns) as e:
+        raise UserError(str(e)) from None
+    _print_claims(report)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import papers
+    from .report import write_report
+    from .store import StoreError
+
+    paper = _paper(args.paper)
+    _positive("--seeds", args.seeds)
+    store = Path(args.store) if args.store else papers.default_store(paper.key, args.out)
+    quick = " --quick" if args.quick else ""
+    if not store.is_file():
+        raise UserError(
+            f"{store}: no such store; run `airtcp reproduce {paper.key}{quick}` first "
+            "(or give --store)"
+        )
+    try:
+        report = write_report(paper, store, out=args.out, quick=args.quick, seeds=args.seeds)
+    except (StoreError, papers.MissingRuns) as e:
+        raise UserError(str(e)) from None
+    _print_claims(report)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="airtcp",
@@ -293,6 +493,92 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("schemes", help="list congestion-control schemes")
     s.set_defaults(func=cmd_schemes)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="run a scenario over a grid of values and seeds into a results store",
+        description=(
+            "Run FILE at every point of the grid given by --set PATH=V1,V2,... (cross product "
+            "of all --set axes) with seeds --seed-start .. --seed-start+N-1, on a local process "
+            "pool or a dask cluster. Every finished run is written to the store; runs already "
+            "there are skipped, so an interrupted sweep resumes where it stopped."
+        ),
+    )
+    sw.add_argument("file", metavar="FILE.toml", help="scenario file (TOML, or .json)")
+    sw.add_argument(
+        "--set",
+        metavar="PATH=V1,V2",
+        action="append",
+        default=[],
+        help="a grid axis: a scenario path and comma-separated values, each read like a --set "
+        "value of `airtcp run` (e.g. links.R2-D1.error.per=0,0.01,0.05 or "
+        "'flows.*.cc=newreno,westwood+'); repeatable, one axis each",
+    )
+    sw.add_argument("--seeds", type=int, default=10, metavar="N", help="seeds per point (10)")
+    sw.add_argument(
+        "--seed-start", type=int, default=1, metavar="S", help="first seed (1): seeds S..S+N-1"
+    )
+    sw.add_argument(
+        "--store",
+        default="out/store.sqlite",
+        metavar="PATH",
+        help="results database (SQLite; default out/store.sqlite)",
+    )
+    sw.add_argument("--workers", type=int, metavar="N", help="local worker processes (cores)")
+    sw.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a dask.distributed scheduler (tcp://host:8786), or 'local' for a local "
+        "cluster of worker processes",
+    )
+    sw.add_argument("--name", help="sweep name in the store (default: the scenario's name)")
+    sw.add_argument(
+        "--trace",
+        action="store_true",
+        help="record cwnd and queue time series (Parquet files beside the store)",
+    )
+    sw.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="run again the runs that failed before (by default they are skipped)",
+    )
+    sw.add_argument("--quiet", action="store_true", help="no progress output")
+    sw.set_defaults(func=cmd_sweep)
+
+    ex = sub.add_parser("export", help="write a store's runs, flows and links tables")
+    ex.add_argument("store", metavar="STORE", help="results database")
+    ex.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    ex.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    ex.add_argument("--sweep", metavar="NAME", help="only the runs of this sweep")
+    ex.set_defaults(func=cmd_export)
+
+    rp = sub.add_parser(
+        "reproduce",
+        help="run a paper's sweeps (what the store lacks) and write its HTML report",
+    )
+    rp.add_argument("paper", nargs="?", help="paper key (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the papers")
+    rp.add_argument("--quick", action="store_true", help="CI-sized: short runs, fewer points")
+    rp.add_argument("--seeds", type=int, metavar="N", help="seeds per point (paper's default)")
+    rp.add_argument("--dask", metavar="ADDRESS", help="dask scheduler address, or 'local'")
+    rp.add_argument("--workers", type=int, metavar="N", help="local worker processes (cores)")
+    rp.add_argument(
+        "--store", metavar="PATH", help="results database (default OUT/<paper>/runs.sqlite)"
+    )
+    rp.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
+    rp.add_argument("--retry-failed", action="store_true", help="rerun failed runs")
+    rp.add_argument("--quiet", action="store_true", help="no progress output")
+    rp.set_defaults(func=cmd_reproduce)
+
+    rr = sub.add_parser("report", help="rebuild a paper's HTML report from the store only")
+    rr.add_argument("paper", help="paper key (see airtcp reproduce --list)")
+    rr.add_argument("--quick", action="store_true", help="the quick-sized runs")
+    rr.add_argument("--seeds", type=int, metavar="N", help="seeds per point (paper's default)")
+    rr.add_argument(
+        "--store", metavar="PATH", help="results database (default OUT/<paper>/runs.sqlite)"
+    )
+    rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
+    rr.set_defaults(func=cmd_report)
 
     from . import bench, demo
 

@@ -1,0 +1,378 @@
+"""Paper reproductions: each module in this package declares one paper as a :class:`Paper` —
+its sweeps (a base scenario, a grid, seeds, and smaller ``quick`` sizes for CI), its figures
+(a metric against a swept parameter, one line per group) and its claims (checkable
+statements: a function of the aggregated data that says supported / not supported with the
+numbers and a sentence) — and registers it with :func:`register`.
+
+``airtcp reproduce <key>`` runs whatever the store lacks and writes
+``reports/<key>/index.html``; ``airtcp report <key>`` rebuilds the report from the store alone.
+
+A minimal module::
+
+    from airtcp.papers import ClaimResult, ClaimSpec, FigureSpec, Paper, SweepSpec, register
+
+    def scenario(quick: bool) -> airtcp.Scenario: ...
+
+    def goodput_drops(data):
+        agg = data.aggregate("loss", "goodput_bps", by=["p"])
+        ok = agg["mean"].is_sorted(descending=True)
+        return ClaimResult(ok, "goodput falls as p grows", agg)
+
+    PAPER = register(Paper(
+        key="mine", title="...", citation="...", summary="...",
+        sweeps=[SweepSpec("loss", scenario, grid={"links.R2-D.error.per": [0.01, 0.02]})],
+        figures=[FigureSpec("goodput", "Goodput vs p", sweep="loss", x="links.R2-D.error.per",
+                            metric="goodput_bps", group="cc")],
+        claims=[ClaimSpec("falls", "Goodput falls with p", goodput_drops)],
+    ))
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import pkgutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..scenario import Scenario
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+    from matplotlib.axes import Axes
+
+    from ..report import Report
+    from ..store import Store
+
+__all__ = [
+    "ClaimResult",
+    "ClaimSpec",
+    "FigureSpec",
+    "Paper",
+    "PaperData",
+    "ResolvedSweep",
+    "SweepSpec",
+    "get",
+    "load_data",
+    "papers",
+    "register",
+    "reproduce",
+]
+
+
+@dataclass(frozen=True)
+class ResolvedSweep:
+    """A sweep at a given size: what :func:`airtcp.sweeps.run_sweep` is called with."""
+
+    name: str  #: the sweep's name in the store: ``<paper>/<sweep>`` (+ ``-quick``)
+    spec: SweepSpec
+    scenario: Scenario
+    grid: dict[str, list[Any]]
+    seeds: list[int]
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A sweep of a paper. ``scenario(quick)`` builds the base scenario (``quick`` may shorten
+    it); ``grid`` and ``seeds`` (1..N) are the full sizes, ``quick_grid``/``quick_seeds`` the
+    CI sizes (the full grid when ``quick_grid`` is None)."""
+
+    name: str
+    scenario: Callable[[bool], Scenario]
+    grid: Mapping[str, Sequence[Any]]
+    seeds: int = 10
+    quick_grid: Mapping[str, Sequence[Any]] | None = None
+    quick_seeds: int = 3
+    trace: bool = False
+    description: str = ""
+
+    def resolve(self, paper: str, *, quick: bool, seeds: int | None = None) -> ResolvedSweep:
+        n = seeds if seeds is not None else (self.quick_seeds if quick else self.seeds)
+        if n < 1:
+            raise ValueError(f"seeds must be >= 1, got {n}")
+        grid = self.quick_grid if quick and self.quick_grid is not None else self.grid
+        return ResolvedSweep(
+            name=f"{paper}/{self.name}" + ("-quick" if quick else ""),
+            spec=self,
+            scenario=self.scenario(quick),
+            grid={k: list(v) for k, v in grid.items()},
+            seeds=list(range(1, n + 1)),
+        )
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """A figure: ``metric`` against ``x`` from the ``table`` (``flows``, ``runs``, ``links``
+    or a table added by the paper's ``derive``) of ``sweep``, one line per ``group`` value,
+    mean over seeds with confidence bands. ``where`` keeps rows whose columns equal the given
+    values. ``overlay(ax, rows)`` draws extra curves (a model). ``scale``/``xscale`` multiply
+    the metric/parameter for display (and for the figure's table)."""
+
+    name: str
+    title: str
+    sweep: str
+    x: str
+    metric: str
+    group: str | None = None
+    table: str = "flows"
+    where: Mapping[str, Any] | None = None
+    scale: float = 1.0
+    xscale: float = 1.0
+    xlabel: str | None = None
+    ylabel: str | None = None
+    logx: bool = False
+    logy: bool = False
+    ylim0: bool = True  #: start a linear y axis at 0
+    overlay: Callable[[Axes, pl.DataFrame], None] | None = None
+    caption: str = ""
+
+
+@dataclass
+class ClaimResult:
+    """The verdict on a claim: ``supported``, one or two ``sentence``\\s saying what was
+    measured, and the ``numbers`` behind it (a DataFrame, a list of dicts or a dict)."""
+
+    supported: bool
+    sentence: str
+    numbers: Any = None
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """A claim of the paper (``statement``, where it comes from in ``source``) and the
+    function that checks it against the data."""
+
+    id: str
+    statement: str
+    check: Callable[[PaperData], ClaimResult]
+    source: str = ""
+
+
+@dataclass
+class Paper:
+    key: str
+    title: str
+    citation: str
+    summary: str
+    sweeps: list[SweepSpec]
+    figures: list[FigureSpec] = field(default_factory=list)
+    claims: list[ClaimSpec] = field(default_factory=list)
+    #: adds derived columns or tables to the data before figures and claims (a model, ratios)
+    derive: Callable[[PaperData], None] | None = None
+    #: free text shown in the report (how the setup differs from the paper's, caveats)
+    notes: str = ""
+
+    def sweep(self, name: str) -> SweepSpec:
+        for s in self.sweeps:
+            if s.name == name:
+                return s
+        raise KeyError(f"paper {self.key}: no sweep {name!r}")
+
+    def resolve(self, *, quick: bool, seeds: int | None = None) -> list[ResolvedSweep]:
+        return [s.resolve(self.key, quick=quick, seeds=seeds) for s in self.sweeps]
+
+
+class PaperData:
+    """The stored runs of a paper's sweeps, as polars tables by sweep name (``runs``,
+    ``flows``, ``links``, plus whatever ``derive`` adds)."""
+
+    def __init__(
+        self,
+        paper: Paper,
+        *,
+        quick: bool,
+        sweeps: list[ResolvedSweep],
+        tables: dict[str, dict[str, pl.DataFrame]],
+        store: Path,
+    ) -> None:
+        self.paper = paper
+        self.quick = quick
+        self.sweeps = {s.spec.name: s for s in sweeps}
+        self.tables = tables
+        self.store = store
+
+    def table(
+        self, sweep: str, table: str = "flows", where: Mapping[str, Any] | None = None
+    ) -> pl.DataFrame:
+        import polars as pl
+
+        if sweep not in self.tables:
+            raise KeyError(f"no sweep {sweep!r} (have: {', '.join(self.tables)})")
+        tabs = self.tables[sweep]
+        if table not in tabs:
+            raise KeyError(f"sweep {sweep!r} has no table {table!r} (have: {', '.join(tabs)})")
+        df = tabs[table]
+        for col, val in (where or {}).items():
+            df = df.filter(pl.col(col) == val)
+        return df
+
+    def set_table(self, sweep: str, table: str, df: pl.DataFrame) -> None:
+        self.tables.setdefault(sweep, {})[table] = df
+
+    def aggregate(
+        self,
+        sweep: str,
+        metric: str,
+        by: str | Sequence[str] | None = None,
+        *,
+        table: str = "flows",
+        where: Mapping[str, Any] | None = None,
+        level: float = 0.95,
+    ) -> pl.DataFrame:
+        from ..analysis import aggregate
+
+        return aggregate(self.table(sweep, table, where), metric, by, level=level)
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+
+_REGISTRY: dict[str, Paper] = {}
+_DISCOVERED = False
+
+
+def register(paper: Paper) -> Paper:
+    """Add a paper to the registry (a module does ``PAPER = register(Paper(...))``)."""
+    names = [s.name for s in paper.sweeps]
+    if len(set(names)) != len(names):
+        raise ValueError(f"paper {paper.key}: sweep names repeat: {names}")
+    for f in paper.figures:
+        if f.sweep not in names:
+            raise ValueError(f"paper {paper.key}: figure {f.name} uses unknown sweep {f.sweep!r}")
+    ids = [c.id for c in paper.claims]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"paper {paper.key}: claim ids repeat: {ids}")
+    _REGISTRY[paper.key] = paper
+    return paper
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
+
+
+def papers() -> dict[str, Paper]:
+    """Every registered paper by key (modules of this package are imported on first call)."""
+    _discover()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get(key: str) -> Paper:
+    """The paper registered as ``key``; KeyError (with a suggestion) when there is none."""
+    known = papers()
+    if key in known:
+        return known[key]
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise KeyError(f"no paper {key!r}{hint}; known: {', '.join(known) or 'none'}")
+
+
+# --------------------------------------------------------------------------------------------
+# running and loading
+
+
+class MissingRuns(LookupError):
+    """The store lacks runs a report needs."""
+
+
+def load_data(
+    paper: Paper,
+    store: Store | str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    seeds: int | None = None,
+) -> PaperData:
+    """Read a paper's runs from the store (every run its sweeps consist of at this size) and
+    apply its ``derive``. Raises :class:`MissingRuns` when any run is absent."""
+    from ..store import Store
+    from ..sweeps import plan
+
+    st = store if isinstance(store, Store) else Store(store, create=False)
+    try:
+        resolved = paper.resolve(quick=quick, seeds=seeds)
+        tables: dict[str, dict[str, pl.DataFrame]] = {}
+        missing: list[str] = []
+        for r in resolved:
+            _, _, jobs = plan(r.scenario, r.grid, r.seeds, trace=r.spec.trace, validate=False)
+            keys = [j.key for j in jobs]
+            have = st.status(keys)
+            if len(have) < len(keys):
+                missing.append(f"{r.name}: {len(keys) - len(have)} of {len(keys)} runs")
+                continue
+            name = r.name if st.sweep_info(r.name) is not None else None
+            tables[r.spec.name] = {
+                "runs": st.runs(name, keys=keys),
+                "flows": st.flows(name, keys=keys),
+                "links": st.links(name, keys=keys),
+            }
+        if missing:
+            size = "--quick " if quick else ""
+            sd = f"--seeds {seeds} " if seeds is not None else ""
+            raise MissingRuns(
+                f"{st.path} lacks runs of {paper.key} ({'; '.join(missing)}); run "
+                f"`airtcp reproduce {paper.key} {size}{sd}--store {st.path}` first"
+            )
+        data = PaperData(paper, quick=quick, sweeps=resolved, tables=tables, store=st.path)
+    finally:
+        if st is not store:
+            st.close()
+    if paper.derive is not None:
+        paper.derive(data)
+    return data
+
+
+def reproduce(
+    key: str | Paper,
+    *,
+    quick: bool = False,
+    seeds: int | None = None,
+    store: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] = "reports",
+    workers: int | None = None,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Report:
+    """Run every run of the paper's sweeps that the store lacks, then write the report;
+    returns the :class:`~airtcp.report.Report` (``.path`` of ``index.html``, the claims'
+    verdicts). The store defaults to ``<out>/<key>/runs.sqlite``."""
+    from ..report import write_report
+    from ..store import Store
+    from ..sweeps import run_sweep
+
+    paper = key if isinstance(key, Paper) else get(key)
+    store_path = Path(store) if store is not None else default_store(paper.key, out)
+    with Store(store_path) as st:
+        for r in paper.resolve(quick=quick, seeds=seeds):
+            res = run_sweep(
+                r.scenario,
+                r.grid,
+                seeds=r.seeds,
+                store=st,
+                workers=workers,
+                dask=dask,
+                name=r.name,
+                trace=r.spec.trace,
+                retry_failed=retry_failed,
+                progress=progress,
+            )
+            if log is not None:
+                log(res.summary())
+            if res.aborted:
+                from ..sweeps import SweepAborted
+
+                raise SweepAborted(res.aborted)
+    return write_report(paper, store_path, out=out, quick=quick, seeds=seeds)
+
+
+def default_store(key: str, out: str | os.PathLike[str] = "reports") -> Path:
+    return Path(out) / key / "runs.sqlite"

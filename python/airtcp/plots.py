@@ -1,0 +1,252 @@
+"""Plots (matplotlib, Agg backend): a metric against a swept parameter with one line per group
+and confidence-interval bands, and cwnd/queue time series from a :class:`~airtcp.Result` or a
+stored run (:meth:`airtcp.Store.series`).
+
+Every function returns the matplotlib Figure; pass ``out="x.png"`` or ``out="x.svg"`` to save
+it (the format follows the suffix).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .analysis import aggregate
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .result import Result
+
+__all__ = ["metric_vs_param", "cwnd", "queue", "save"]
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig: Figure, out: str | os.PathLike[str]) -> Path:
+    """Save ``fig`` as PNG or SVG (by the suffix of ``out``) and return the path."""
+    p = Path(out)
+    suffix = p.suffix.lower()
+    if suffix not in (".png", ".svg"):
+        raise ValueError(f"{p}: plots are written as .png or .svg")
+    if p.parent != Path(""):
+        p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, format=suffix[1:], dpi=120 if suffix == ".png" else None)
+    return p
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=figsize)
+    return fig, ax
+
+
+def _label(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _log_axes(ax: Axes, *, logx: bool, logy: bool, xs: Sequence[Any], xscale: float) -> None:
+    """Log axes labelled with plain numbers (0.002, 0.5, 2) instead of powers of ten; a log x
+    axis gets a tick at every swept value."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    if logx:
+        ax.set_xscale("log")
+        ticks = sorted({float(v) * xscale for v in xs if v is not None and float(v) > 0})
+        if ticks:
+            ax.set_xticks(ticks)
+        ax.xaxis.set_major_formatter(plain)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    if logy:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _num(v: Any) -> float:
+    return float("nan") if v is None else float(v)
+
+
+def metric_vs_param(
+    data: pl.DataFrame,
+    x: str,
+    metric: str,
+    group: str | Sequence[str] | None = None,
+    *,
+    aggregated: bool = False,
+    level: float = 0.95,
+    scale: float = 1.0,
+    xscale: float = 1.0,
+    band: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    ylim0: bool = True,
+    overlay: Callable[[Axes, pl.DataFrame], None] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    figsize: tuple[float, float] = (6.4, 4.2),
+) -> Figure:
+    """``metric`` against ``x``, one line per value of ``group`` (a column or columns, e.g. the
+    scheme), each point the mean over seeds with a shaded ``level`` confidence band.
+
+    ``data`` holds one row per run (or per flow of a run), as ``Store.flows()`` returns; with
+    ``aggregated=True`` it is already the output of :func:`airtcp.analysis.aggregate` (columns
+    ``x``, the group columns, ``mean``, ``ci_low``, ``ci_high``). ``scale`` multiplies the
+    metric (1e-6 for Mbps), ``xscale`` the parameter. ``overlay(ax, data)`` may draw more
+    (a model curve) before the legend is made.
+    """
+    import polars as pl
+
+    groups = [group] if isinstance(group, str) else list(group or [])
+    agg = data if aggregated else aggregate(data, metric, [*groups, x], level=level)
+    fig, ax = _new_axes(ax, figsize)
+    if groups:
+        keys = agg.select(groups).unique(maintain_order=True).sort(groups).rows()
+    else:
+        keys = [()]
+    markers = "osD^v<>px*"
+    for i, key in enumerate(keys):
+        sub = agg
+        for g, v in zip(groups, key, strict=False):
+            sub = sub.filter(pl.col(g).is_null() if v is None else pl.col(g) == v)
+        sub = sub.sort(x)
+        xs = [float(v) * xscale for v in sub[x].to_list()]
+        ys = [float(v) * scale for v in sub["mean"].to_list()]
+        label = ", ".join(_label(v) for v in key) if key else metric
+        (line,) = ax.plot(xs, ys, marker=markers[i % len(markers)], label=label)
+        if band:
+            lo = [_num(v) * scale for v in sub["ci_low"].to_list()]
+            hi = [_num(v) * scale for v in sub["ci_high"].to_list()]
+            ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    if overlay is not None:
+        overlay(ax, data)
+    _log_axes(ax, logx=logx, logy=logy, xs=agg[x].to_list(), xscale=xscale)
+    if not logy and ylim0:
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or metric)
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if groups or overlay is not None:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def _series(source: Result | pl.DataFrame, kind: str, name: str) -> dict[str, Any]:
+    """Arrays of one recorded series from a Result or a stored-series DataFrame."""
+    import polars as pl
+
+    if isinstance(source, pl.DataFrame):
+        sub = source.filter((pl.col("kind") == kind) & (pl.col("name") == name))
+        if sub.height == 0:
+            have = sorted(set(source.filter(pl.col("kind") == kind)["name"].to_list()))
+            raise KeyError(f"no {kind} series for {name!r}; recorded: {', '.join(have) or 'none'}")
+        sub = sub.sort("t")
+        return {
+            "t": sub["t"].to_numpy(),
+            "value": sub["value"].to_numpy(),
+            "ssthresh": sub["ssthresh"].to_numpy(),
+        }
+    if kind == "cwnd":
+        t, c, s = source.cwnd(name)
+        return {"t": t, "value": c, "ssthresh": s}
+    t, q = source.queue(name)
+    return {"t": t, "value": q, "ssthresh": None}
+
+
+def cwnd(
+    source: Result | pl.DataFrame,
+    flows: str | Sequence[str],
+    *,
+    ssthresh: bool = True,
+    ssthresh_cap: float | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    figsize: tuple[float, float] = (7.0, 3.6),
+) -> Figure:
+    """cwnd (segments) of one or more flows over time, as a step plot, with ssthresh dashed
+    (values above ``ssthresh_cap``, by default the largest cwnd times 2, are not drawn: the
+    initial ssthresh is effectively infinite)."""
+    import numpy as np
+
+    names = [flows] if isinstance(flows, str) else list(flows)
+    fig, ax = _new_axes(ax, figsize)
+    for name in names:
+        s = _series(source, "cwnd", name)
+        (line,) = ax.step(s["t"], s["value"], where="post", label=f"{name} cwnd", lw=1)
+        if ssthresh and s["ssthresh"] is not None and len(s["ssthresh"]):
+            cap = ssthresh_cap if ssthresh_cap is not None else 2 * float(np.max(s["value"]))
+            ss = np.where(s["ssthresh"] <= cap, s["ssthresh"], np.nan)
+            ax.step(
+                s["t"],
+                ss,
+                where="post",
+                ls="--",
+                lw=0.8,
+                color=line.get_color(),
+                label=f"{name} ssthresh",
+            )
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("segments")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
+def queue(
+    source: Result | pl.DataFrame,
+    directions: str | Sequence[str],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    figsize: tuple[float, float] = (7.0, 3.6),
+) -> Figure:
+    """Queue length (packets waiting) of one or more link directions (``"R1->R2"``) over time."""
+    names = [directions] if isinstance(directions, str) else list(directions)
+    fig, ax = _new_axes(ax, figsize)
+    for name in names:
+        s = _series(source, "queue", name)
+        ax.step(s["t"], s["value"], where="post", label=name, lw=1)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets)")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig

@@ -1,0 +1,627 @@
+"""The results store: one SQLite database (WAL mode) holding every run of every sweep.
+
+A run is keyed by ``(scenario_hash, seed)``: the SHA-256 of the fully resolved scenario (grid
+point applied, seed left out, see :meth:`airtcp.Scenario.hash`) and the seed it ran with. Only
+the process that drives a sweep writes; each finished run is committed in its own transaction,
+so killing the sweep at any moment loses at most the runs that were in flight, and never leaves
+a half-written or duplicated run (the key is the primary key of every table).
+
+Tables
+------
+
+``runs``        one row per run: key, status (``ok``/``failed``), error, grid point (JSON),
+                full scenario (JSON), run-level results (events, packet_hops, fairness,
+                duration_s, packets and drops as JSON, the whole summary as JSON), airtcp
+                version, wall time, finish time, the sweep that first ran it, and the name of
+                its time-series file (when it recorded any)
+``flows``       one row per flow of an ``ok`` run: the run key plus every column of the
+                result's flow table
+``links``       one row per link direction of an ``ok`` run, likewise
+``sweeps``      one row per named sweep: its base scenario, grid and seeds
+``sweep_runs``  which runs belong to which sweep, with the grid point they came from
+
+Columns of ``flows`` and ``links`` follow the core's result tables: a column the core starts
+reporting is added to the table when a run first carries it (older rows read as null).
+
+Time series (cwnd, queue) go beside the database, in ``<db stem>-series/<hash>-<seed>.parquet``,
+one long table per run with columns ``kind`` (``cwnd``/``queue``), ``name``, ``t``, ``value``
+and ``ssthresh``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+__all__ = ["Store", "StoreError", "run_key"]
+
+SCHEMA_VERSION = 1
+
+#: run-level columns of ``runs`` besides the key, in order
+RUN_COLUMNS = (
+    "status",
+    "error",
+    "error_kind",
+    "name",
+    "sweep",
+    "params",
+    "scenario",
+    "events",
+    "packet_hops",
+    "fairness",
+    "duration_s",
+    "packets",
+    "drops",
+    "summary",
+    "airtcp_version",
+    "wall_s",
+    "finished_at",
+    "series",
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+    scenario_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error TEXT,
+    error_kind TEXT,
+    name TEXT,
+    sweep TEXT,
+    params TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    events INTEGER,
+    packet_hops INTEGER,
+    fairness REAL,
+    duration_s REAL,
+    packets TEXT,
+    drops TEXT,
+    summary TEXT,
+    airtcp_version TEXT,
+    wall_s REAL,
+    finished_at TEXT,
+    series TEXT,
+    PRIMARY KEY (scenario_hash, seed)
+);
+CREATE TABLE IF NOT EXISTS flows (
+    scenario_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (scenario_hash, seed, name)
+);
+CREATE TABLE IF NOT EXISTS links (
+    scenario_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (scenario_hash, seed, name)
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    name TEXT PRIMARY KEY,
+    base_scenario TEXT NOT NULL,
+    grid TEXT NOT NULL,
+    seeds TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep TEXT NOT NULL,
+    scenario_hash TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    params TEXT NOT NULL,
+    PRIMARY KEY (sweep, scenario_hash, seed)
+);
+CREATE INDEX IF NOT EXISTS sweep_runs_key ON sweep_runs (scenario_hash, seed);
+"""
+
+_KEY_COLUMNS = ("scenario_hash", "seed")
+
+
+class StoreError(Exception):
+    """The store cannot be opened or does not hold what was asked for."""
+
+
+def run_key(scenario_hash: str, seed: int) -> str:
+    """The text form of a run key, used for series file names: ``<hash>-<seed>``."""
+    return f"{scenario_hash}-{int(seed)}"
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="milliseconds")
+
+
+def _qi(name: str) -> str:
+    """Quote an SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _cell(v: Any) -> Any:
+    """A value as SQLite stores it: nested values as JSON text."""
+    if isinstance(v, (dict, list, tuple)):
+        return json.dumps(v, sort_keys=True)
+    return v
+
+
+def _column(values: list[Any]) -> tuple[list[Any], Any]:
+    """Values of one column and the polars dtype that holds them all without loss: numbers
+    (ints become floats when mixed with floats), booleans, text; anything mixed as JSON text."""
+    import polars as pl
+
+    kinds = set()
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, int):
+            kinds.add("int")
+        elif isinstance(v, float):
+            kinds.add("float")
+        elif isinstance(v, str):
+            kinds.add("str")
+        else:
+            kinds.add("json")
+    if not kinds:
+        return values, pl.Float64
+    if kinds == {"int"}:
+        return values, pl.Int64
+    if kinds <= {"int", "float"}:
+        return [None if v is None else float(v) for v in values], pl.Float64
+    if kinds == {"bool"}:
+        return values, pl.Boolean
+    if kinds == {"str"}:
+        return values, pl.Utf8
+    return [
+        None if v is None else (v if isinstance(v, str) else json.dumps(v, sort_keys=True))
+        for v in values
+    ], pl.Utf8
+
+
+def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """A polars DataFrame from dict rows, with one stable dtype per column (see ``_column``)."""
+    import polars as pl
+
+    if columns is None:
+        seen: dict[str, None] = {}
+        for r in rows:
+            for k in r:
+                seen.setdefault(k, None)
+        columns = list(seen)
+    series = []
+    for c in columns:
+        vals, dtype = _column([r.get(c) for r in rows])
+        series.append(pl.Series(c, vals, dtype=dtype))
+    return pl.DataFrame(series)
+
+
+class Store:
+    """A results store at ``path`` (an SQLite file; created unless ``create=False``).
+
+    Readers: :meth:`runs`, :meth:`flows`, :meth:`links` return polars DataFrames in one call,
+    optionally restricted to one sweep (``sweep="name"``) or to given run keys; the grid point
+    of each run is spread into one column per swept path (``links.R2-D1.error.per``, ...).
+    :meth:`series` reads a run's stored time series.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such store")
+        if create and self.path.parent != Path(""):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) around
+            # each write so a run is all-or-nothing.
+            self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=OFF")
+            self._db.executescript(_SCHEMA)
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
+            )
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not an airtcp store ({e})") from None
+        ver = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if ver is None or int(ver[0]) != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: store schema version {ver[0] if ver else '?'} is not "
+                f"{SCHEMA_VERSION}, the version this airtcp reads"
+            )
+
+    # -- housekeeping ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r})"
+
+    @property
+    def series_dir(self) -> Path:
+        """The directory beside the database that holds time-series Parquet files."""
+        return self.path.with_name(self.path.stem + "-series")
+
+    def _columns(self, table: str) -> list[str]:
+        return [r[1] for r in self._db.execute(f"PRAGMA table_info({_qi(table)})")]
+
+    def _ensure_columns(self, table: str, names: Iterable[str]) -> None:
+        have = set(self._columns(table))
+        for n in names:
+            if n not in have:
+                self._db.execute(f"ALTER TABLE {_qi(table)} ADD COLUMN {_qi(n)}")
+                have.add(n)
+
+    # -- writing (the sweep driver only) --------------------------------------------------------
+
+    def register_sweep(
+        self,
+        name: str,
+        *,
+        base_scenario: str,
+        grid: Mapping[str, Sequence[Any]],
+        seeds: Sequence[int],
+        members: Iterable[tuple[str, int, str]],
+    ) -> None:
+        """Record a sweep and the runs it is made of: ``members`` are ``(scenario_hash, seed,
+        params JSON)``. Re-registering a sweep updates its grid and adds members."""
+        now = _now()
+        cur = self._db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            cur.execute(
+                "INSERT INTO sweeps (name, base_scenario, grid, seeds, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
+                "base_scenario = excluded.base_scenario, grid = excluded.grid, "
+                "seeds = excluded.seeds, updated_at = excluded.updated_at",
+                (name, base_scenario, json.dumps(grid), json.dumps(list(seeds)), now, now),
+            )
+            cur.executemany(
+                "INSERT OR IGNORE INTO sweep_runs (sweep, scenario_hash, seed, params) "
+                "VALUES (?, ?, ?, ?)",
+                ((name, h, int(s), p) for h, s, p in members),
+            )
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+    def record(
+        self,
+        *,
+        scenario_hash: str,
+        seed: int,
+        params: str,
+        scenario: str,
+        status: str,
+        raw: Mapping[str, Any] | None = None,
+        error: str | None = None,
+        error_kind: str | None = None,
+        airtcp_version: str | None = None,
+        wall_s: float | None = None,
+        sweep: str | None = None,
+        series: str | None = None,
+    ) -> None:
+        """Write one finished run (replacing an earlier attempt) in a single transaction."""
+        if status not in ("ok", "failed"):
+            raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
+        raw = raw or {}
+        summary = {k: v for k, v in raw.items() if k not in ("flows", "links", "series")}
+        row = {
+            "scenario_hash": scenario_hash,
+            "seed": int(seed),
+            "status": status,
+            "error": error,
+            "error_kind": error_kind,
+            "name": raw.get("name") or _scenario_name(scenario),
+            "sweep": sweep,
+            "params": params,
+            "scenario": scenario,
+            "events": raw.get("events"),
+            "packet_hops": raw.get("packet_hops"),
+            "fairness": raw.get("fairness"),
+            "duration_s": raw.get("duration_s"),
+            "packets": json.dumps(raw["packets"]) if "packets" in raw else None,
+            "drops": json.dumps(raw["drops"]) if "drops" in raw else None,
+            "summary": json.dumps(summary) if raw else None,
+            "airtcp_version": airtcp_version,
+            "wall_s": wall_s,
+            "finished_at": _now(),
+            "series": series,
+        }
+        cur = self._db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            key = (scenario_hash, int(seed))
+            for t in ("flows", "links"):
+                cur.execute(f"DELETE FROM {t} WHERE scenario_hash = ? AND seed = ?", key)
+            cols = list(row)
+            cur.execute(
+                f"INSERT OR REPLACE INTO runs ({', '.join(map(_qi, cols))}) "
+                f"VALUES ({', '.join('?' for _ in cols)})",
+                [row[c] for c in cols],
+            )
+            if status == "ok":
+                for t in ("flows", "links"):
+                    items = raw.get(t) or []
+                    names: dict[str, None] = {}
+                    for it in items:
+                        for k in it:
+                            if k not in _KEY_COLUMNS:
+                                names.setdefault(k, None)
+                    self._ensure_columns(t, names)
+                    if not items:
+                        continue
+                    cols = [*_KEY_COLUMNS, *names]
+                    cur.executemany(
+                        f"INSERT INTO {t} ({', '.join(map(_qi, cols))}) "
+                        f"VALUES ({', '.join('?' for _ in cols)})",
+                        [[*key, *(_cell(it.get(c)) for c in names)] for it in items],
+                    )
+            cur.execute("COMMIT")
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+
+    def write_series(self, scenario_hash: str, seed: int, series: Mapping[str, Any]) -> str | None:
+        """Write a run's time series (the core's ``series`` object) as Parquet beside the
+        database; returns the file name, or None when the run recorded nothing. The file is
+        written under a temporary name and renamed, so it is complete or absent."""
+        import polars as pl
+
+        kinds: list[str] = []
+        names: list[str] = []
+        ts: list[float] = []
+        vals: list[float] = []
+        ssth: list[float | None] = []
+        for name, cols in sorted((series.get("cwnd") or {}).items()):
+            t = list(cols.get("t", []))
+            kinds += ["cwnd"] * len(t)
+            names += [name] * len(t)
+            ts += t
+            vals += [float(x) for x in cols.get("cwnd", [])]
+            ssth += [float(x) for x in cols.get("ssthresh", [None] * len(t))]
+        for name, cols in sorted((series.get("queue") or {}).items()):
+            t = list(cols.get("t", []))
+            kinds += ["queue"] * len(t)
+            names += [name] * len(t)
+            ts += t
+            vals += [float(x) for x in cols.get("packets", [])]
+            ssth += [None] * len(t)
+        if not kinds:
+            return None
+        df = pl.DataFrame(
+            {"kind": kinds, "name": names, "t": ts, "value": vals, "ssthresh": ssth},
+            schema={
+                "kind": pl.Utf8,
+                "name": pl.Utf8,
+                "t": pl.Float64,
+                "value": pl.Float64,
+                "ssthresh": pl.Float64,
+            },
+        )
+        d = self.series_dir
+        d.mkdir(parents=True, exist_ok=True)
+        fname = run_key(scenario_hash, seed) + ".parquet"
+        tmp = d / (fname + f".tmp{os.getpid()}")
+        df.write_parquet(tmp)
+        os.replace(tmp, d / fname)
+        return fname
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def status(self, keys: Iterable[tuple[str, int]] | None = None) -> dict[tuple[str, int], str]:
+        """``{(scenario_hash, seed): status}`` of stored runs (all, or those among ``keys``)."""
+        rows = self._db.execute("SELECT scenario_hash, seed, status FROM runs").fetchall()
+        out = {(h, int(s)): st for h, s, st in rows}
+        if keys is None:
+            return out
+        return {k: out[k] for k in ((h, int(s)) for h, s in keys) if k in out}
+
+    def has_series(self, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], bool]:
+        """Whether each stored run among ``keys`` has a time-series file."""
+        rows = self._db.execute("SELECT scenario_hash, seed, series FROM runs").fetchall()
+        have = {(h, int(s)): bool(f) for h, s, f in rows}
+        return {k: have[k] for k in ((h, int(s)) for h, s in keys) if k in have}
+
+    def sweeps(self) -> pl.DataFrame:
+        """The named sweeps in the store, with their grids, seeds and run counts."""
+        rows = self._db.execute(
+            "SELECT s.name, s.grid, s.seeds, s.created_at, s.updated_at, "
+            "COUNT(m.seed), SUM(r.status = 'ok'), SUM(r.status = 'failed') "
+            "FROM sweeps s LEFT JOIN sweep_runs m ON m.sweep = s.name "
+            "LEFT JOIN runs r ON r.scenario_hash = m.scenario_hash AND r.seed = m.seed "
+            "GROUP BY s.name ORDER BY s.created_at, s.name"
+        ).fetchall()
+        cols = ["sweep", "grid", "seeds", "created_at", "updated_at", "runs", "ok", "failed"]
+        counts = [[*r[:5], int(r[5] or 0), int(r[6] or 0), int(r[7] or 0)] for r in rows]
+        return frame(
+            [dict(zip(cols, c, strict=True)) for c in counts],
+            cols,
+        )
+
+    def sweep_info(self, name: str) -> dict[str, Any] | None:
+        row = self._db.execute(
+            "SELECT base_scenario, grid, seeds, created_at, updated_at FROM sweeps WHERE name = ?",
+            (name,),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "name": name,
+            "base_scenario": json.loads(row[0]),
+            "grid": json.loads(row[1]),
+            "seeds": json.loads(row[2]),
+            "created_at": row[3],
+            "updated_at": row[4],
+        }
+
+    def _select(
+        self,
+        table: str,
+        *,
+        sweep: str | None,
+        keys: Iterable[tuple[str, int]] | None,
+        status: str | None,
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Rows of ``table`` joined with their run's grid point (``_params``)."""
+        if sweep is not None and self.sweep_info(sweep) is None:
+            known = ", ".join(self.sweeps()["sweep"].to_list()) or "none"
+            raise StoreError(f"{self.path}: no sweep named {sweep!r} (sweeps: {known})")
+        cols = self._columns(table)
+        sel = ", ".join(f"t.{_qi(c)}" for c in cols)
+        where: list[str] = []
+        args: list[Any] = []
+        joins: list[str] = []
+        if table == "runs":
+            params = "t.params"
+            if status is not None:
+                where.append("t.status = ?")
+                args.append(status)
+        else:
+            params = "r.params"
+            joins.append("JOIN runs r ON r.scenario_hash = t.scenario_hash AND r.seed = t.seed")
+            where.append("r.status = 'ok'")
+        if sweep is not None:
+            params = "m.params"
+            joins.append(
+                "JOIN sweep_runs m ON m.scenario_hash = t.scenario_hash AND m.seed = t.seed"
+            )
+            where.append("m.sweep = ?")
+            args.append(sweep)
+        join = " ".join(joins)
+        sql = f"SELECT {sel}, {params} FROM {_qi(table)} t {join}"
+        if keys is not None:
+            self._db.execute("CREATE TEMP TABLE IF NOT EXISTS _want (h TEXT, s INTEGER)")
+            self._db.execute("DELETE FROM _want")
+            self._db.executemany(
+                "INSERT INTO _want (h, s) VALUES (?, ?)", ((h, int(s)) for h, s in keys)
+            )
+            sql += " JOIN _want w ON w.h = t.scenario_hash AND w.s = t.seed"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY t.rowid"
+        rows = self._db.execute(sql, args).fetchall()
+        return cols, rows
+
+    def _table(
+        self,
+        table: str,
+        *,
+        sweep: str | None = None,
+        keys: Iterable[tuple[str, int]] | None = None,
+        status: str | None = None,
+        params: bool = True,
+    ) -> pl.DataFrame:
+        cols, rows = self._select(table, sweep=sweep, keys=keys, status=status)
+        points = [json.loads(r[-1]) if r[-1] else {} for r in rows]
+        pcols: dict[str, None] = {}
+        if params:
+            for p in points:
+                for k in p:
+                    pcols.setdefault(k, None)
+        out_cols = list(cols)
+        renamed = {}
+        for k in pcols:
+            name = k if k not in cols else f"param.{k}"
+            renamed[k] = name
+        dict_rows = []
+        for r, p in zip(rows, points, strict=False):
+            d = dict(zip(cols, r[:-1], strict=False))
+            if params:
+                for k in pcols:
+                    d[renamed[k]] = p.get(k)
+            dict_rows.append(d)
+        key_first = ["scenario_hash", "seed"]
+        if table != "runs":
+            key_first.append("name")
+        order = (
+            key_first + [renamed[k] for k in pcols] + [c for c in out_cols if c not in key_first]
+        )
+        df = frame(dict_rows, order)
+        sort_cols = [renamed[k] for k in pcols] + ["seed"] + (["name"] if table != "runs" else [])
+        if df.height:
+            df = df.sort(sort_cols, nulls_last=True, maintain_order=True)
+        return df
+
+    def runs(
+        self,
+        sweep: str | None = None,
+        *,
+        status: str | None = None,
+        keys: Iterable[tuple[str, int]] | None = None,
+    ) -> pl.DataFrame:
+        """One row per run (``ok`` and ``failed``, or only ``status``): key, grid point columns,
+        status, error, run-level results, version, wall time, finish time."""
+        return self._table("runs", sweep=sweep, keys=keys, status=status)
+
+    def flows(
+        self, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
+    ) -> pl.DataFrame:
+        """One row per flow of every ``ok`` run: key, flow name, grid point columns and every
+        column of the result's flow table."""
+        return self._table("flows", sweep=sweep, keys=keys)
+
+    def links(
+        self, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
+    ) -> pl.DataFrame:
+        """One row per link direction of every ``ok`` run, like :meth:`flows`."""
+        return self._table("links", sweep=sweep, keys=keys)
+
+    def series(self, scenario_hash: str, seed: int) -> pl.DataFrame:
+        """The stored time series of one run (columns kind, name, t, value, ssthresh)."""
+        import polars as pl
+
+        row = self._db.execute(
+            "SELECT series FROM runs WHERE scenario_hash = ? AND seed = ?",
+            (scenario_hash, int(seed)),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no run {run_key(scenario_hash, seed)}")
+        if not row[0]:
+            raise StoreError(
+                f"{self.path}: run {run_key(scenario_hash, seed)} recorded no time series "
+                "(sweep with --trace)"
+            )
+        return pl.read_parquet(self.series_dir / row[0])
+
+    def export(
+        self, out: str | os.PathLike[str], *, fmt: str = "parquet", sweep: str | None = None
+    ) -> dict[str, Path]:
+        """Write the runs, flows and links tables to ``out/{runs,flows,links}.{parquet,csv}``."""
+        if fmt not in ("parquet", "csv"):
+            raise ValueError(f"format must be 'parquet' or 'csv', got {fmt!r}")
+        d = Path(out)
+        d.mkdir(parents=True, exist_ok=True)
+        paths: dict[str, Path] = {}
+        for t in ("runs", "flows", "links"):
+            df = self._table(t, sweep=sweep)
+            p = d / f"{t}.{fmt}"
+            if fmt == "parquet":
+                df.write_parquet(p)
+            else:
+                df.write_csv(p)
+            paths[t] = p
+        return paths
+
+
+def _scenario_name(scenario_json: str) -> str | None:
+    try:
+        return json.loads(scenario_json).get("name", "scenario")
+    except (ValueError, AttributeError):
+        return None
