@@ -306,35 +306,46 @@ def run_job(scenario_json: str, keep_series: bool = False) -> dict[str, Any]:
     return out
 
 
-def _worker_init() -> None:
-    # Die with the parent: if the sweep driver is killed the pool's workers must not linger.
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
+def _worker_init(lifeline: Any) -> None:
+    """Pool worker start-up: exit as soon as the sweep driver is gone. ``lifeline`` is the read
+    end of a pipe whose only writer is the driver; it never sends anything, so ``recv`` returns
+    (with EOFError) exactly when the driver has exited or been killed."""
+    import threading
 
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-        except Exception:  # noqa: BLE001 - best effort
+    def watch() -> None:
+        try:
+            lifeline.recv()
+        except (EOFError, OSError):
             pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="airtcp-lifeline", daemon=True).start()
 
 
 # --------------------------------------------------------------------------------------------
 # backends: each yields (job, outcome dict) or (job, exception) as runs finish
 
 
-def _local_pool(workers: int) -> ProcessPoolExecutor:
+def _local_pool(workers: int) -> tuple[ProcessPoolExecutor, Any]:
+    """A process pool and the write end of its workers' lifeline (close it after shutdown)."""
     methods = mp.get_all_start_methods()
     if "forkserver" in methods:
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(["airtcp.sweeps"])
     else:  # pragma: no cover - macOS/Windows
         ctx = mp.get_context("spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init)
+    lifeline_r, lifeline_w = ctx.Pipe(duplex=False)
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=ctx,
+        initializer=_worker_init,
+        initargs=(lifeline_r,),
+    )
+    return pool, (lifeline_r, lifeline_w)
 
 
 def _run_local(jobs: Sequence[Job], workers: int, keep_series: bool) -> Iterator[tuple[Job, Any]]:
-    pool = _local_pool(workers)
+    pool, lifeline = _local_pool(workers)
     window = max(2 * workers, 4)
     it = iter(jobs)
     pending: dict[Any, Job] = {}
@@ -364,6 +375,8 @@ def _run_local(jobs: Sequence[Job], workers: int, keep_series: bool) -> Iterator
         clean = True
     finally:
         pool.shutdown(wait=clean, cancel_futures=True)
+        for conn in lifeline:
+            conn.close()
 
 
 def _dask_client(address: str, workers: int | None) -> tuple[Any, Any]:

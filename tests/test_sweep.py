@@ -1,0 +1,440 @@
+"""Sweeps: grid values, planning, the store, failures, resuming after SIGKILL, dask, export."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import polars as pl
+import pytest
+
+import airtcp
+from airtcp import Scenario, Store
+from airtcp.cli import main
+from airtcp.sweeps import parse_axis, plan, run_job, run_sweep, split_values
+
+from .conftest import DUMBBELL, ROOT
+
+# Columns that differ between two executions of the same run.
+VOLATILE = {"wall_s", "finished_at", "sweep"}
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stable(df: pl.DataFrame) -> pl.DataFrame:
+    keys = [c for c in ("scenario_hash", "seed", "name") if c in df.columns]
+    return df.drop([c for c in df.columns if c in VOLATILE]).sort(keys)
+
+
+# --------------------------------------------------------------------------------------------
+# grid values
+
+
+def test_split_values_keeps_brackets_and_quotes():
+    assert split_values("0,0.01, 0.05") == ["0", "0.01", "0.05"]
+    assert split_values("newreno,westwood+") == ["newreno", "westwood+"]
+    assert split_values('[1, 2],{ a = 1, b = "x,y" },"p,q"') == [
+        "[1, 2]",
+        '{ a = 1, b = "x,y" }',
+        '"p,q"',
+    ]
+    for bad in ("1,,2", "[1,2", "1]", '"abc', ",1"):
+        with pytest.raises(ValueError):
+            split_values(bad)
+
+
+def test_parse_axis_reads_values_like_set():
+    assert parse_axis("links.R2-D1.error.per=0,0.01") == ("links.R2-D1.error.per", [0, 0.01])
+    assert parse_axis("flows.*.cc=newreno,westwood+") == ("flows.*.cc", ["newreno", "westwood+"])
+    assert parse_axis("duration=10s,20s") == ("duration", ["10s", "20s"])
+    assert parse_axis("tcp.sack=true,false") == ("tcp.sack", [True, False])
+    with pytest.raises(ValueError):
+        parse_axis("duration")
+    with pytest.raises(ValueError):
+        parse_axis("duration=")
+
+
+def test_plan_is_a_cross_product_keyed_by_hash_without_seed(short_dumbbell):
+    grid = {"links.R2-D1.error.per": [0, 0.01, 0.05], "flows.*.cc": ["newreno", "westwood+"]}
+    points, seeds, jobs = plan(short_dumbbell, grid, 4, seed_start=3)
+    assert len(points) == 6 and seeds == [3, 4, 5, 6] and len(jobs) == 24
+    assert points[1] == {"links.R2-D1.error.per": 0, "flows.*.cc": "westwood+"}
+    # one hash per point, shared by its seeds; seed-major order
+    assert len({j.scenario_hash for j in jobs}) == 6
+    assert [j.seed for j in jobs[:6]] == [3] * 6
+    assert len({j.key for j in jobs}) == 24
+    j = jobs[7]
+    sc = short_dumbbell.with_values(j.point)
+    assert j.scenario_hash == sc.hash(include_seed=False)
+    assert json.loads(j.scenario_json)["seed"] == j.seed
+    assert Scenario(json.loads(j.scenario_json)).get("flows.1.cc") == j.point["flows.*.cc"]
+
+
+def test_plan_rejects_bad_grids(short_dumbbell):
+    with pytest.raises(airtcp.PathError):
+        plan(short_dumbbell, {"links.R9-R2.rate": ["1Mbps"]}, 1)
+    with pytest.raises(ValueError, match="twice"):
+        plan(short_dumbbell, {"duration": ["1s", "1s"]}, 1)
+    with pytest.raises(ValueError, match="seed"):
+        plan(short_dumbbell, {"seed": [1, 2]}, 1)
+    with pytest.raises(ValueError):
+        plan(short_dumbbell, {}, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# the Python API and the store
+
+
+def test_sweep_returns_runs_and_skips_finished(tmp_path, short_dumbbell):
+    store = tmp_path / "s.sqlite"
+    grid = {"links.R2-D1.error.per": [0.0, 0.02], "flows.*.cc": ["newreno", "westwood+"]}
+    df = airtcp.sweep(short_dumbbell, grid, seeds=3, store=store, workers=2, progress=False)
+    assert df.height == 12 and set(df["status"]) == {"ok"}
+    assert {"links.R2-D1.error.per", "flows.*.cc", "events", "fairness"} <= set(df.columns)
+    flows = airtcp.sweep(short_dumbbell, grid, seeds=3, store=store, table="flows", progress=False)
+    assert flows.height == 24  # two flows per run
+    # the second call ran nothing: finish times are unchanged
+    with Store(store) as st:
+        again = st.runs()
+        assert again.height == 12
+        assert sorted(again["finished_at"]) == sorted(df["finished_at"])
+        row = st.flows().filter(
+            (pl.col("flows.*.cc") == "westwood+")
+            & (pl.col("links.R2-D1.error.per") == 0.02)
+            & (pl.col("seed") == 2)
+            & (pl.col("name") == "ftp1")
+        )
+        direct = airtcp.run(
+            short_dumbbell.with_values({"links.R2-D1.error.per": 0.02, "flows.*.cc": "westwood+"}),
+            seed=2,
+        ).flow("ftp1")
+        assert row.height == 1
+        for k, v in direct.items():
+            assert row[k][0] == v, k
+        links = st.links()
+        assert links.height == 12 * 10 and "drops_channel_error" in links.columns
+        assert st.sweeps()["runs"].to_list() == [12]
+        summary = json.loads(st.runs()["summary"][0])
+        assert {"events", "packet_hops", "drops", "fairness"} <= set(summary)
+
+
+def test_failing_runs_are_recorded_and_counted(tmp_path, short_dumbbell, capsys):
+    store = tmp_path / "s.sqlite"
+    path = tmp_path / "d.toml"
+    short_dumbbell.to_toml(path)
+    code, out, err = run_cli(
+        capsys,
+        "sweep",
+        str(path),
+        "--set",
+        "links.R1-R2.rate=-1Mbps,1Mbps,2Mbps",
+        "--set",
+        "flows.*.cc=newreno,nosuchcc",
+        "--seeds",
+        "2",
+        "--store",
+        str(store),
+        "--workers",
+        "2",
+    )
+    assert code == 0, err
+    assert "12 runs (6 points x 2 seeds): 12 ran, 0 skipped" in err
+    assert ", 8 failed" in err
+    assert "  4 x links[2].rate: '-1Mbps': rate must be > 0" in err
+    assert "  4 x flows[0].cc: unknown scheme 'nosuchcc'" in err
+    with Store(store) as st:
+        runs = st.runs()
+        assert runs.height == 12
+        failed = runs.filter(pl.col("status") == "failed")
+        assert failed.height == 8 and failed["error_kind"].to_list() == ["ScenarioError"] * 8
+        assert st.flows().height == 4 * 2  # only ok runs have flows
+    # a rerun skips the failed runs, --retry-failed runs them again
+    code, _, err = run_cli(
+        capsys,
+        "sweep",
+        str(path),
+        "--set",
+        "links.R1-R2.rate=-1Mbps,1Mbps",
+        "--set",
+        "flows.*.cc=newreno,nosuchcc",
+        "--seeds",
+        "2",
+        "--store",
+        str(store),
+    )
+    assert code == 0 and "0 ran, 8 skipped" in err and ", 6 failed" in err
+    code, _, err = run_cli(
+        capsys,
+        "sweep",
+        str(path),
+        "--set",
+        "links.R1-R2.rate=-1Mbps,1Mbps",
+        "--set",
+        "flows.*.cc=newreno,nosuchcc",
+        "--seeds",
+        "2",
+        "--store",
+        str(store),
+        "--retry-failed",
+    )
+    assert code == 0 and "6 ran, 2 skipped" in err and ", 6 failed" in err
+
+
+def test_run_job_reports_errors_as_data():
+    out = run_job('{"duration": "1s", "nodes": 3}')
+    assert out["status"] == "failed" and out["error_kind"] == "ScenarioError"
+    assert out["error"] and out["wall_s"] >= 0 and out["version"] == airtcp.__version__
+
+
+def test_trace_writes_series_beside_the_store(tmp_path, dumbbell_dict):
+    d = dict(dumbbell_dict, duration="3s")
+    d.pop("trace", None)
+    store = tmp_path / "t.sqlite"
+    df = airtcp.sweep(
+        d,
+        {"links.R2-D1.error.per": [0.01]},
+        seeds=1,
+        store=store,
+        trace=True,
+        workers=1,
+        progress=False,
+    )
+    h, s = df["scenario_hash"][0], df["seed"][0]
+    assert df["series"][0] == f"{h}-{s}.parquet"
+    assert (tmp_path / "t-series" / f"{h}-{s}.parquet").is_file()
+    with Store(store) as st:
+        ser = st.series(h, s)
+    assert set(ser["kind"]) == {"cwnd", "queue"}
+    assert set(ser.filter(pl.col("kind") == "queue")["name"]) >= {"R1->R2", "R2->R1"}
+    assert set(ser.filter(pl.col("kind") == "cwnd")["name"]) == {"ftp1", "ftp2"}
+
+
+# --------------------------------------------------------------------------------------------
+# command-line errors
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (
+            ["--set", "links.R9-R2.rate=1Mbps,2Mbps"],
+            "error: --set 'links.R9-R2.rate=1Mbps,2Mbps': links.R9-R2.rate: no link named 'R9-R2'",
+        ),
+        (["--set", "tcp.bogus=1,2"], "unknown field `bogus`"),
+        (["--set", "flows.*.cc=newreno,,reno"], "empty value"),
+        (["--set", "duration=[1,2"], "unbalanced brackets"),
+        (["--set", "duration"], "expected PATH=VALUE"),
+        (["--set", "duration=1s,1s"], "a value is given twice"),
+        (["--set", "seed=1,2"], "the seed is not a grid axis"),
+        (["--set", "links.R1-R2.rate=-1Mbps"], "error: links[2].rate: '-1Mbps': rate must be > 0"),
+        (["--seeds", "0"], "error: --seeds must be >= 1"),
+        (["--workers", "0"], "error: --workers must be >= 1"),
+    ],
+)
+def test_sweep_cli_user_errors_exit_2(capsys, tmp_path, args, fragment):
+    store = tmp_path / "s.sqlite"
+    code, out, err = run_cli(capsys, "sweep", str(DUMBBELL), "--store", str(store), *args)
+    assert code == 2, err
+    assert err.startswith("error: ") and fragment in err, err
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_sweep_cli_missing_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "sweep", str(tmp_path / "nope.toml"))
+    assert code == 2 and err == f"error: {tmp_path / 'nope.toml'}: no such file\n"
+
+
+def test_export_missing_store(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "export", str(tmp_path / "x.sqlite"), "--out", str(tmp_path))
+    assert code == 2 and err.startswith("error: ") and "no such store" in err
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# export
+
+
+def test_export_round_trips(capsys, tmp_path, short_dumbbell):
+    store = tmp_path / "s.sqlite"
+    airtcp.sweep(
+        short_dumbbell,
+        {"links.R2-D1.error.per": [0, 0.05], "flows.1.cc": ["vegas"]},
+        seeds=2,
+        store=store,
+        name="exp",
+        workers=2,
+        progress=False,
+    )
+    airtcp.sweep(
+        short_dumbbell,
+        {"duration": ["2s"]},
+        seeds=1,
+        store=store,
+        name="other",
+        workers=1,
+        progress=False,
+    )
+    with Store(store) as st:
+        want = {"runs": st.runs("exp"), "flows": st.flows("exp"), "links": st.links("exp")}
+        assert want["runs"].height == 4 and st.runs().height == 5
+    for fmt in ("parquet", "csv"):
+        out = tmp_path / fmt
+        code, stdout, err = run_cli(
+            capsys, "export", str(store), "--format", fmt, "--out", str(out), "--sweep", "exp"
+        )
+        assert code == 0, err
+        for t, df in want.items():
+            p = out / f"{t}.{fmt}"
+            assert str(p) in stdout
+            if fmt == "parquet":
+                back = pl.read_parquet(p)
+            else:
+                back = pl.read_csv(p, infer_schema_length=None).cast(df.schema)
+            assert back.columns == df.columns
+            assert back.equals(df), t
+    code, _, err = run_cli(capsys, "export", str(store), "--out", str(tmp_path), "--sweep", "zz")
+    assert code == 2 and "no sweep named 'zz'" in err
+
+
+# --------------------------------------------------------------------------------------------
+# SIGKILL and resume
+
+HEAVY = {"n_flows": 5, "duration": "100s", "bottleneck_rate": "10Mbps", "queue_limit": 100}
+HEAVY_GRID = ["--set", "links.R2-D1.error.per=0,0.002,0.005,0.01,0.02,0.05", "--seeds", "10"]
+
+
+def _count(db) -> int:
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _cli(*args):
+    return [sys.executable, "-m", "airtcp", *args]
+
+
+def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path):
+    scen = tmp_path / "heavy.toml"
+    airtcp.dumbbell(per=0.01, wireless=[1], **HEAVY).to_toml(scen)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    killed = tmp_path / "killed.sqlite"
+    proc = subprocess.Popen(
+        _cli("sweep", str(scen), *HEAVY_GRID, "--store", str(killed), "--workers", "2"),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _count(killed) < 8:
+            assert proc.poll() is None, "the sweep finished before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        # the pool's workers die with the driver
+        t_end = time.monotonic() + 10
+        while True:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            if time.monotonic() > t_end:
+                pytest.fail("worker processes outlived the killed sweep")
+            time.sleep(0.05)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    done = _count(killed)
+    assert 8 <= done < 60, done
+    con = sqlite3.connect(killed)
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+
+    resumed = subprocess.run(
+        _cli("sweep", str(scen), *HEAVY_GRID, "--store", str(killed), "--workers", "2"),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"60 runs (6 points x 10 seeds): {60 - done} ran, {done} skipped" in resumed.stderr
+
+    clean = tmp_path / "clean.sqlite"
+    res = run_sweep(
+        scen,
+        {"links.R2-D1.error.per": [0, 0.002, 0.005, 0.01, 0.02, 0.05]},
+        seeds=10,
+        store=clean,
+        workers=2,
+        name="heavy",
+        progress=False,
+    )
+    assert res.ran == 60 and res.failed == 0
+    with Store(killed) as a, Store(clean) as b:
+        for t in ("runs", "flows", "links"):
+            x, y = stable(getattr(a, t)()), stable(getattr(b, t)())
+            assert x.height == y.height
+            assert x.equals(y), t
+        assert a.runs().height == 60
+        assert a.runs().select("scenario_hash", "seed").is_duplicated().sum() == 0
+
+
+# --------------------------------------------------------------------------------------------
+# dask
+
+
+def test_dask_local_cluster_matches_the_process_pool(capsys, tmp_path, short_dumbbell):
+    pytest.importorskip("distributed")
+    path = tmp_path / "d.toml"
+    short_dumbbell.to_toml(path)
+    axes = [
+        "--set",
+        "links.R2-D1.error.per=0,0.01,0.05",
+        "--set",
+        "flows.*.cc=newreno,veno",
+        "--seeds",
+        "3",
+        "--workers",
+        "2",
+    ]
+    code, out_local, err = run_cli(
+        capsys, "sweep", str(path), *axes, "--store", str(tmp_path / "local.sqlite")
+    )
+    assert code == 0, err
+    code, out_dask, err = run_cli(
+        capsys,
+        "sweep",
+        str(path),
+        *axes,
+        "--dask",
+        "local",
+        "--store",
+        str(tmp_path / "dask.sqlite"),
+    )
+    assert code == 0, err
+    assert "18 ran" in err and "on a local dask cluster" in err
+    assert out_dask == out_local  # the same per-point table
+    with Store(tmp_path / "local.sqlite") as a, Store(tmp_path / "dask.sqlite") as b:
+        for t in ("runs", "flows", "links"):
+            assert stable(getattr(a, t)()).equals(stable(getattr(b, t)())), t
