@@ -382,7 +382,7 @@ impl Sim {
 
     fn sync_rto(&mut self, f: FlowId) {
         let t = self.tcp(f);
-        if let Some(d) = t.tx.rto_deadline() {
+        if let Some(d) = t.tx.timer_deadline() {
             if t.rto_event.is_none_or(|e| d < e) {
                 t.rto_event = Some(d);
                 self.sched.at(d, Ev::Rto(f));
@@ -396,8 +396,8 @@ impl Sim {
         if t.rto_event == Some(now) {
             t.rto_event = None;
         }
-        if t.tx.rto_deadline().is_some_and(|d| d <= now) {
-            t.tx.on_timeout(now);
+        if t.tx.timer_deadline().is_some_and(|d| d <= now) {
+            t.tx.on_timer(now);
             self.after_sender_input(f);
         } else {
             self.sync_rto(f);

@@ -82,10 +82,11 @@ impl TcpReceiver {
         self.ooo.iter().map(|(s, e)| e - s).sum()
     }
 
-    /// Advertised window: the buffer less what is held out of order (the application reads
-    /// in-order data at once).
+    /// Advertised window. The application reads in-order data at once, and out-of-order data
+    /// lies inside [rcv_nxt, rcv_nxt + window), so the full buffer is offered: the right edge
+    /// never moves left (RFC 9293 3.8.6.2.2), and duplicate ACKs keep an unchanged window.
     pub fn advertised_window(&self) -> u64 {
-        self.window.saturating_sub(self.buffered())
+        self.window
     }
 
     pub fn on_segment(&mut self, now: Time, h: &TcpHeader, ecn: Ecn) -> RxOutcome {
@@ -267,7 +268,12 @@ mod tests {
         let o = r.on_segment(1, &seg(2000), Ecn::NOT_ECT);
         assert!(o.ack_now && o.delivered == 0);
         r.on_segment(2, &seg(4000), Ecn::NOT_ECT);
-        assert_eq!(r.advertised_window(), 64 * 1024 - 2000);
+        assert_eq!(r.buffered(), 2000);
+        assert_eq!(
+            r.advertised_window(),
+            64 * 1024,
+            "the right edge does not move left"
+        );
         let a = r.make_ack(2);
         assert_eq!(a.ack, 1000);
         assert_eq!(

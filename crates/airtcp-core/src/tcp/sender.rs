@@ -38,6 +38,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Window reductions in response to ECN-Echo.
     pub ecn_reductions: u64,
+    /// Zero-window probes sent by the persist timer.
+    pub window_probes: u64,
     /// Integral of cwnd (bytes) over time, for the time-averaged window.
     pub cwnd_area: u128,
     pub completed_at: Option<Time>,
@@ -75,6 +77,10 @@ pub struct TcpSender {
     ecn_ok: bool,
     /// Handshake state: Some(sent_at, retransmitted) while the SYN awaits its SYN-ACK.
     syn: Option<SynState>,
+    /// Persist timer (RFC 9293 3.8.6.1): probes a zero window when nothing is in flight.
+    persist_deadline: Option<Time>,
+    persist_backoff: u32,
+    probe_due: bool,
     last_account: Time,
     pub stats: SenderStats,
 }
@@ -124,6 +130,9 @@ impl TcpSender {
             cwr_pending: false,
             ecn_ok,
             syn,
+            persist_deadline: None,
+            persist_backoff: 0,
+            probe_due: false,
             last_account: now,
             stats: SenderStats::default(),
         }
@@ -163,6 +172,47 @@ impl TcpSender {
     /// When the retransmission timer fires, if it is running.
     pub fn rto_deadline(&self) -> Option<Time> {
         self.rto_deadline
+    }
+
+    /// The earliest of the retransmission and persist timers.
+    pub fn timer_deadline(&self) -> Option<Time> {
+        match (self.rto_deadline, self.persist_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A timer may have expired at `now`: run whichever is due.
+    pub fn on_timer(&mut self, now: Time) {
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            // Probe the zero window; back off like the retransmission timer.
+            self.probe_due = true;
+            self.persist_backoff = (self.persist_backoff + 1).min(16);
+            self.persist_deadline = Some(now + self.persist_interval());
+            self.stats.window_probes += 1;
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_timeout(now);
+        }
+    }
+
+    fn persist_interval(&self) -> Time {
+        (self.rtt.rto << self.persist_backoff.min(16)).min(self.cfg.max_rto)
+    }
+
+    /// Start the persist timer when the peer's window holds no segment, nothing is in flight
+    /// and data waits; stop it otherwise.
+    fn update_persist(&mut self, now: Time) {
+        let waiting = self.syn.is_none()
+            && self.snd_una == self.snd_max
+            && self.snd_nxt < self.app_end
+            && self.rwnd < self.seg_len(self.snd_nxt) as u64;
+        if !waiting {
+            self.persist_deadline = None;
+            self.persist_backoff = 0;
+        } else if self.persist_deadline.is_none() {
+            self.persist_deadline = Some(now + self.persist_interval());
+        }
     }
 
     /// Accumulate the cwnd-time integral up to `now` (call before cwnd changes).
@@ -218,6 +268,15 @@ impl TcpSender {
                 len: 0,
                 retx: false,
                 flags: flags::SYN | ecn,
+            });
+        }
+        if std::mem::take(&mut self.probe_due) {
+            // Zero-length probe at snd_una: the receiver answers with its current window.
+            return Some(Segment {
+                seq: self.snd_una,
+                len: 0,
+                retx: false,
+                flags: flags::ACK,
             });
         }
         if let Some(seq) = self.pending_retx.take() {
@@ -330,6 +389,8 @@ impl TcpSender {
             }
             return;
         }
+        // A window update is not a duplicate ACK (RFC 5681 2, condition (e)).
+        let window_changed = h.wnd != self.rwnd;
         self.rwnd = h.wnd;
         let ack = h.ack.min(self.snd_max);
         let mut info = AckInfo {
@@ -386,7 +447,11 @@ impl TcpSender {
             if self.is_done() && self.stats.completed_at.is_none() {
                 self.stats.completed_at = Some(now);
             }
-        } else if ack == self.snd_una && h.len == 0 && self.snd_max > self.snd_una {
+        } else if ack == self.snd_una
+            && h.len == 0
+            && self.snd_max > self.snd_una
+            && !window_changed
+        {
             info.dup_ack = true;
             self.dupacks += 1;
             if self.in_recovery {
@@ -418,6 +483,7 @@ impl TcpSender {
             self.on_ece(now);
         }
         self.st.cwnd = self.st.cwnd.max(self.mss());
+        self.update_persist(now);
     }
 
     /// ECN-Echo: reduce like a loss, but without retransmitting, at most once per window of
@@ -542,7 +608,7 @@ mod tests {
     fn ack(n: u64) -> TcpHeader {
         TcpHeader {
             ack: n,
-            wnd: 1 << 20,
+            wnd: 64 * 1024,
             flags: flags::ACK,
             ..Default::default()
         }
@@ -769,6 +835,48 @@ mod tests {
         };
         s.on_ack(1100 * MS, &synack);
         assert_eq!(s.rtt.srtt, None, "a retransmitted SYN is not timed (Karn)");
+    }
+
+    #[test]
+    fn window_update_is_not_a_dupack() {
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        let mut h = ack(0);
+        for w in [1000, 2000, 3000, 4000] {
+            h.wnd = w;
+            s.on_ack(1, &h);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "each ACK changed the window");
+    }
+
+    #[test]
+    fn zero_window_persist_probes_then_resumes() {
+        let mut s = sender();
+        drain(&mut s, 0);
+        let mut h = ack(2000);
+        h.wnd = 0;
+        s.on_ack(100 * MS, &h);
+        assert!(
+            drain(&mut s, 100 * MS).is_empty(),
+            "zero window: nothing new"
+        );
+        assert_eq!(s.rto_deadline(), None, "nothing in flight");
+        let d = s.timer_deadline().expect("persist timer armed");
+        assert_eq!(d, 100 * MS + s.rtt.rto);
+        s.on_timer(d);
+        let probe = drain(&mut s, d);
+        assert_eq!(probe.len(), 1);
+        assert_eq!((probe[0].seq, probe[0].len), (2000, 0));
+        assert_eq!(s.stats.window_probes, 1);
+        let d2 = s.timer_deadline().unwrap();
+        assert_eq!(d2 - d, 2 * s.rtt.rto, "backed off");
+        // The window opens: the update is not a dupack, data flows, the persist timer stops.
+        h.wnd = 64 * 1024;
+        s.on_ack(d + MS, &h);
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert!(!drain(&mut s, d + MS).is_empty());
+        assert_eq!(s.timer_deadline(), s.rto_deadline());
     }
 
     #[test]
