@@ -27,7 +27,8 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o
 .PHONY: help setup setup-dev rust-tools demo test bench clean distclean
 
 help:
-	@echo "make demo    build airtcp into .venv (release) and run a PER sweep -> out/demo/"
+	@echo "make demo    build airtcp into .venv (release), run a PER sweep -> out/demo/ and a quick"
+	@echo "             reproduction of the Padhye et al. model -> reports/padhye/index.html"
 	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
@@ -62,6 +63,7 @@ rust-tools:
 
 demo: setup
 	$(BIN)/airtcp demo
+	$(BIN)/airtcp reproduce padhye --quick
 
 test: setup-dev rust-tools
 	cargo test --workspace --release
