@@ -355,6 +355,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             )
         except DaskError as e:
             raise UserError(str(e)) from None
+        except KeyboardInterrupt:
+            print(
+                f"interrupted: finished runs are in {st.path}; run the same command again to "
+                "resume",
+                file=sys.stderr,
+            )
+            return 130
         except (PathError, ValueError) as e:
             if isinstance(e, _core.ScenarioError):
                 raise

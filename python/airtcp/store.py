@@ -223,15 +223,15 @@ class Store:
             self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=OFF")
-            self._db.executescript(_SCHEMA)
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                (str(SCHEMA_VERSION),),
-            )
+            if create:
+                self._db.executescript(_SCHEMA)
+                self._db.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+            ver = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not an airtcp store ({e})") from None
-        ver = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if ver is None or int(ver[0]) != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: store schema version {ver[0] if ver else '?'} is not "
