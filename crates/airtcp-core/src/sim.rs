@@ -1,6 +1,8 @@
 //! The simulation: arenas of nodes, channels and flows, and the event loop that moves packets
 //! between them.
 
+use crate::agent::snr_gate::GateChange;
+use crate::agent::Agent;
 use crate::app::App;
 use crate::engine::{tx_time, Scheduler, Time};
 use crate::ids::{ChanId, FlowId, NodeId, PacketId};
@@ -22,6 +24,7 @@ pub enum Ev {
     FlowStop(FlowId),
     UdpSend(FlowId),
     QueueSample,
+    AgentTick(usize),
 }
 
 pub struct TcpFlow {
@@ -102,6 +105,9 @@ pub struct Sim {
     pub queue_interval: Time,
     /// SNR series of SNR-driven channels (indexed by their error models).
     pub snr: Vec<crate::link::SnrSeries>,
+    pub agents: Vec<Agent>,
+    /// The SNR gate at each node, if any.
+    pub gate_at: Vec<Option<usize>>,
     pub finished: bool,
 }
 
@@ -140,6 +146,7 @@ impl Sim {
             Ev::FlowStop(f) => self.stop_flow(f),
             Ev::UdpSend(f) => self.udp_send(f),
             Ev::QueueSample => self.sample_queues(),
+            Ev::AgentTick(a) => self.agent_tick(a),
         }
     }
 
@@ -305,8 +312,31 @@ impl Sim {
 
     fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Packet) {
         let now = self.now();
-        self.tcp(f).tx.on_ack(now, &pkt.tcp);
+        let mut h = pkt.tcp;
+        if let Some(a) = self.gate_at[pkt.dst.idx()] {
+            let Agent::SnrGate(g) = &mut self.agents[a];
+            g.filter_ack(f, &mut h);
+        }
+        self.tcp(f).tx.on_ack(now, &h);
         self.after_sender_input(f);
+    }
+
+    fn agent_tick(&mut self, a: usize) {
+        let now = self.now();
+        let Agent::SnrGate(g) = &mut self.agents[a];
+        let snr = self.snr[g.series].at(now);
+        let change = g.sample(now, snr);
+        let interval = g.interval;
+        if change == GateChange::Opened {
+            let updates: Vec<(FlowId, TcpHeader)> = g.window_updates().collect();
+            for (f, h) in updates {
+                self.tcp(f).tx.on_ack(now, &h);
+                self.after_sender_input(f);
+            }
+        }
+        if now + interval < self.end {
+            self.sched.at(now + interval, Ev::AgentTick(a));
+        }
     }
 
     /// After the sender saw an input: record cwnd, transmit what it allows, re-arm timers.
@@ -347,6 +377,14 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
+            if seg.len > 0 && !seg.retx {
+                if let Some(a) = self.gate_at[src.idx()] {
+                    let Agent::SnrGate(g) = &mut self.agents[a];
+                    if !g.open {
+                        g.new_data_while_closed += 1;
+                    }
+                }
+            }
             // RFC 3168 6.1.5: retransmissions are not ECN-capable.
             let ecn = if t.tx.ecn_enabled() && !seg.retx && seg.len > 0 {
                 Ecn::ECT0
@@ -537,6 +575,10 @@ impl Sim {
         let end = self.end;
         for ch in &mut self.chans {
             ch.note_queue(end);
+        }
+        for a in &mut self.agents {
+            let Agent::SnrGate(g) = a;
+            g.finish(end);
         }
         for flow in &mut self.flows {
             if let Transport::Tcp(t) = &mut flow.transport {

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::schema::*;
 use super::ScenarioError;
+use crate::agent::{Agent, SnrGate};
 use crate::app::App;
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
@@ -522,6 +523,63 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         });
     }
 
+    // Agents.
+    let mut agents = Vec::new();
+    let mut gate_at: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (i, a) in sc.agents.iter().enumerate() {
+        let p = format!("agents[{i}]");
+        match a {
+            AgentSpec::SnrGate {
+                node,
+                link,
+                threshold_db,
+                interval,
+            } => {
+                let n = lookup(node, format!("{p}.node"))?;
+                let Some(&l) = link_names.get(link) else {
+                    let known: Vec<&str> = link_names.keys().map(|k| k.as_str()).collect();
+                    return err(format!("{p}.link"), unknown_name("link", link, &known));
+                };
+                let c = if links[l].a == n {
+                    2 * l
+                } else if links[l].b == n {
+                    2 * l + 1
+                } else {
+                    return err(
+                        format!("{p}.link"),
+                        format!("link '{link}' does not touch node '{node}'"),
+                    );
+                };
+                let ErrorKind::Snr { series, .. } = chans[c].error.kind else {
+                    return err(
+                        format!("{p}.link"),
+                        format!(
+                            "the gate samples SNR, but {} has no `snr` error model",
+                            chans[c].name
+                        ),
+                    );
+                };
+                if !threshold_db.is_finite() {
+                    return err(format!("{p}.threshold_db"), "must be finite");
+                }
+                if interval.ns() == 0 {
+                    return err(format!("{p}.interval"), "must be > 0");
+                }
+                if gate_at[n.idx()].is_some() {
+                    return err(format!("{p}.node"), format!("'{node}' already has a gate"));
+                }
+                gate_at[n.idx()] = Some(agents.len());
+                sched.at(0, Ev::AgentTick(agents.len()));
+                agents.push(Agent::SnrGate(SnrGate::new(
+                    n,
+                    series,
+                    *threshold_db,
+                    interval.ns(),
+                )));
+            }
+        }
+    }
+
     // Queue tracing.
     let chan_names: Vec<&str> = chans.iter().map(|c| c.name.as_str()).collect();
     let mut queue_trace = Vec::new();
@@ -560,6 +618,8 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         queue_trace,
         queue_interval,
         snr,
+        agents,
+        gate_at,
         finished: false,
     })
 }

@@ -21,6 +21,8 @@ pub struct Scenario {
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
+    pub agents: Vec<AgentSpec>,
+    #[serde(default)]
     pub trace: TraceSpec,
     /// Free-form notes carried through to results (e.g. which paper figure this is).
     #[serde(default)]
@@ -320,4 +322,20 @@ impl Default for TraceSpec {
             queue_interval: default_queue_interval(),
         }
     }
+}
+
+/// A node agent.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
+pub enum AgentSpec {
+    /// SNR-driven activation/deactivation of the node's TCP senders (seed paper 004).
+    SnrGate {
+        node: String,
+        /// The wireless link whose SNR (in the direction leaving `node`) is sampled; its
+        /// error model must be `snr`.
+        link: String,
+        threshold_db: f64,
+        #[serde(default = "snr_interval")]
+        interval: Duration,
+    },
 }

@@ -117,6 +117,7 @@ pub struct RunResult {
     pub fairness: f64,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
+    pub agents: Vec<crate::agent::AgentResult>,
     pub series: Series,
 }
 
@@ -286,6 +287,20 @@ impl RunResult {
             fairness: jain(&tcp_goodputs),
             flows,
             links,
+            agents: sim
+                .agents
+                .iter()
+                .map(|a| {
+                    let crate::agent::Agent::SnrGate(g) = a;
+                    crate::agent::AgentResult {
+                        kind: "snr_gate",
+                        node: node(g.node),
+                        closures: g.closures,
+                        closed_s: secs(g.closed_total),
+                        new_data_while_closed: g.new_data_while_closed,
+                    }
+                })
+                .collect(),
             series,
         }
     }

@@ -1,0 +1,25 @@
+//! Node agents: mechanisms that sit at a node between IP and the transport or the link
+//! (SNR-driven transmit gate at a mobile host; base-station agents later).
+
+pub mod snr_gate;
+
+pub use snr_gate::SnrGate;
+
+use serde::Serialize;
+
+pub enum Agent {
+    SnrGate(SnrGate),
+}
+
+/// Per-agent results.
+#[derive(Serialize, Debug, Clone)]
+pub struct AgentResult {
+    pub kind: &'static str,
+    pub node: String,
+    /// Times the agent closed (stopped its node's TCP senders).
+    pub closures: u64,
+    /// Total time closed, seconds.
+    pub closed_s: f64,
+    /// New data segments the node's TCP senders produced while closed (must be 0).
+    pub new_data_while_closed: u64,
+}
