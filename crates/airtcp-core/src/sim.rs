@@ -108,6 +108,8 @@ pub struct Sim {
     pub agents: Vec<Agent>,
     /// The SNR gate at each node, if any.
     pub gate_at: Vec<Option<usize>>,
+    /// The forwarding agent (ELN, Snoop) at each node, if any.
+    pub relay_at: Vec<Option<usize>>,
     pub finished: bool,
 }
 
@@ -164,6 +166,14 @@ impl Sim {
         if dst == node {
             self.deliver(id);
             return;
+        }
+        if let Some(a) = self.relay_at[node.idx()] {
+            let pkt = self.pool.get_mut(id);
+            if let Agent::Eln(e) = &mut self.agents[a] {
+                if pkt.proto == Proto::Tcp && pkt.tcp.len == 0 {
+                    e.on_ack(pkt.flow, &mut pkt.tcp);
+                }
+            }
         }
         match self.routes.next_hop(node, dst) {
             Some(c) => self.enqueue(c, id),
@@ -228,6 +238,16 @@ impl Sim {
         self.counters.dropped[cause.index()] += 1;
         if let Some(c) = chan {
             self.chans[c.idx()].stats.drops[cause.index()] += 1;
+            let from = self.chans[c.idx()].from;
+            if let (Some(a), DropCause::ChannelError, true) = (
+                self.relay_at[from.idx()],
+                cause,
+                pkt.proto == Proto::Tcp && pkt.tcp.len > 0,
+            ) {
+                if let Agent::Eln(e) = &mut self.agents[a] {
+                    e.on_channel_loss(pkt.flow, pkt.tcp.seq);
+                }
+            }
         }
         let flow = &mut self.flows[pkt.flow.idx()];
         if pkt.is_data() {
@@ -314,8 +334,9 @@ impl Sim {
         let now = self.now();
         let mut h = pkt.tcp;
         if let Some(a) = self.gate_at[pkt.dst.idx()] {
-            let Agent::SnrGate(g) = &mut self.agents[a];
-            g.filter_ack(f, &mut h);
+            if let Agent::SnrGate(g) = &mut self.agents[a] {
+                g.filter_ack(f, &mut h);
+            }
         }
         self.tcp(f).tx.on_ack(now, &h);
         self.after_sender_input(f);
@@ -323,7 +344,9 @@ impl Sim {
 
     fn agent_tick(&mut self, a: usize) {
         let now = self.now();
-        let Agent::SnrGate(g) = &mut self.agents[a];
+        let Agent::SnrGate(g) = &mut self.agents[a] else {
+            return;
+        };
         let snr = self.snr[g.series].at(now);
         let change = g.sample(now, snr);
         let interval = g.interval;
@@ -379,9 +402,10 @@ impl Sim {
             };
             if seg.len > 0 && !seg.retx {
                 if let Some(a) = self.gate_at[src.idx()] {
-                    let Agent::SnrGate(g) = &mut self.agents[a];
-                    if !g.open {
-                        g.new_data_while_closed += 1;
+                    if let Agent::SnrGate(g) = &mut self.agents[a] {
+                        if !g.open {
+                            g.new_data_while_closed += 1;
+                        }
                     }
                 }
             }
@@ -577,8 +601,9 @@ impl Sim {
             ch.note_queue(end);
         }
         for a in &mut self.agents {
-            let Agent::SnrGate(g) = a;
-            g.finish(end);
+            if let Agent::SnrGate(g) = a {
+                g.finish(end);
+            }
         }
         for flow in &mut self.flows {
             if let Transport::Tcp(t) = &mut flow.transport {

@@ -1,14 +1,17 @@
 //! Node agents: mechanisms that sit at a node between IP and the transport or the link
 //! (SNR-driven transmit gate at a mobile host; base-station agents later).
 
+pub mod eln;
 pub mod snr_gate;
 
+pub use eln::ElnAgent;
 pub use snr_gate::SnrGate;
 
 use serde::Serialize;
 
 pub enum Agent {
     SnrGate(SnrGate),
+    Eln(ElnAgent),
 }
 
 /// Per-agent results.
@@ -22,4 +25,6 @@ pub struct AgentResult {
     pub closed_s: f64,
     /// New data segments the node's TCP senders produced while closed (must be 0).
     pub new_data_while_closed: u64,
+    /// ACKs the agent marked (ELN).
+    pub marked: u64,
 }

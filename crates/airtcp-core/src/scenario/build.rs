@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::schema::*;
 use super::ScenarioError;
-use crate::agent::{Agent, SnrGate};
+use crate::agent::{Agent, ElnAgent, SnrGate};
 use crate::app::App;
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
@@ -526,6 +526,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
     // Agents.
     let mut agents = Vec::new();
     let mut gate_at: Vec<Option<usize>> = vec![None; nodes.len()];
+    let mut relay_at: Vec<Option<usize>> = vec![None; nodes.len()];
     for (i, a) in sc.agents.iter().enumerate() {
         let p = format!("agents[{i}]");
         match a {
@@ -577,6 +578,17 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                     interval.ns(),
                 )));
             }
+            AgentSpec::Eln { node } => {
+                let n = lookup(node, format!("{p}.node"))?;
+                if relay_at[n.idx()].is_some() {
+                    return err(
+                        format!("{p}.node"),
+                        format!("'{node}' already has a forwarding agent"),
+                    );
+                }
+                relay_at[n.idx()] = Some(agents.len());
+                agents.push(Agent::Eln(ElnAgent::new(n)));
+            }
         }
     }
 
@@ -620,6 +632,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         snr,
         agents,
         gate_at,
+        relay_at,
         finished: false,
     })
 }

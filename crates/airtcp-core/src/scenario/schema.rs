@@ -338,4 +338,7 @@ pub enum AgentSpec {
         #[serde(default = "snr_interval")]
         interval: Duration,
     },
+    /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
+    /// wireless links corrupted carry the ELN bit back to the sender.
+    Eln { node: String },
 }

@@ -40,6 +40,8 @@ pub struct FlowResult {
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
+    pub eln_retransmits: u64,
+    pub window_probes: u64,
     /// Final bandwidth estimate of schemes that keep one (Westwood family), bits/s.
     pub bwe_bps: Option<f64>,
     pub avg_cwnd_segments: f64,
@@ -153,6 +155,8 @@ impl RunResult {
                 timeouts: 0,
                 fast_retransmits: 0,
                 ecn_reductions: 0,
+                eln_retransmits: 0,
+                window_probes: 0,
                 bwe_bps: None,
                 avg_cwnd_segments: 0.0,
                 rtt_min_s: None,
@@ -183,6 +187,8 @@ impl RunResult {
                     r.timeouts = s.timeouts;
                     r.fast_retransmits = s.fast_retransmits;
                     r.ecn_reductions = s.ecn_reductions;
+                    r.eln_retransmits = s.eln_retransmits;
+                    r.window_probes = s.window_probes;
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     r.avg_cwnd_segments = s.cwnd_area as f64
                         / (until - flow.start).max(1) as f64
@@ -290,15 +296,23 @@ impl RunResult {
             agents: sim
                 .agents
                 .iter()
-                .map(|a| {
-                    let crate::agent::Agent::SnrGate(g) = a;
-                    crate::agent::AgentResult {
+                .map(|a| match a {
+                    crate::agent::Agent::SnrGate(g) => crate::agent::AgentResult {
                         kind: "snr_gate",
                         node: node(g.node),
                         closures: g.closures,
                         closed_s: secs(g.closed_total),
                         new_data_while_closed: g.new_data_while_closed,
-                    }
+                        marked: 0,
+                    },
+                    crate::agent::Agent::Eln(e) => crate::agent::AgentResult {
+                        kind: "eln",
+                        node: node(e.node),
+                        closures: 0,
+                        closed_s: 0.0,
+                        new_data_while_closed: 0,
+                        marked: e.marked,
+                    },
                 })
                 .collect(),
             series,

@@ -40,6 +40,8 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// Zero-window probes sent by the persist timer.
     pub window_probes: u64,
+    /// Retransmissions on ELN-marked duplicate ACKs (no window reduction).
+    pub eln_retransmits: u64,
     /// Integral of cwnd (bytes) over time, for the time-averaged window.
     pub cwnd_area: u128,
     pub completed_at: Option<Time>,
@@ -80,6 +82,8 @@ pub struct TcpSender {
     /// Persist timer (RFC 9293 3.8.6.1): probes a zero window when nothing is in flight.
     persist_deadline: Option<Time>,
     persist_backoff: u32,
+    /// cwnd before an ELN-triggered recovery, restored at its end.
+    eln_saved: Option<u64>,
     probe_due: bool,
     last_account: Time,
     pub stats: SenderStats,
@@ -132,6 +136,7 @@ impl TcpSender {
             syn,
             persist_deadline: None,
             persist_backoff: 0,
+            eln_saved: None,
             probe_due: false,
             last_account: now,
             stats: SenderStats::default(),
@@ -461,7 +466,7 @@ impl TcpSender {
                     self.st.cwnd += self.mss();
                 }
             } else if self.dupacks == self.cfg.dupack_threshold {
-                self.maybe_fast_retransmit(now);
+                self.maybe_fast_retransmit(now, h.has(flags::ELN));
             }
             info.in_recovery = self.in_recovery;
         }
@@ -471,7 +476,7 @@ impl TcpSender {
             && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)
         {
             // RFC 6675 5 (a): enough SACKed data above the first hole.
-            self.maybe_fast_retransmit(now);
+            self.maybe_fast_retransmit(now, h.has(flags::ELN));
             info.in_recovery = self.in_recovery;
         }
         info.in_flight = self.in_flight();
@@ -500,7 +505,10 @@ impl TcpSender {
         self.stats.ecn_reductions += 1;
     }
 
-    fn maybe_fast_retransmit(&mut self, now: Time) {
+    /// Enter fast retransmit / fast recovery. With `eln` the hole is known to be a channel
+    /// error: the same repair runs (partial ACKs included) but the window is not reduced, and
+    /// the pre-loss window is restored when recovery ends.
+    fn maybe_fast_retransmit(&mut self, now: Time, eln: bool) {
         // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`, so duplicate ACKs
         // caused by retransmissions after a timeout do not trigger a second reduction.
         if let Some(rec) = self.recover {
@@ -508,22 +516,29 @@ impl TcpSender {
                 return;
             }
         }
-        let r = self.react(now, CongestionKind::DupAcks);
-        self.st.ssthresh = r.ssthresh.max(2 * self.mss());
         let inflation = if self.recovery_kind == RecoveryKind::Sack {
             // RFC 6675: no inflation; pipe tracks what left the network.
             0
         } else {
             self.cfg.dupack_threshold as u64 * self.mss()
         };
-        self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh + inflation);
+        if eln {
+            self.eln_saved = Some(self.st.cwnd);
+            self.st.cwnd += inflation;
+            self.stats.eln_retransmits += 1;
+        } else {
+            self.eln_saved = None;
+            let r = self.react(now, CongestionKind::DupAcks);
+            self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+            self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh + inflation);
+            self.ecn_recover = Some(self.snd_max);
+            self.stats.fast_retransmits += 1;
+        }
         self.recovery_epoch += 1;
         self.recover = Some(self.snd_max);
-        self.ecn_recover = Some(self.snd_max);
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
-        self.stats.fast_retransmits += 1;
     }
 
     fn exit_recovery(&mut self, now: Time) {
@@ -532,6 +547,11 @@ impl TcpSender {
         // RFC 6582 3.2 step 6 option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), which
         // avoids a burst when little is in flight.
         let flight = self.in_flight().max(self.mss());
+        if let Some(saved) = self.eln_saved.take() {
+            // A channel-loss repair: the window goes back to what it was.
+            self.st.cwnd = saved;
+            return;
+        }
         self.st.cwnd = match self.recovery_kind {
             RecoveryKind::NewReno | RecoveryKind::Sack => self.st.ssthresh.min(flight + self.mss()),
             // RFC 5681 3.2 step 6: deflate to ssthresh.
@@ -578,6 +598,7 @@ impl TcpSender {
         // Loss window of one segment (RFC 5681 eq. 5 context).
         self.st.cwnd = r.cwnd.unwrap_or(self.mss());
         self.in_recovery = false;
+        self.eln_saved = None;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
@@ -877,6 +898,29 @@ mod tests {
         assert_eq!(s.stats.fast_retransmits, 0);
         assert!(!drain(&mut s, d + MS).is_empty());
         assert_eq!(s.timer_deadline(), s.rto_deadline());
+    }
+
+    #[test]
+    fn eln_dupacks_retransmit_without_reduction() {
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        let mut h = ack(0);
+        h.flags |= flags::ELN;
+        for _ in 0..3 {
+            s.on_ack(10 * MS, &h);
+        }
+        assert_eq!(s.stats.eln_retransmits, 1);
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert_eq!(s.st.ssthresh, 1 << 30, "no reduction");
+        let r = s.poll_transmit(10 * MS).unwrap();
+        assert_eq!((r.seq, r.retx), (0, true));
+        // A partial ACK repairs the next hole; the full ACK restores the window.
+        s.on_ack(20 * MS, &ack(3000));
+        assert_eq!(s.poll_transmit(20 * MS).unwrap().seq, 3000);
+        s.on_ack(30 * MS, &ack(10_000));
+        assert!(!s.in_recovery());
+        assert_eq!(s.st.cwnd, 10_000, "window intact");
     }
 
     #[test]
