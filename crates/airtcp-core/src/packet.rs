@@ -101,15 +101,18 @@ pub enum DropCause {
     ChannelError,
     NoRoute,
     TtlExpired,
+    /// Consumed on purpose by a node agent (a duplicate ACK Snoop keeps from the sender).
+    Suppressed,
 }
 
 impl DropCause {
-    pub const ALL: [DropCause; 5] = [
+    pub const ALL: [DropCause; 6] = [
         DropCause::QueueOverflow,
         DropCause::Aqm,
         DropCause::ChannelError,
         DropCause::NoRoute,
         DropCause::TtlExpired,
+        DropCause::Suppressed,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -118,6 +121,7 @@ impl DropCause {
             DropCause::ChannelError => "channel_error",
             DropCause::NoRoute => "no_route",
             DropCause::TtlExpired => "ttl_expired",
+            DropCause::Suppressed => "suppressed",
         }
     }
     pub fn index(self) -> usize {

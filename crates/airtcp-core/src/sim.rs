@@ -1,6 +1,7 @@
 //! The simulation: arenas of nodes, channels and flows, and the event loop that moves packets
 //! between them.
 
+use crate::agent::snoop::AckAction;
 use crate::agent::snr_gate::GateChange;
 use crate::agent::Agent;
 use crate::app::App;
@@ -110,6 +111,8 @@ pub struct Sim {
     pub gate_at: Vec<Option<usize>>,
     /// The forwarding agent (ELN, Snoop) at each node, if any.
     pub relay_at: Vec<Option<usize>>,
+    /// Earliest pending timer event of each agent (lazy timers, as for TCP).
+    pub agent_event: Vec<Option<Time>>,
     pub finished: bool,
 }
 
@@ -168,16 +171,87 @@ impl Sim {
             return;
         }
         if let Some(a) = self.relay_at[node.idx()] {
-            let pkt = self.pool.get_mut(id);
-            if let Agent::Eln(e) = &mut self.agents[a] {
-                if pkt.proto == Proto::Tcp && pkt.tcp.len == 0 {
-                    e.on_ack(pkt.flow, &mut pkt.tcp);
-                }
+            if !self.relay(a, node, id) {
+                return;
             }
         }
         match self.routes.next_hop(node, dst) {
             Some(c) => self.enqueue(c, id),
             None => self.drop_packet(id, DropCause::NoRoute, None),
+        }
+    }
+
+    /// A forwarding agent sees a packet passing `node`; false if it consumed the packet.
+    fn relay(&mut self, a: usize, node: NodeId, id: PacketId) -> bool {
+        let now = self.now();
+        let pkt = self.pool.get_mut(id);
+        if pkt.proto != Proto::Tcp || pkt.tcp.has(flags::SYN) {
+            return true;
+        }
+        match &mut self.agents[a] {
+            Agent::Eln(e) => {
+                if pkt.tcp.len == 0 {
+                    e.on_ack(pkt.flow, &mut pkt.tcp);
+                }
+                true
+            }
+            Agent::Snoop(sn) => {
+                if pkt.tcp.len > 0 {
+                    // Cache only what goes out on a wireless link.
+                    let wireless = self.routes.next_hop(node, pkt.dst).is_some_and(|c| {
+                        let l = self.chans[c.idx()].link;
+                        self.links[l.idx()].kind == crate::scenario::schema::LinkKind::Wireless
+                    });
+                    if wireless {
+                        sn.on_data(now, pkt);
+                        self.sync_agent_timer(a);
+                    }
+                    return true;
+                }
+                let (flow, ack) = (pkt.flow, pkt.tcp.ack);
+                match sn.on_ack(now, flow, ack) {
+                    AckAction::Forward => true,
+                    AckAction::Suppress(resend) => {
+                        self.drop_packet(id, DropCause::Suppressed, None);
+                        if let Some(p) = resend {
+                            self.local_send(node, p);
+                        }
+                        self.sync_agent_timer(a);
+                        false
+                    }
+                }
+            }
+            Agent::SnrGate(_) => true,
+        }
+    }
+
+    /// An agent at `node` sends a copy of `p` again, ahead of what is queued.
+    fn local_send(&mut self, node: NodeId, mut p: Packet) {
+        let Some(c) = self.routes.next_hop(node, p.dst) else {
+            return;
+        };
+        p.created = self.now();
+        self.counters.injected += 1;
+        let id = self.pool.alloc(p);
+        let ch = &mut self.chans[c.idx()];
+        if ch.tx.is_none() && ch.fifo.is_empty() {
+            self.start_tx(c, id);
+        } else {
+            ch.note_queue(self.sched.now());
+            ch.fifo.push_front(id, p.size);
+            ch.stats.max_queue = ch.stats.max_queue.max(ch.fifo.len() as u64);
+        }
+    }
+
+    fn sync_agent_timer(&mut self, a: usize) {
+        let Agent::Snoop(sn) = &self.agents[a] else {
+            return;
+        };
+        if let Some(d) = sn.next_deadline() {
+            if self.agent_event[a].is_none_or(|e| d < e) {
+                self.agent_event[a] = Some(d);
+                self.sched.at(d, Ev::AgentTick(a));
+            }
         }
     }
 
@@ -344,6 +418,19 @@ impl Sim {
 
     fn agent_tick(&mut self, a: usize) {
         let now = self.now();
+        if self.agent_event[a] == Some(now) {
+            self.agent_event[a] = None;
+        }
+        if let Agent::Snoop(sn) = &mut self.agents[a] {
+            let mut out = Vec::new();
+            sn.on_timer(now, &mut out);
+            let node = sn.node;
+            for p in out {
+                self.local_send(node, p);
+            }
+            self.sync_agent_timer(a);
+            return;
+        }
         let Agent::SnrGate(g) = &mut self.agents[a] else {
             return;
         };

@@ -2,9 +2,11 @@
 //! (SNR-driven transmit gate at a mobile host; base-station agents later).
 
 pub mod eln;
+pub mod snoop;
 pub mod snr_gate;
 
 pub use eln::ElnAgent;
+pub use snoop::SnoopAgent;
 pub use snr_gate::SnrGate;
 
 use serde::Serialize;
@@ -12,6 +14,7 @@ use serde::Serialize;
 pub enum Agent {
     SnrGate(SnrGate),
     Eln(ElnAgent),
+    Snoop(SnoopAgent),
 }
 
 /// Per-agent results.
@@ -27,4 +30,8 @@ pub struct AgentResult {
     pub new_data_while_closed: u64,
     /// ACKs the agent marked (ELN).
     pub marked: u64,
+    /// Local retransmissions (Snoop).
+    pub local_retransmits: u64,
+    /// Duplicate ACKs kept from the sender (Snoop).
+    pub suppressed: u64,
 }

@@ -31,6 +31,11 @@ impl Fifo {
         self.items.push_back((id, size));
         self.bytes += size as u64;
     }
+    /// Put a packet at the head (a local retransmission that must go first).
+    pub fn push_front(&mut self, id: PacketId, size: u32) {
+        self.items.push_front((id, size));
+        self.bytes += size as u64;
+    }
     pub fn pop(&mut self) -> Option<PacketId> {
         let (id, size) = self.items.pop_front()?;
         self.bytes -= size as u64;

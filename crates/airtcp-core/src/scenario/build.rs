@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::schema::*;
 use super::ScenarioError;
-use crate::agent::{Agent, ElnAgent, SnrGate};
+use crate::agent::{Agent, ElnAgent, SnoopAgent, SnrGate};
 use crate::app::App;
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
@@ -589,6 +589,20 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                 relay_at[n.idx()] = Some(agents.len());
                 agents.push(Agent::Eln(ElnAgent::new(n)));
             }
+            AgentSpec::Snoop { node, min_rto } => {
+                let n = lookup(node, format!("{p}.node"))?;
+                if relay_at[n.idx()].is_some() {
+                    return err(
+                        format!("{p}.node"),
+                        format!("'{node}' already has a forwarding agent"),
+                    );
+                }
+                if min_rto.ns() == 0 {
+                    return err(format!("{p}.min_rto"), "must be > 0");
+                }
+                relay_at[n.idx()] = Some(agents.len());
+                agents.push(Agent::Snoop(SnoopAgent::new(n, min_rto.ns())));
+            }
         }
     }
 
@@ -630,6 +644,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         queue_trace,
         queue_interval,
         snr,
+        agent_event: vec![None; agents.len()],
         agents,
         gate_at,
         relay_at,

@@ -341,4 +341,16 @@ pub enum AgentSpec {
     /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
     /// wireless links corrupted carry the ELN bit back to the sender.
     Eln { node: String },
+    /// Snoop at a base station: local retransmission of segments it forwarded onto its
+    /// wireless links, duplicate-ACK suppression.
+    Snoop {
+        node: String,
+        /// Floor of the local retransmission timeout.
+        #[serde(default = "snoop_min_rto")]
+        min_rto: Duration,
+    },
+}
+
+fn snoop_min_rto() -> Duration {
+    Duration(0.02)
 }

@@ -304,6 +304,8 @@ impl RunResult {
                         closed_s: secs(g.closed_total),
                         new_data_while_closed: g.new_data_while_closed,
                         marked: 0,
+                        local_retransmits: 0,
+                        suppressed: 0,
                     },
                     crate::agent::Agent::Eln(e) => crate::agent::AgentResult {
                         kind: "eln",
@@ -312,6 +314,18 @@ impl RunResult {
                         closed_s: 0.0,
                         new_data_while_closed: 0,
                         marked: e.marked,
+                        local_retransmits: 0,
+                        suppressed: 0,
+                    },
+                    crate::agent::Agent::Snoop(sn) => crate::agent::AgentResult {
+                        kind: "snoop",
+                        node: node(sn.node),
+                        closures: 0,
+                        closed_s: 0.0,
+                        new_data_while_closed: 0,
+                        marked: 0,
+                        local_retransmits: sn.local_retransmits,
+                        suppressed: sn.suppressed,
                     },
                 })
                 .collect(),

@@ -1,0 +1,230 @@
+//! Snoop (Balakrishnan, Seshan, Amir & Katz, "Improving TCP/IP Performance over Wireless
+//! Networks", MobiCom 1995) at a base station: caches the data segments it forwards onto a
+//! wireless link, retransmits them locally on a duplicate ACK or when its local timer expires,
+//! and keeps the duplicate ACKs it handled from reaching the sender.
+
+use crate::engine::Time;
+use crate::ids::{FlowId, NodeId};
+use crate::packet::Packet;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug)]
+struct Cached {
+    pkt: Packet,
+    /// Last time this segment went out on the wireless link.
+    sent: Time,
+    local_retx: bool,
+}
+
+#[derive(Default)]
+struct FlowState {
+    cache: BTreeMap<u64, Cached>,
+    last_ack: u64,
+    /// Duplicate ACKs to swallow after a local retransmission (one per segment that was in
+    /// flight behind the lost one).
+    expected_dups: u32,
+    srtt: Option<Time>,
+    last_progress: Time,
+}
+
+pub struct SnoopAgent {
+    pub node: NodeId,
+    flows: BTreeMap<FlowId, FlowState>,
+    /// Floor of the local retransmission timeout.
+    pub min_rto: Time,
+    pub local_retransmits: u64,
+    pub suppressed: u64,
+}
+
+/// What the agent wants done with an ACK it saw.
+#[derive(Debug)]
+pub enum AckAction {
+    Forward,
+    /// Swallow the ACK; retransmit this cached segment locally first, if given.
+    Suppress(Option<Packet>),
+}
+
+impl SnoopAgent {
+    pub fn new(node: NodeId, min_rto: Time) -> Self {
+        SnoopAgent {
+            node,
+            flows: BTreeMap::new(),
+            min_rto,
+            local_retransmits: 0,
+            suppressed: 0,
+        }
+    }
+
+    /// A data segment is forwarded onto the wireless link at `now`.
+    pub fn on_data(&mut self, now: Time, pkt: &Packet) {
+        let st = self.flows.entry(pkt.flow).or_default();
+        if pkt.tcp.seq < st.last_ack {
+            return; // already acknowledged by the mobile host
+        }
+        if st.cache.is_empty() {
+            st.last_progress = now;
+        }
+        st.cache.insert(
+            pkt.tcp.seq,
+            Cached {
+                pkt: *pkt,
+                sent: now,
+                local_retx: false,
+            },
+        );
+    }
+
+    /// An ACK from the mobile host passes toward the sender.
+    pub fn on_ack(&mut self, now: Time, flow: FlowId, ack: u64) -> AckAction {
+        let Some(st) = self.flows.get_mut(&flow) else {
+            return AckAction::Forward;
+        };
+        if ack > st.last_ack {
+            // New ACK: clean the cache, time the newest segment not resent locally.
+            let mut sample = None;
+            while let Some((&seq, c)) = st.cache.first_key_value() {
+                if seq >= ack {
+                    break;
+                }
+                if !c.local_retx {
+                    sample = Some(now.saturating_sub(c.sent));
+                }
+                st.cache.pop_first();
+            }
+            if let Some(r) = sample {
+                st.srtt = Some(st.srtt.map_or(r, |s| (7 * s + r) / 8));
+            }
+            st.last_ack = ack;
+            st.expected_dups = 0;
+            st.last_progress = now;
+            return AckAction::Forward;
+        }
+        if ack < st.last_ack {
+            return AckAction::Forward;
+        }
+        // Duplicate ACK for the segment at `ack`.
+        let Some(c) = st.cache.get_mut(&ack) else {
+            return AckAction::Forward; // not cached: the sender must repair it
+        };
+        if st.expected_dups > 0 {
+            st.expected_dups -= 1;
+            self.suppressed += 1;
+            return AckAction::Suppress(None);
+        }
+        // First duplicate: retransmit locally, then swallow the duplicates the segments
+        // already in flight behind it will cause.
+        c.local_retx = true;
+        c.sent = now;
+        let pkt = c.pkt;
+        st.expected_dups = st.cache.range(ack + 1..).count() as u32;
+        self.local_retransmits += 1;
+        self.suppressed += 1;
+        AckAction::Suppress(Some(pkt))
+    }
+
+    /// Local timeout: max(2·local SRTT, floor).
+    fn rto(&self, st: &FlowState) -> Time {
+        st.srtt.map_or(self.min_rto, |s| (2 * s).max(self.min_rto))
+    }
+
+    /// Segments to retransmit because no progress was made for a local timeout.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let min_rto = self.min_rto;
+        for st in self.flows.values_mut() {
+            let rto = st.srtt.map_or(min_rto, |s| (2 * s).max(min_rto));
+            if let Some((_, c)) = st.cache.first_key_value() {
+                if now >= st.last_progress + rto {
+                    let mut c = *c;
+                    c.local_retx = true;
+                    c.sent = now;
+                    st.cache.insert(c.pkt.tcp.seq, c);
+                    st.last_progress = now;
+                    out.push(c.pkt);
+                    self.local_retransmits += 1;
+                }
+            }
+        }
+    }
+
+    /// When the agent next needs its timer.
+    pub fn next_deadline(&self) -> Option<Time> {
+        self.flows
+            .values()
+            .filter(|st| !st.cache.is_empty())
+            .map(|st| st.last_progress + self.rto(st))
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+    use crate::packet::{IpHeader, Proto, TcpHeader};
+
+    fn seg(seq: u64) -> Packet {
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(2),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: IpHeader::default(),
+            tcp: TcpHeader {
+                seq,
+                len: 1000,
+                ..Default::default()
+            },
+            udp_seq: 0,
+            created: 0,
+        }
+    }
+
+    #[test]
+    fn local_retransmit_on_first_dupack_and_suppression() {
+        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        for i in 0..5 {
+            s.on_data(i * MS, &seg(i * 1000));
+        }
+        assert!(matches!(
+            s.on_ack(10 * MS, FlowId(0), 1000),
+            AckAction::Forward
+        ));
+        // Segment 1000 lost: the first dupack triggers a local retransmission.
+        match s.on_ack(11 * MS, FlowId(0), 1000) {
+            AckAction::Suppress(Some(p)) => assert_eq!(p.tcp.seq, 1000),
+            other => panic!("{other:?}"),
+        }
+        // Three more segments were in flight: their dupacks are swallowed.
+        for _ in 0..3 {
+            assert!(matches!(
+                s.on_ack(12 * MS, FlowId(0), 1000),
+                AckAction::Suppress(None)
+            ));
+        }
+        // A further duplicate means the local retransmission was lost too: resend again.
+        match s.on_ack(13 * MS, FlowId(0), 1000) {
+            AckAction::Suppress(Some(p)) => assert_eq!(p.tcp.seq, 1000),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            s.on_ack(30 * MS, FlowId(0), 5000),
+            AckAction::Forward
+        ));
+        assert_eq!(s.next_deadline(), None, "cache empty");
+    }
+
+    #[test]
+    fn uncached_dupack_is_forwarded_and_timer_retransmits() {
+        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        assert!(matches!(s.on_ack(0, FlowId(0), 0), AckAction::Forward));
+        s.on_data(0, &seg(0));
+        assert_eq!(s.next_deadline(), Some(20 * MS));
+        let mut out = vec![];
+        s.on_timer(10 * MS, &mut out);
+        assert!(out.is_empty());
+        s.on_timer(20 * MS, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(s.local_retransmits, 1);
+    }
+}
