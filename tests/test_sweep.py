@@ -438,3 +438,18 @@ def test_dask_local_cluster_matches_the_process_pool(capsys, tmp_path, short_dum
     with Store(tmp_path / "local.sqlite") as a, Store(tmp_path / "dask.sqlite") as b:
         for t in ("runs", "flows", "links"):
             assert stable(getattr(a, t)()).equals(stable(getattr(b, t)())), t
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(capsys, monkeypatch, short_dumbbell):
+    from airtcp import sweeps
+
+    # Normally a line every 30 s; with no interval every run but the last prints one.
+    monkeypatch.setattr(sweeps, "PROGRESS_INTERVAL", 0.0)
+    airtcp.sweep(short_dumbbell, {"duration": ["1s", "2s"]}, seeds=2, workers=2, progress=True)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if "runs, 0 failed" in ln]
+    assert 1 <= len(lines) <= 3 and "ETA" in lines[0]
+    assert "sweep dumbbell: 4 runs (2 points x 2 seeds): 4 ran" in err
+    # quiet by default in tests: nothing but what was asked for
+    airtcp.sweep(short_dumbbell, {"duration": ["1s"]}, seeds=1, workers=1, progress=False)
+    assert capsys.readouterr().err == ""
