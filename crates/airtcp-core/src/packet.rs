@@ -146,6 +146,8 @@ pub struct Packet {
     /// UDP datagram number.
     pub udp_seq: u64,
     pub created: Time,
+    /// Link-layer transmission attempts on the current hop (ARQ).
+    pub link_tries: u8,
 }
 
 impl Packet {
@@ -218,6 +220,7 @@ mod tests {
             tcp: TcpHeader::default(),
             udp_seq: 0,
             created: 0,
+            link_tries: 0,
         };
         let a = pool.alloc(p);
         let b = pool.alloc(p);

@@ -26,6 +26,8 @@ pub enum Ev {
     UdpSend(FlowId),
     QueueSample,
     AgentTick(usize),
+    /// A frame the channel's ARQ must resend (its link ACK did not come).
+    ArqRetry(ChanId, PacketId),
 }
 
 pub struct TcpFlow {
@@ -143,6 +145,7 @@ impl Sim {
             Ev::TxDone(c) => self.on_tx_done(c),
             Ev::Arrive(c, p) => {
                 let node = self.chans[c.idx()].to;
+                self.pool.get_mut(p).link_tries = 0;
                 self.forward(node, p);
             }
             Ev::Rto(f) => self.on_rto_event(f),
@@ -152,6 +155,7 @@ impl Sim {
             Ev::UdpSend(f) => self.udp_send(f),
             Ev::QueueSample => self.sample_queues(),
             Ev::AgentTick(a) => self.agent_tick(a),
+            Ev::ArqRetry(c, p) => self.requeue_front(c, p),
         }
     }
 
@@ -231,14 +235,22 @@ impl Sim {
             return;
         };
         p.created = self.now();
+        p.link_tries = 0;
         self.counters.injected += 1;
         let id = self.pool.alloc(p);
+        self.requeue_front(c, id);
+    }
+
+    /// Put a packet at the head of a channel's queue (an ARQ retransmission).
+    fn requeue_front(&mut self, c: ChanId, id: PacketId) {
+        let now = self.now();
+        let size = self.pool.get(id).size;
         let ch = &mut self.chans[c.idx()];
         if ch.tx.is_none() && ch.fifo.is_empty() {
             self.start_tx(c, id);
         } else {
-            ch.note_queue(self.sched.now());
-            ch.fifo.push_front(id, p.size);
+            ch.note_queue(now);
+            ch.fifo.push_front(id, size);
             ch.stats.max_queue = ch.stats.max_queue.max(ch.fifo.len() as u64);
         }
     }
@@ -278,7 +290,8 @@ impl Sim {
         let now = self.now();
         let size = self.pool.get(id).size as u64;
         let ch = &mut self.chans[c.idx()];
-        let dt = tx_time(size, ch.rate_bps);
+        // With ARQ every frame also holds the medium for its link-level ACK.
+        let dt = tx_time(size, ch.rate_bps) + ch.arq.map_or(0, |a| a.ack_time);
         ch.tx = Some(id);
         ch.stats.tx_packets += 1;
         ch.stats.tx_bytes += size;
@@ -292,7 +305,18 @@ impl Sim {
         let ch = &mut self.chans[c.idx()];
         let id = ch.tx.take().expect("TxDone on an idle channel");
         if ch.error.corrupts(now, self.pool.get(id), &self.snr) {
-            self.drop_packet(id, DropCause::ChannelError, Some(c));
+            let tries = self.pool.get(id).link_tries;
+            match ch.arq {
+                Some(arq) if tries < arq.retry_limit => {
+                    // The link ACK does not come: resend after the ACK timeout (one round
+                    // trip on the link), ahead of the queue, while other frames go on.
+                    self.pool.get_mut(id).link_tries = tries + 1;
+                    ch.stats.arq_retransmissions += 1;
+                    let wait = 2 * ch.delay + arq.ack_time;
+                    self.sched.at(now + wait, Ev::ArqRetry(c, id));
+                }
+                _ => self.drop_packet(id, DropCause::ChannelError, Some(c)),
+            }
         } else {
             let delay = self.chans[c.idx()].delay;
             self.sched.at(now + delay, Ev::Arrive(c, id));
@@ -400,6 +424,7 @@ impl Sim {
             tcp: hdr,
             udp_seq: 0,
             created: now,
+            link_tries: 0,
         };
         self.inject(src, pkt);
     }
@@ -524,6 +549,7 @@ impl Sim {
                 },
                 udp_seq: 0,
                 created: now,
+                link_tries: 0,
             };
             self.inject(src, pkt);
         }
@@ -555,7 +581,7 @@ impl Sim {
 
     fn sync_delack(&mut self, f: FlowId) {
         let t = self.tcp(f);
-        if let Some(d) = t.rx.delack_deadline() {
+        if let Some(d) = t.rx.timer_deadline() {
             if t.delack_event.is_none_or(|e| d < e) {
                 t.delack_event = Some(d);
                 self.sched.at(d, Ev::DelAck(f));
@@ -569,7 +595,7 @@ impl Sim {
         if t.delack_event == Some(now) {
             t.delack_event = None;
         }
-        if t.rx.on_delack_timer(now) {
+        for _ in 0..t.rx.on_timer(now) {
             self.send_ack(f);
         }
         self.sync_delack(f);
@@ -662,6 +688,7 @@ impl Sim {
             tcp: TcpHeader::default(),
             udp_seq: seq,
             created: now,
+            link_tries: 0,
         };
         self.sched.at(next, Ev::UdpSend(f));
         self.inject(src, pkt);
@@ -708,7 +735,7 @@ impl Sim {
         let propagating = self
             .sched
             .pending()
-            .filter(|e| matches!(e, Ev::Arrive(..)))
+            .filter(|e| matches!(e, Ev::Arrive(..) | Ev::ArqRetry(..)))
             .count();
         (queued + in_tx + propagating) as u64
     }

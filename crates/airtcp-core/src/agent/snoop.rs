@@ -177,6 +177,7 @@ mod tests {
             },
             udp_seq: 0,
             created: 0,
+            link_tries: 0,
         }
     }
 

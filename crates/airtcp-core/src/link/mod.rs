@@ -27,6 +27,17 @@ pub struct ChanStats {
     pub queue_area: u128,
     pub queue_last_change: Time,
     pub max_queue: u64,
+    /// Link-layer retransmissions (ARQ).
+    pub arq_retransmissions: u64,
+}
+
+/// Link-layer retransmission (per-hop ARQ) of a channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Arq {
+    /// Retransmissions allowed after the first attempt.
+    pub retry_limit: u8,
+    /// Serialization time of the link-level ACK, charged to every frame.
+    pub ack_time: Time,
 }
 
 /// One direction of a link.
@@ -39,6 +50,7 @@ pub struct Channel {
     pub fifo: Fifo,
     pub policy: QueuePolicy,
     pub error: ErrorModel,
+    pub arq: Option<Arq>,
     /// Packet being serialized, if any.
     pub tx: Option<PacketId>,
     pub stats: ChanStats,

@@ -46,6 +46,7 @@ mod tests {
             tcp: TcpHeader::default(),
             udp_seq: 0,
             created: 0,
+            link_tries: 0,
         }
     }
 

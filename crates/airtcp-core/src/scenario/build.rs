@@ -318,6 +318,10 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                     end,
                     &mut snr,
                 )?,
+                arq: l.arq.as_ref().map(|a| crate::link::Arq {
+                    retry_limit: a.retry_limit,
+                    ack_time: tx_time(a.ack_bytes as u64, rate),
+                }),
                 tx: None,
                 stats: ChanStats::default(),
                 name: cname,

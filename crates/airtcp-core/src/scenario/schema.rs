@@ -77,6 +77,27 @@ pub struct LinkSpec {
     pub error: Option<ErrorSpec>,
     pub error_ab: Option<ErrorSpec>,
     pub error_ba: Option<ErrorSpec>,
+    /// Link-layer retransmission on both directions of this link.
+    pub arq: Option<ArqSpec>,
+}
+
+/// Per-hop ARQ: a corrupted frame is resent after the link-level ACK timeout (one link round
+/// trip plus the ACK's serialization), at most `retry_limit` times; other frames keep going
+/// meanwhile (selective repeat), so TCP can see reordering.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArqSpec {
+    #[serde(default = "default_retry_limit")]
+    pub retry_limit: u8,
+    /// Size of the link-level ACK frame, whose serialization is charged to every frame.
+    #[serde(default = "default_ack_bytes")]
+    pub ack_bytes: u32,
+}
+fn default_retry_limit() -> u8 {
+    3
+}
+fn default_ack_bytes() -> u32 {
+    14
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
@@ -272,6 +293,7 @@ pub struct TcpOptions {
     pub ecn: Option<bool>,
     pub dupack_threshold: Option<u32>,
     pub handshake: Option<bool>,
+    pub dda_delay: Option<Duration>,
 }
 
 impl TcpOptions {
@@ -296,7 +318,8 @@ impl TcpOptions {
             timestamps,
             ecn,
             dupack_threshold,
-            handshake
+            handshake,
+            dda_delay
         )
     }
 }

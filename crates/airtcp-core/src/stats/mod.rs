@@ -75,6 +75,7 @@ pub struct LinkResult {
     pub drops_aqm: u64,
     pub drops_channel_error: u64,
     pub ecn_marks: u64,
+    pub arq_retransmissions: u64,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
@@ -254,6 +255,7 @@ impl RunResult {
                     drops_aqm: ch.stats.drops[DropCause::Aqm.index()],
                     drops_channel_error: ch.stats.drops[DropCause::ChannelError.index()],
                     ecn_marks: ch.policy.ecn_marks(),
+                    arq_retransmissions: ch.stats.arq_retransmissions,
                 }
             })
             .collect();

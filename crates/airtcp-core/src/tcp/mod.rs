@@ -35,6 +35,9 @@ pub struct TcpConfig {
     /// Open the connection with a SYN exchange (which negotiates ECN) instead of starting
     /// established.
     pub handshake: bool,
+    /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
+    /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
+    pub dda_delay: Option<Time>,
 }
 
 impl Default for TcpConfig {
@@ -59,6 +62,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             // ns-2's one-way agents, which the seed papers used, start established.
             handshake: false,
+            dda_delay: None,
         }
     }
 }
@@ -145,6 +149,12 @@ impl TcpConfig {
         }
         if let Some(v) = o.ecn {
             c.ecn = v;
+        }
+        if let Some(v) = o.dda_delay {
+            if v.ns() == 0 {
+                return Err(("dda_delay".into(), "must be > 0".into()));
+            }
+            c.dda_delay = Some(v.ns());
         }
         if let Some(v) = o.handshake {
             c.handshake = v;

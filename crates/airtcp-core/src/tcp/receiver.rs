@@ -47,6 +47,14 @@ pub struct TcpReceiver {
     ecn_capable: bool,
     /// A SYN arrived: answer with a SYN-ACK (ECE set when ECN is agreed).
     synack_due: Option<bool>,
+    dda_delay: Option<Time>,
+    /// Duplicate ACKs owed for the current hole, and how many of them are being held.
+    dup_count: u32,
+    held: u32,
+    dda_deadline: Option<Time>,
+    /// The hold expired for this hole: later duplicates go out at once.
+    dda_released: bool,
+    pub dupacks_dropped: u64,
     pub stats: ReceiverStats,
 }
 
@@ -69,12 +77,39 @@ impl TcpReceiver {
             ece: false,
             ecn_capable: cfg.ecn,
             synack_due: None,
+            dda_delay: cfg.dda_delay,
+            dup_count: 0,
+            held: 0,
+            dda_deadline: None,
+            dda_released: false,
+            dupacks_dropped: 0,
             stats: ReceiverStats::default(),
         }
     }
 
     pub fn delack_deadline(&self) -> Option<Time> {
         self.delack_deadline
+    }
+
+    /// The earliest of the delayed-ACK and DDA timers.
+    pub fn timer_deadline(&self) -> Option<Time> {
+        match (self.delack_deadline, self.dda_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Timers due at `now`: how many ACKs to send.
+    pub fn on_timer(&mut self, now: Time) -> u32 {
+        let mut n = u32::from(self.on_delack_timer(now));
+        if self.dda_deadline.is_some_and(|d| d <= now) {
+            // The hole did not fill in time: release the held duplicates.
+            n += self.held;
+            self.held = 0;
+            self.dda_deadline = None;
+            self.dda_released = true;
+        }
+        n
     }
 
     /// Bytes held out of order.
@@ -136,6 +171,12 @@ impl TcpReceiver {
                 self.last_ooo = None;
             }
             out.delivered = self.rcv_nxt - before;
+            // The hole (if any) is filled: held duplicates are no longer needed.
+            self.dupacks_dropped += self.held as u64;
+            self.dup_count = 0;
+            self.held = 0;
+            self.dda_deadline = None;
+            self.dda_released = false;
             self.stats.delivered_bytes += out.delivered;
             self.unacked_segments += 1;
             // Filling a hole is acknowledged at once (RFC 5681 4.2).
@@ -145,8 +186,17 @@ impl TcpReceiver {
             }
         } else {
             self.insert_ooo(start, end);
-            // Out-of-order: an immediate duplicate ACK (RFC 5681 4.2).
-            out.ack_now = true;
+            // Out-of-order: an immediate duplicate ACK (RFC 5681 4.2), unless DDA holds the
+            // third and later ones to give link-level retransmission time to fill the hole.
+            self.dup_count += 1;
+            match self.dda_delay {
+                Some(d) if self.dup_count >= 3 && !self.dda_released => {
+                    self.held += 1;
+                    self.dda_deadline.get_or_insert(now + d);
+                    out.ack_now = false;
+                }
+                _ => out.ack_now = true,
+            }
         }
         out
     }
@@ -361,6 +411,38 @@ mod tests {
         assert_eq!(
             plain.stats.received_packets, 0,
             "control segments are not data"
+        );
+    }
+
+    #[test]
+    fn dda_holds_third_and_later_dupacks() {
+        let mut r = TcpReceiver::new(&TcpConfig {
+            dda_delay: Some(50 * MS),
+            ..Default::default()
+        });
+        r.on_segment(0, &seg(0), Ecn::NOT_ECT);
+        // Segment 1000 lost; 2000.. arrive.
+        assert!(r.on_segment(1, &seg(2000), Ecn::NOT_ECT).ack_now);
+        assert!(r.on_segment(2, &seg(3000), Ecn::NOT_ECT).ack_now);
+        assert!(
+            !r.on_segment(3, &seg(4000), Ecn::NOT_ECT).ack_now,
+            "third dupack held"
+        );
+        assert!(!r.on_segment(4, &seg(5000), Ecn::NOT_ECT).ack_now);
+        assert_eq!(r.timer_deadline(), Some(3 + 50 * MS));
+        // The link retransmission fills the hole in time: held dupacks are dropped.
+        let o = r.on_segment(20 * MS, &seg(1000), Ecn::NOT_ECT);
+        assert!(o.ack_now && o.delivered == 5000);
+        assert_eq!(r.dupacks_dropped, 2);
+        assert_eq!(r.timer_deadline(), None);
+        // Next hole, not filled in time: the held dupacks go out at the deadline.
+        for s in [7000, 8000, 9000] {
+            r.on_segment(30 * MS, &seg(s), Ecn::NOT_ECT);
+        }
+        assert_eq!(r.on_timer(30 * MS + 50 * MS), 1);
+        assert!(
+            r.on_segment(90 * MS, &seg(10_000), Ecn::NOT_ECT).ack_now,
+            "released"
         );
     }
 
