@@ -47,6 +47,9 @@ pub enum ErrorKind {
         series: usize,
         modulation: Modulation,
         rng: Rng,
+        /// Last (SNR, size) -> PER: the SNR holds for a whole sample interval and a channel
+        /// mostly carries one packet size, and the CCK curve is an integral.
+        cache: Option<(f64, u32, f64)>,
     },
 }
 
@@ -112,9 +115,18 @@ impl ErrorModel {
                 series,
                 modulation,
                 rng,
+                cache,
             } => {
                 let db = snr[*series].at(now);
-                rng.bernoulli(modulation.per(db, pkt.size))
+                let per = match *cache {
+                    Some((d, n, p)) if d == db && n == pkt.size => p,
+                    _ => {
+                        let p = modulation.per(db, pkt.size);
+                        *cache = Some((db, pkt.size, p));
+                        p
+                    }
+                };
+                rng.bernoulli(per)
             }
         }
     }

@@ -161,6 +161,7 @@ fn error_model(
                     series: snr.len() - 1,
                     modulation: *modulation,
                     rng: rng(),
+                    cache: None,
                 },
             )
         }
