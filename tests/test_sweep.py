@@ -16,7 +16,7 @@ import pytest
 import airtcp
 from airtcp import Scenario, Store
 from airtcp.cli import main
-from airtcp.sweeps import parse_axis, plan, run_job, run_sweep, split_values
+from airtcp.sweeps import parse_axis, plan, run_job, run_sweep, scenario_key, split_values
 
 from .conftest import DUMBBELL, ROOT
 
@@ -74,7 +74,10 @@ def test_plan_is_a_cross_product_keyed_by_hash_without_seed(short_dumbbell):
     assert len({j.key for j in jobs}) == 24
     j = jobs[7]
     sc = short_dumbbell.with_values(j.point)
-    assert j.scenario_hash == sc.hash(include_seed=False)
+    assert j.scenario_hash == scenario_key(sc)
+    # The simulator build is part of the key.
+    assert j.scenario_hash != sc.hash(include_seed=False)
+    assert len(airtcp._core.__build__) == 16
     assert json.loads(j.scenario_json)["seed"] == j.seed
     assert Scenario(json.loads(j.scenario_json)).get("flows.1.cc") == j.point["flows.*.cc"]
 

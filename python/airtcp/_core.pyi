@@ -1,6 +1,7 @@
 """Type stubs for the compiled core (crates/airtcp-py)."""
 
 __version__: str
+__build__: str
 
 class ScenarioError(ValueError):
     """A scenario value is invalid. ``args`` is (message, path, detail): the message starts

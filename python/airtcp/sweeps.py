@@ -24,6 +24,7 @@ for any multiprocessing code.
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
 import json
 import logging
@@ -258,8 +259,7 @@ def plan(
                 sc.validate()
             except ScenarioError as e:
                 invalid = str(e.args[0]) if e.args else str(e)
-        h = sc.hash(include_seed=False)
-        prepared.append((point, sc, h, invalid))
+        prepared.append((point, sc, scenario_key(sc), invalid))
     jobs = []
     for seed in seeds_:
         for point, sc, h, invalid in prepared:
@@ -276,6 +276,13 @@ def plan(
                 )
             )
     return points, seeds_, jobs
+
+
+def scenario_key(sc: Scenario) -> str:
+    """The store's scenario hash of a run: SHA-256 of the scenario without its seed together
+    with the simulator's build fingerprint, so runs are redone, not reused, after the core
+    changes."""
+    return hashlib.sha256(f"{sc.hash(include_seed=False)}:{_core.__build__}".encode()).hexdigest()
 
 
 # --------------------------------------------------------------------------------------------

@@ -52,3 +52,7 @@ pub fn schemes() -> Vec<(&'static str, &'static str)> {
 }
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Fingerprint of the simulator's sources (see build.rs): results from different builds may
+/// differ, so stores key runs by it.
+pub const BUILD_ID: &str = env!("AIRTCP_BUILD_ID");

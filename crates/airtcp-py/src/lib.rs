@@ -67,5 +67,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", airtcp_core::VERSION)?;
+    m.add("__build__", airtcp_core::BUILD_ID)?;
     Ok(())
 }
