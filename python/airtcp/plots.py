@@ -178,6 +178,27 @@ def _series(source: Result | pl.DataFrame, kind: str, name: str) -> dict[str, An
     return {"t": t, "value": q, "ssthresh": None}
 
 
+def _finish_series(
+    fig: Figure,
+    ax: Axes,
+    ylabel: str,
+    title: str | None,
+    out: str | os.PathLike[str] | None,
+) -> Figure:
+    """Axes, legend and saving shared by the time-series plots."""
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    if out is not None:
+        save(fig, out)
+    return fig
+
+
 def cwnd(
     source: Result | pl.DataFrame,
     flows: str | Sequence[str],
@@ -211,17 +232,7 @@ def cwnd(
                 color=line.get_color(),
                 label=f"{name} ssthresh",
             )
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("segments")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    if out is not None:
-        save(fig, out)
-    return fig
+    return _finish_series(fig, ax, "segments", title, out)
 
 
 def queue(
@@ -239,14 +250,4 @@ def queue(
     for name in names:
         s = _series(source, "queue", name)
         ax.step(s["t"], s["value"], where="post", label=name, lw=1)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue (packets)")
-    ax.set_ylim(bottom=0)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    if out is not None:
-        save(fig, out)
-    return fig
+    return _finish_series(fig, ax, "queue (packets)", title, out)

@@ -123,15 +123,15 @@ impl SnoopAgent {
     }
 
     /// Local timeout: max(2·local SRTT, floor).
-    fn rto(&self, st: &FlowState) -> Time {
-        st.srtt.map_or(self.min_rto, |s| (2 * s).max(self.min_rto))
+    fn rto(min_rto: Time, st: &FlowState) -> Time {
+        st.srtt.map_or(min_rto, |s| (2 * s).max(min_rto))
     }
 
     /// Segments to retransmit because no progress was made for a local timeout.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         let min_rto = self.min_rto;
         for st in self.flows.values_mut() {
-            let rto = st.srtt.map_or(min_rto, |s| (2 * s).max(min_rto));
+            let rto = Self::rto(min_rto, st);
             if let Some((_, c)) = st.cache.first_key_value() {
                 if now >= st.last_progress + rto {
                     let mut c = *c;
@@ -151,7 +151,7 @@ impl SnoopAgent {
         self.flows
             .values()
             .filter(|st| !st.cache.is_empty())
-            .map(|st| st.last_progress + self.rto(st))
+            .map(|st| st.last_progress + Self::rto(self.min_rto, st))
             .min()
     }
 }
