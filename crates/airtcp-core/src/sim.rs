@@ -270,12 +270,11 @@ impl Sim {
     fn enqueue(&mut self, c: ChanId, id: PacketId) {
         let now = self.now();
         let ch = &mut self.chans[c.idx()];
-        if ch.tx.is_none() && ch.fifo.is_empty() {
-            self.start_tx(c, id);
-            return;
-        }
+        // Every arrival goes through the policy, even to an idle link: RED-family averages
+        // count it, and an average above threshold marks it.
         let verdict = ch.policy.admit(now, self.pool.get_mut(id), &ch.fifo);
         match verdict {
+            Verdict::Accept if ch.tx.is_none() && ch.fifo.is_empty() => self.start_tx(c, id),
             Verdict::Accept => {
                 ch.note_queue(now);
                 let size = self.pool.get(id).size;
@@ -326,6 +325,8 @@ impl Sim {
             ch.note_queue(now);
             let next = ch.fifo.pop().expect("non-empty");
             self.start_tx(c, next);
+        } else {
+            ch.policy.on_idle(now);
         }
     }
 
@@ -522,8 +523,8 @@ impl Sim {
                 }
             }
             // RFC 3168 6.1.5: retransmissions are not ECN-capable.
-            let ecn = if t.tx.ecn_enabled() && !seg.retx && seg.len > 0 {
-                Ecn::ECT0
+            let ecn = if !seg.retx && seg.len > 0 {
+                t.tx.ect_codepoint()
             } else {
                 Ecn::NOT_ECT
             };

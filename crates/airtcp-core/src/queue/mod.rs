@@ -2,9 +2,13 @@
 //! it (possibly rewriting header fields such as ECN codepoints) or drop it.
 
 pub mod droptail;
+pub mod mecn;
+pub mod red;
 pub mod threshold;
 
 pub use droptail::DropTail;
+pub use mecn::{Mecn, Wmecn};
+pub use red::Red;
 pub use threshold::ThresholdMark;
 
 use crate::engine::Time;
@@ -59,6 +63,17 @@ impl Fifo {
 pub enum QueuePolicy {
     DropTail(DropTail),
     ThresholdMark(ThresholdMark),
+    Red(Box<Red>),
+    Mecn(Box<Mecn>),
+    Wmecn(Box<Wmecn>),
+}
+
+/// Marks and early drops a policy made: (marks '10', marks '11' or CE, AQM drops).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MarkCounts {
+    pub mild: u64,
+    pub severe: u64,
+    pub early_drops: u64,
 }
 
 impl QueuePolicy {
@@ -67,14 +82,54 @@ impl QueuePolicy {
         match self {
             QueuePolicy::DropTail(q) => q.admit(now, pkt, fifo),
             QueuePolicy::ThresholdMark(q) => q.admit(now, pkt, fifo),
+            QueuePolicy::Red(q) => q.admit(now, pkt, fifo),
+            QueuePolicy::Mecn(q) => q.admit(now, pkt, fifo),
+            QueuePolicy::Wmecn(q) => q.admit(now, pkt, fifo),
         }
     }
 
-    /// Packets this policy marked CE.
-    pub fn ecn_marks(&self) -> u64 {
+    /// The channel went idle (nothing queued or sending) at `now`: RED-family averages decay
+    /// over idle time.
+    pub fn on_idle(&mut self, now: Time) {
         match self {
-            QueuePolicy::DropTail(_) => 0,
-            QueuePolicy::ThresholdMark(q) => q.marked,
+            QueuePolicy::DropTail(_) | QueuePolicy::ThresholdMark(_) => {}
+            QueuePolicy::Red(q) => q.est.on_idle(now),
+            QueuePolicy::Mecn(q) => q.est.on_idle(now),
+            QueuePolicy::Wmecn(q) => q.est.on_idle(now),
         }
+    }
+
+    /// The RED-family average queue, for policies that keep one.
+    pub fn average(&self) -> Option<f64> {
+        match self {
+            QueuePolicy::DropTail(_) | QueuePolicy::ThresholdMark(_) => None,
+            QueuePolicy::Red(q) => Some(q.est.avg),
+            QueuePolicy::Mecn(q) => Some(q.est.avg),
+            QueuePolicy::Wmecn(q) => Some(q.est.avg),
+        }
+    }
+
+    /// Marks by level and early drops so far.
+    pub fn marks(&self) -> MarkCounts {
+        match self {
+            QueuePolicy::DropTail(_) => MarkCounts::default(),
+            QueuePolicy::ThresholdMark(q) => MarkCounts {
+                severe: q.marked,
+                ..Default::default()
+            },
+            QueuePolicy::Red(q) => MarkCounts {
+                mild: 0,
+                severe: q.marked,
+                early_drops: q.early_drops,
+            },
+            QueuePolicy::Mecn(q) => q.counts,
+            QueuePolicy::Wmecn(q) => q.counts,
+        }
+    }
+
+    /// Packets this policy marked (any level).
+    pub fn ecn_marks(&self) -> u64 {
+        let m = self.marks();
+        m.mild + m.severe
     }
 }

@@ -11,7 +11,8 @@ use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::ids::{ChanId, FlowId, LinkId, NodeId};
 use crate::link::{ChanStats, Channel, ErrorKind, ErrorModel, Link, SnrSeries};
 use crate::packet::PacketPool;
-use crate::queue::{droptail::Limit, DropTail, Fifo, QueuePolicy, ThresholdMark};
+use crate::queue::mecn::Thresholds;
+use crate::queue::{droptail::Limit, DropTail, Fifo, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn};
 use crate::sim::{Counters, Ev, Flow, FlowLosses, Sim, TcpFlow, Transport, UdpFlow};
 use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
@@ -169,17 +170,86 @@ fn error_model(
     Ok(ErrorModel { applies_to, kind })
 }
 
-fn queue_policy(q: &QueueSpec, limit: Limit, path: &str) -> R<QueuePolicy> {
-    match q.kind {
-        QueueKind::Droptail => {
-            if let Some(k) = q.mark_threshold {
-                return err(
-                    format!("{path}.mark_threshold"),
-                    format!("{k} given, but a droptail queue does not mark (use kind = \"ecn_threshold\")"),
-                );
-            }
-            Ok(QueuePolicy::DropTail(DropTail { limit }))
+/// Fields only some queue kinds read, and which kinds read them.
+const QUEUE_FIELDS: &[(&str, &[QueueKind])] = &[
+    ("mark_threshold", &[QueueKind::EcnThreshold]),
+    (
+        "min_threshold",
+        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
+    ),
+    ("mid_threshold", &[QueueKind::Mecn, QueueKind::Wmecn]),
+    (
+        "max_threshold",
+        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
+    ),
+    (
+        "max_p",
+        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
+    ),
+    ("max_p2", &[QueueKind::Mecn]),
+    (
+        "weight",
+        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
+    ),
+    ("gentle", &[QueueKind::Red]),
+    ("ecn", &[QueueKind::Red]),
+    (
+        "mean_packet_size",
+        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
+    ),
+];
+
+fn queue_field_given(q: &QueueSpec, field: &str) -> bool {
+    match field {
+        "mark_threshold" => q.mark_threshold.is_some(),
+        "min_threshold" => q.min_threshold.is_some(),
+        "mid_threshold" => q.mid_threshold.is_some(),
+        "max_threshold" => q.max_threshold.is_some(),
+        "max_p" => q.max_p.is_some(),
+        "max_p2" => q.max_p2.is_some(),
+        "weight" => q.weight.is_some(),
+        "gentle" => q.gentle.is_some(),
+        "ecn" => q.ecn.is_some(),
+        "mean_packet_size" => q.mean_packet_size.is_some(),
+        _ => false,
+    }
+}
+
+/// A probability field: in (0, 1].
+fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
+    let v = v.unwrap_or(default);
+    if !(v > 0.0 && v <= 1.0) {
+        return err(path, format!("must be in (0, 1], got {v}"));
+    }
+    Ok(v)
+}
+
+fn queue_policy(
+    q: &QueueSpec,
+    limit: Limit,
+    path: &str,
+    rate_bps: u64,
+    rng: impl FnOnce() -> Rng,
+) -> R<QueuePolicy> {
+    for (field, kinds) in QUEUE_FIELDS {
+        if queue_field_given(q, field) && !kinds.contains(&q.kind) {
+            let users: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            return err(
+                format!("{path}.{field}"),
+                format!(
+                    "given, but a {} queue does not use it (it applies to kind = {})",
+                    q.kind.name(),
+                    users
+                        .iter()
+                        .map(|u| format!("\"{u}\""))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            );
         }
+    }
+    match q.kind {
+        QueueKind::Droptail => Ok(QueuePolicy::DropTail(DropTail { limit })),
         QueueKind::EcnThreshold => {
             let Some(mark_at) = q.mark_threshold else {
                 return err(
@@ -193,7 +263,81 @@ fn queue_policy(q: &QueueSpec, limit: Limit, path: &str) -> R<QueuePolicy> {
                 marked: 0,
             }))
         }
+        QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn => {
+            red_family(q, limit, path, rate_bps, rng())
+        }
     }
+}
+
+/// RED, MECN and WMECN: thresholds in the queue's unit (defaults 5/10/15 packets, or that many
+/// typical packets in bytes), w_q 0.002, max_p 0.1 (see docs/scenario.md for the sources).
+fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) -> R<QueuePolicy> {
+    let size = q.mean_packet_size.unwrap_or(1000);
+    if size == 0 {
+        return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+    }
+    let (scale, cap) = match limit {
+        Limit::Packets(n) => (1.0, n as f64),
+        Limit::Bytes(b) => (size as f64, b as f64),
+    };
+    let min = q.min_threshold.unwrap_or(5.0 * scale);
+    let mid = q.mid_threshold.unwrap_or(10.0 * scale);
+    let max = q.max_threshold.unwrap_or(15.0 * scale);
+    for (f, v) in [
+        ("min_threshold", min),
+        ("mid_threshold", mid),
+        ("max_threshold", max),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return err(format!("{path}.{f}"), format!("must be >= 0, got {v}"));
+        }
+    }
+    let multi = q.kind != QueueKind::Red;
+    if multi && !(min < mid && mid < max) {
+        return err(
+            format!("{path}.mid_threshold"),
+            format!("thresholds must satisfy min < mid < max, got {min} / {mid} / {max}"),
+        );
+    }
+    if min >= max {
+        return err(
+            format!("{path}.max_threshold"),
+            format!("must be above min_threshold ({min}), got {max}"),
+        );
+    }
+    if max > cap {
+        return err(
+            format!("{path}.max_threshold"),
+            format!("{max} is above the queue limit ({cap}): the average could never reach it"),
+        );
+    }
+    let max_p = probability(q.max_p, 0.1, &format!("{path}.max_p"))?;
+    let weight = probability(q.weight, 0.002, &format!("{path}.weight"))?;
+    let typical_tx = tx_time(size as u64, rate_bps);
+    let th = Thresholds { min, mid, max };
+    Ok(match q.kind {
+        QueueKind::Red => QueuePolicy::Red(Box::new(Red::new(
+            limit,
+            min,
+            max,
+            max_p,
+            weight,
+            q.gentle.unwrap_or(false),
+            q.ecn.unwrap_or(true),
+            size,
+            typical_tx,
+            rng,
+        ))),
+        QueueKind::Mecn => {
+            let max_p2 = probability(q.max_p2, max_p, &format!("{path}.max_p2"))?;
+            QueuePolicy::Mecn(Box::new(Mecn::new(
+                limit, th, max_p, max_p2, weight, typical_tx, rng,
+            )))
+        }
+        _ => QueuePolicy::Wmecn(Box::new(Wmecn::new(
+            limit, th, max_p, weight, typical_tx, rng,
+        ))),
+    })
 }
 
 fn tcp_config(opts: &TcpOptions, path: &str) -> R<TcpConfig> {
@@ -310,7 +454,9 @@ pub fn build(sc: &Scenario) -> R<Sim> {
                 rate_bps: rate,
                 delay: l.delay.ns(),
                 fifo: Fifo::default(),
-                policy: queue_policy(&l.queue, limit, &format!("{p}.queue"))?,
+                policy: queue_policy(&l.queue, limit, &format!("{p}.queue"), rate, || {
+                    Rng::for_component(sc.seed, &format!("link/{name}/{dir}/queue"))
+                })?,
                 error: error_model(
                     spec,
                     &format!("{p}.{spath}"),

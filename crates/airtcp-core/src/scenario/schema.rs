@@ -115,6 +115,24 @@ pub enum QueueKind {
     Droptail,
     /// Step ECN marking at `mark_threshold` packets; drops only on overflow.
     EcnThreshold,
+    /// Random Early Detection (Floyd & Jacobson 1993), marking ECN-capable packets CE.
+    Red,
+    /// Multi-level ECN (Durresi et al. 2001): '10' and '11' marks, drops above max.
+    Mecn,
+    /// Wireless MECN marking (seed paper 000 §3.1): drops only on overflow.
+    Wmecn,
+}
+
+impl QueueKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueKind::Droptail => "droptail",
+            QueueKind::EcnThreshold => "ecn_threshold",
+            QueueKind::Red => "red",
+            QueueKind::Mecn => "mecn",
+            QueueKind::Wmecn => "wmecn",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -128,6 +146,22 @@ pub struct QueueSpec {
     pub unit: QueueUnit,
     /// Queue length (packets) from which `ecn_threshold` marks ECN-capable packets CE.
     pub mark_threshold: Option<u64>,
+    /// RED-family thresholds on the average queue, in the queue's unit.
+    pub min_threshold: Option<f64>,
+    pub mid_threshold: Option<f64>,
+    pub max_threshold: Option<f64>,
+    /// RED max_p; MECN's top probability of '10'; WMECN's P_max.
+    pub max_p: Option<f64>,
+    /// MECN's top probability of '11'.
+    pub max_p2: Option<f64>,
+    /// EWMA weight w_q of the average queue.
+    pub weight: Option<f64>,
+    /// RED: ramp the probability from max_p to 1 between max_th and 2 max_th.
+    pub gentle: Option<bool>,
+    /// RED: mark ECN-capable packets instead of dropping them.
+    pub ecn: Option<bool>,
+    /// RED-family: typical packet size in bytes (idle-time decay; byte-mode scaling).
+    pub mean_packet_size: Option<u32>,
 }
 fn default_queue_limit() -> u64 {
     100
@@ -139,6 +173,15 @@ impl Default for QueueSpec {
             limit: default_queue_limit(),
             unit: QueueUnit::Packets,
             mark_threshold: None,
+            min_threshold: None,
+            mid_threshold: None,
+            max_threshold: None,
+            max_p: None,
+            max_p2: None,
+            weight: None,
+            gentle: None,
+            ecn: None,
+            mean_packet_size: None,
         }
     }
 }

@@ -1,5 +1,9 @@
 //! Run results: per-flow and per-channel tables, time series, and summary figures.
 
+pub mod scoring;
+
+pub use scoring::Scoring;
+
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -41,6 +45,8 @@ pub struct FlowResult {
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     pub eln_retransmits: u64,
+    /// Fast retransmits the scheme made without a window reduction.
+    pub uncut_retransmits: u64,
     pub window_probes: u64,
     /// Final bandwidth estimate of schemes that keep one (Westwood family), bits/s.
     pub bwe_bps: Option<f64>,
@@ -56,6 +62,10 @@ pub struct FlowResult {
     pub lost_channel_error: u64,
     pub lost_acks: u64,
     pub order_violations: u64,
+    /// The scheme's verdicts on loss causes scored against the ground truth (all zero for
+    /// schemes that do not judge).
+    #[serde(flatten)]
+    pub scoring: Scoring,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -75,6 +85,11 @@ pub struct LinkResult {
     pub drops_aqm: u64,
     pub drops_channel_error: u64,
     pub ecn_marks: u64,
+    /// Multi-level ECN: marks '10' (mild) and '11' (severe; CE for RED and step marking).
+    pub ecn_marks_mild: u64,
+    pub ecn_marks_severe: u64,
+    /// RED-family average queue at the end of the run.
+    pub red_avg_queue: Option<f64>,
     pub arq_retransmissions: u64,
 }
 
@@ -118,6 +133,8 @@ pub struct RunResult {
     pub drops: BTreeMap<&'static str, u64>,
     /// Jain's index over the goodput of TCP flows.
     pub fairness: f64,
+    /// Loss-cause verdicts of all flows, scored against the ground truth.
+    pub loss_classification: Scoring,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub agents: Vec<crate::agent::AgentResult>,
@@ -171,6 +188,8 @@ impl RunResult {
                 lost_channel_error: lost_by(DropCause::ChannelError),
                 lost_acks: flow.losses.acks.iter().sum(),
                 order_violations: 0,
+                uncut_retransmits: 0,
+                scoring: Scoring::default(),
             };
             match &flow.transport {
                 Transport::Tcp(t) => {
@@ -187,8 +206,10 @@ impl RunResult {
                     r.retransmissions = s.retransmissions;
                     r.timeouts = s.timeouts;
                     r.fast_retransmits = s.fast_retransmits;
-                    r.ecn_reductions = s.ecn_reductions;
+                    r.ecn_reductions = s.ecn_reductions + t.tx.cc().mark_reductions();
                     r.eln_retransmits = s.eln_retransmits;
+                    r.uncut_retransmits = s.uncut_retransmits;
+                    r.scoring = Scoring::score(&t.tx.decisions, &flow.loss_log);
                     r.window_probes = s.window_probes;
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     r.avg_cwnd_segments = s.cwnd_area as f64
@@ -255,6 +276,9 @@ impl RunResult {
                     drops_aqm: ch.stats.drops[DropCause::Aqm.index()],
                     drops_channel_error: ch.stats.drops[DropCause::ChannelError.index()],
                     ecn_marks: ch.policy.ecn_marks(),
+                    ecn_marks_mild: ch.policy.marks().mild,
+                    ecn_marks_severe: ch.policy.marks().severe,
+                    red_avg_queue: ch.policy.average(),
                     arq_retransmissions: ch.stats.arq_retransmissions,
                 }
             })
@@ -293,6 +317,9 @@ impl RunResult {
             },
             drops,
             fairness: jain(&tcp_goodputs),
+            loss_classification: flows
+                .iter()
+                .fold(Scoring::default(), |acc, f| acc.add(&f.scoring)),
             flows,
             links,
             agents: sim

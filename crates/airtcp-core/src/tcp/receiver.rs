@@ -39,7 +39,8 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     delack_deadline: Option<Time>,
     ts_recent: Time,
-    /// Codepoint of the last data segment, reflected in the ACK's echo bits.
+    /// Most severe codepoint of the data segments since the last ACK, reflected in the next
+    /// ACK's echo bits (multi-level ECN, seed paper 000 §2.2).
     last_codepoint: u8,
     /// RFC 3168: echo ECE on every ACK from a CE mark until a CWR segment arrives.
     ece: bool,
@@ -137,7 +138,8 @@ impl TcpReceiver {
         }
         self.stats.received_packets += 1;
         self.stats.received_bytes += h.len as u64;
-        self.last_codepoint = ecn.bits();
+        // With delayed ACKs one ACK answers several segments: echo the most severe level.
+        self.last_codepoint = self.last_codepoint.max(ecn.bits());
         if h.has(flags::CWR) {
             self.ece = false;
         }
@@ -220,6 +222,7 @@ impl TcpReceiver {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
+        let echo = std::mem::take(&mut self.last_codepoint);
         let mut h = TcpHeader {
             ack: self.rcv_nxt,
             flags: if self.ece {
@@ -228,7 +231,7 @@ impl TcpReceiver {
                 flags::ACK
             },
             wnd: self.advertised_window(),
-            ecn_echo: self.last_codepoint,
+            ecn_echo: echo,
             ..Default::default()
         };
         if self.timestamps {
@@ -453,5 +456,21 @@ mod tests {
         assert_eq!(r.make_ack(0).ecn_echo, 0b11);
         r.on_segment(0, &seg(1000), Ecn::ECT0);
         assert_eq!(r.make_ack(0).ecn_echo, 0b10);
+        r.on_segment(0, &seg(2000), Ecn::ECT1);
+        assert_eq!(r.make_ack(0).ecn_echo, 0b01);
+        // A retransmission is not ECN-capable: its ACK carries no feedback.
+        r.on_segment(0, &seg(1000), Ecn::NOT_ECT);
+        assert_eq!(r.make_ack(0).ecn_echo, 0b00);
+    }
+
+    #[test]
+    fn delayed_ack_echoes_the_most_severe_level() {
+        let mut r = rx(true, false);
+        r.on_segment(0, &seg(0), Ecn(0b11));
+        r.on_segment(1, &seg(1000), Ecn::ECT1);
+        assert_eq!(r.make_ack(1).ecn_echo, 0b11);
+        r.on_segment(2, &seg(2000), Ecn::ECT1);
+        r.on_segment(3, &seg(3000), Ecn(0b10));
+        assert_eq!(r.make_ack(3).ecn_echo, 0b10, "reset after each ACK");
     }
 }

@@ -3,14 +3,14 @@
 //! reaction to congestion are delegated to the congestion-control scheme.
 
 use super::cc::{
-    AckInfo, Cc, CcState, CongestionControl, CongestionEvent, CongestionKind, Reaction,
+    AckInfo, Cc, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass, Reaction,
     RecoveryKind,
 };
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::TcpConfig;
 use crate::engine::Time;
-use crate::packet::{flags, TcpHeader};
+use crate::packet::{flags, Ecn, TcpHeader};
 
 /// A segment the sender wants transmitted now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,16 @@ pub struct Segment {
     pub len: u32,
     pub retx: bool,
     pub flags: u8,
+}
+
+/// A scheme's verdict on one loss: the segment it took as lost (the first unacknowledged
+/// one), when, how the loss was found, and what the scheme decided it was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossDecision {
+    pub seq: u64,
+    pub at: Time,
+    pub kind: CongestionKind,
+    pub class: LossClass,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +52,9 @@ pub struct SenderStats {
     pub window_probes: u64,
     /// Retransmissions on ELN-marked duplicate ACKs (no window reduction).
     pub eln_retransmits: u64,
+    /// Fast retransmits the scheme chose to make without reducing the window (a loss judged
+    /// wireless, or a second loss in the RTT of a reduction).
+    pub uncut_retransmits: u64,
     /// Integral of cwnd (bytes) over time, for the time-averaged window.
     pub cwnd_area: u128,
     pub completed_at: Option<Time>,
@@ -77,6 +90,8 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// ECN in use: configured, and (with a handshake) agreed by the receiver.
     ecn_ok: bool,
+    /// The scheme reads multi-level ECN codepoints itself.
+    multilevel: bool,
     /// Handshake state: Some(sent_at, retransmitted) while the SYN awaits its SYN-ACK.
     syn: Option<SynState>,
     /// Persist timer (RFC 9293 3.8.6.1): probes a zero window when nothing is in flight.
@@ -87,6 +102,8 @@ pub struct TcpSender {
     probe_due: bool,
     last_account: Time,
     pub stats: SenderStats,
+    /// Every verdict of a scheme that judges the cause of losses, in order.
+    pub decisions: Vec<LossDecision>,
 }
 
 impl TcpSender {
@@ -106,6 +123,7 @@ impl TcpSender {
         };
         let rwnd = cfg.rcv_window;
         let ecn_ok = cfg.ecn && !cfg.handshake;
+        let multilevel = cc.as_shared().multilevel_ecn();
         let syn = cfg.handshake.then_some(SynState {
             due: true,
             sent_at: None,
@@ -133,6 +151,7 @@ impl TcpSender {
             ecn_recover: None,
             cwr_pending: false,
             ecn_ok,
+            multilevel,
             syn,
             persist_deadline: None,
             persist_backoff: 0,
@@ -140,6 +159,7 @@ impl TcpSender {
             probe_due: false,
             last_account: now,
             stats: SenderStats::default(),
+            decisions: Vec::new(),
         }
     }
 
@@ -239,10 +259,21 @@ impl TcpSender {
         self.rto_deadline = Some(now + self.rtt.rto);
     }
 
-    /// Next segment to transmit now, if any. Call repeatedly until it returns None.
-    /// ECN is in use on this connection.
+    /// ECN (classic or multi-level) is in use on this connection.
     pub fn ecn_enabled(&self) -> bool {
-        self.ecn_ok
+        self.ecn_ok || self.multilevel
+    }
+
+    /// The ECN codepoint new data segments carry: '10' (ECT(0)) for RFC 3168 ECN, '01' (no
+    /// congestion) for multi-level ECN, none without ECN.
+    pub fn ect_codepoint(&self) -> Ecn {
+        if self.multilevel {
+            Ecn::ECT1
+        } else if self.ecn_ok {
+            Ecn::ECT0
+        } else {
+            Ecn::NOT_ECT
+        }
     }
 
     /// The connection is open (handshake done or not used).
@@ -250,6 +281,7 @@ impl TcpSender {
         self.syn.is_none()
     }
 
+    /// Next segment to transmit now, if any. Call repeatedly until it returns None.
     pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
         if let Some(syn) = &mut self.syn {
             // Only the SYN goes out until the SYN-ACK arrives.
@@ -375,7 +407,16 @@ impl TcpSender {
             in_flight: self.in_flight(),
             min_rtt: self.rtt.min_rtt,
         };
-        self.cc.as_dyn().on_congestion(&ev, &self.st)
+        let r = self.cc.as_dyn().on_congestion(&ev, &self.st);
+        if let Some(class) = r.verdict {
+            self.decisions.push(LossDecision {
+                seq: self.snd_una,
+                at: now,
+                kind,
+                class,
+            });
+        }
+        r
     }
 
     /// Process an ACK segment.
@@ -394,6 +435,7 @@ impl TcpSender {
             }
             return;
         }
+        self.cc.as_dyn().on_feedback(now, h.ecn_echo);
         // A window update is not a duplicate ACK (RFC 5681 2, condition (e)).
         let window_changed = h.wnd != self.rwnd;
         self.rwnd = h.wnd;
@@ -484,7 +526,7 @@ impl TcpSender {
         info.srtt = self.rtt.srtt;
         self.cc.as_dyn().on_ack(&info, &mut self.st);
         // After the scheme's growth step, so the reduced window is what the ACK leaves.
-        if info.ece && self.ecn_ok {
+        if info.ece && self.ecn_ok && !self.multilevel {
             self.on_ece(now);
         }
         self.st.cwnd = self.st.cwnd.max(self.mss());
@@ -507,7 +549,8 @@ impl TcpSender {
 
     /// Enter fast retransmit / fast recovery. With `eln` the hole is known to be a channel
     /// error: the same repair runs (partial ACKs included) but the window is not reduced, and
-    /// the pre-loss window is restored when recovery ends.
+    /// the pre-loss window is restored when recovery ends. A scheme may ask for the same
+    /// (`Reaction::keep_window`).
     fn maybe_fast_retransmit(&mut self, now: Time, eln: bool) {
         // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`, so duplicate ACKs
         // caused by retransmissions after a timeout do not trigger a second reduction.
@@ -522,17 +565,26 @@ impl TcpSender {
         } else {
             self.cfg.dupack_threshold as u64 * self.mss()
         };
-        if eln {
+        let keep = if eln {
+            self.stats.eln_retransmits += 1;
+            true
+        } else {
+            self.stats.fast_retransmits += 1;
+            let r = self.react(now, CongestionKind::DupAcks);
+            if r.keep_window {
+                self.stats.uncut_retransmits += 1;
+            } else {
+                self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+                self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh + inflation);
+                self.ecn_recover = Some(self.snd_max);
+            }
+            r.keep_window
+        };
+        if keep {
             self.eln_saved = Some(self.st.cwnd);
             self.st.cwnd += inflation;
-            self.stats.eln_retransmits += 1;
         } else {
             self.eln_saved = None;
-            let r = self.react(now, CongestionKind::DupAcks);
-            self.st.ssthresh = r.ssthresh.max(2 * self.mss());
-            self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh + inflation);
-            self.ecn_recover = Some(self.snd_max);
-            self.stats.fast_retransmits += 1;
         }
         self.recovery_epoch += 1;
         self.recover = Some(self.snd_max);

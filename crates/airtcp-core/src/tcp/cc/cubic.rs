@@ -120,10 +120,7 @@ impl CongestionControl for Cubic {
             w
         };
         self.epoch_start = None;
-        Reaction {
-            ssthresh: ((w * self.beta) * st.mss as f64) as u64,
-            cwnd: None,
-        }
+        Reaction::cut(((w * self.beta) * st.mss as f64) as u64)
     }
 }
 

@@ -6,18 +6,23 @@
 //! one entry in [`SCHEMES`].
 
 pub mod cubic;
+pub mod mecn;
 pub mod newreno;
 pub mod rttround;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
+pub mod wmecn;
 
 pub use cubic::Cubic;
+pub use mecn::Mecn;
 pub use newreno::NewReno;
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
+pub use wmecn::Wmecn;
 
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::engine::Time;
@@ -82,6 +87,16 @@ pub struct CongestionEvent {
     pub min_rtt: Option<Time>,
 }
 
+/// What a scheme that tells losses apart decided a loss was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossClass {
+    /// Lost to the channel (bit errors): no congestion to react to.
+    Wireless,
+    /// Lost to congestion (a full or managed queue).
+    Congestion,
+}
+
 /// A scheme's reaction to a congestion event: the new ssthresh and, if the scheme wants other
 /// than the standard (ssthresh + dupthresh*MSS after dupacks, one segment after a timeout,
 /// ssthresh after ECN), the cwnd.
@@ -89,9 +104,46 @@ pub struct CongestionEvent {
 pub struct Reaction {
     pub ssthresh: u64,
     pub cwnd: Option<u64>,
+    /// The scheme's verdict on the loss's cause, for schemes that judge it (scored against
+    /// the simulator's ground truth).
+    pub verdict: Option<LossClass>,
+    /// After duplicate ACKs: repair the loss and leave the window as it was (ssthresh and
+    /// cwnd are then ignored, and the window is restored when recovery ends).
+    pub keep_window: bool,
+}
+
+impl Reaction {
+    /// A reduction to `ssthresh` with the standard cwnd.
+    pub fn cut(ssthresh: u64) -> Self {
+        Reaction {
+            ssthresh,
+            cwnd: None,
+            verdict: None,
+            keep_window: false,
+        }
+    }
+
+    /// Repair without any window change.
+    pub fn keep() -> Self {
+        Reaction {
+            ssthresh: 0,
+            cwnd: None,
+            verdict: None,
+            keep_window: true,
+        }
+    }
+
+    pub fn judged(mut self, class: LossClass) -> Self {
+        self.verdict = Some(class);
+        self
+    }
 }
 
 pub trait CongestionControl {
+    /// An ACK arrived carrying the echoed ECN codepoint `codepoint` (two bits; 0 when the
+    /// acknowledged segment was not ECN-capable). Called before the ACK is processed, so a
+    /// loss this ACK reveals is judged with its feedback included.
+    fn on_feedback(&mut self, _now: Time, _codepoint: u8) {}
     /// A segment of `bytes` left the sender.
     fn on_sent(&mut self, _now: Time, _bytes: u64, _st: &mut CcState) {}
     /// Every ACK, new or duplicate. Grows the window outside recovery.
@@ -103,6 +155,16 @@ pub trait CongestionControl {
     /// The scheme's bandwidth estimate in bits/s, for schemes that keep one.
     fn bandwidth_estimate(&self) -> Option<f64> {
         None
+    }
+    /// The scheme reads multi-level ECN feedback (the two echoed codepoint bits) itself: the
+    /// sender then sends new data as '01' (ECN-capable, no congestion) and leaves ECN-Echo
+    /// alone.
+    fn multilevel_ecn(&self) -> bool {
+        false
+    }
+    /// Window reductions the scheme made on ECN marks it read itself.
+    fn mark_reductions(&self) -> u64 {
+        0
     }
 }
 
@@ -159,6 +221,8 @@ pub enum Cc {
     Vegas(Vegas),
     Veno(Veno),
     Cubic(Cubic),
+    Mecn(Mecn),
+    Wmecn(Wmecn),
 }
 
 impl Cc {
@@ -169,6 +233,8 @@ impl Cc {
             Cc::Vegas(c) => c,
             Cc::Veno(c) => c,
             Cc::Cubic(c) => c,
+            Cc::Mecn(c) => c,
+            Cc::Wmecn(c) => c,
         }
     }
 
@@ -179,6 +245,8 @@ impl Cc {
             Cc::Vegas(c) => c,
             Cc::Veno(c) => c,
             Cc::Cubic(c) => c,
+            Cc::Mecn(c) => c,
+            Cc::Wmecn(c) => c,
         }
     }
 }
@@ -233,6 +301,14 @@ pub const SCHEMES: &[SchemeInfo] = &[
         name: "cubic",
         description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
     },
+    SchemeInfo {
+        name: "mecn",
+        description: "MECN-TCP (Durresi et al. 2001): Reno cutting cwnd by beta1 on '10' marks, beta2 on '11' marks (once per RTT), by half on a drop; needs a mecn queue",
+    },
+    SchemeInfo {
+        name: "wmecn",
+        description: "Wireless MECN (seed paper 000): the sum of the last 10 multi-level ECN feedbacks decides whether a loss is wireless (no cut) or congestion (x0.8/0.6/0.5); needs a wmecn queue",
+    },
 ];
 
 /// Build scheme `name` with its parameters. Errors are (parameter or "", message).
@@ -257,6 +333,9 @@ pub fn build(
         "vegas" => (Cc::Vegas(Vegas::new(&mut p)?), RecoveryKind::NewReno),
         "veno" => (Cc::Veno(Veno::new(&mut p)?), RecoveryKind::NewReno),
         "cubic" => (Cc::Cubic(Cubic::new(&mut p)?), RecoveryKind::NewReno),
+        // Both were built as modifications of ns-2's Reno agent.
+        "mecn" => (Cc::Mecn(Mecn::new(&mut p)?), RecoveryKind::Reno),
+        "wmecn" => (Cc::Wmecn(Wmecn::new(&mut p)?), RecoveryKind::Reno),
         _ => {
             let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
             return Err((

@@ -28,10 +28,7 @@ impl CongestionControl for NewReno {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
-        Reaction {
-            ssthresh: half_flight(ev.in_flight, st.mss),
-            cwnd: None,
-        }
+        Reaction::cut(half_flight(ev.in_flight, st.mss))
     }
 }
 

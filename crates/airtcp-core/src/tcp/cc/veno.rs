@@ -5,8 +5,8 @@
 
 use super::rttround::RttRounds;
 use super::{
-    half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, Params,
-    Reaction,
+    half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass,
+    Params, Reaction,
 };
 
 #[derive(Clone, Debug)]
@@ -64,17 +64,15 @@ impl CongestionControl for Veno {
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         if ev.kind == CongestionKind::DupAcks && !self.backlogged(st) {
             self.random_losses += 1;
-            Reaction {
-                ssthresh: (st.cwnd * 4 / 5).max(2 * st.mss),
-                cwnd: None,
-            }
+            Reaction::cut((st.cwnd * 4 / 5).max(2 * st.mss)).judged(LossClass::Wireless)
         } else {
+            let r = Reaction::cut(half_flight(ev.in_flight, st.mss));
+            // Veno judges only losses found by duplicate ACKs; a timeout is plain congestion.
             if ev.kind == CongestionKind::DupAcks {
                 self.congestive_losses += 1;
-            }
-            Reaction {
-                ssthresh: half_flight(ev.in_flight, st.mss),
-                cwnd: None,
+                r.judged(LossClass::Congestion)
+            } else {
+                r
             }
         }
     }

@@ -144,10 +144,7 @@ impl CongestionControl for Westwood {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
-        Reaction {
-            ssthresh: self.target(ev.min_rtt, st.mss),
-            cwnd: None,
-        }
+        Reaction::cut(self.target(ev.min_rtt, st.mss))
     }
 
     fn bandwidth_estimate(&self) -> Option<f64> {

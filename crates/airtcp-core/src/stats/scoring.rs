@@ -1,0 +1,169 @@
+//! Loss-cause scoring: each verdict a sender gave on a loss (wireless or congestion) is checked
+//! against the simulator's ground truth, the recorded cause of that segment's drop.
+//!
+//! A verdict names the segment the sender took as lost (its first unacknowledged one) and the
+//! time. Its true cause is that of the latest drop of that segment at or before the verdict;
+//! a verdict with no such drop judged a loss that did not happen (reordering, a delayed or
+//! lost ACK) and is counted apart.
+//!
+//! * type-1 error: a congestion loss judged wireless (the dangerous one: no back-off);
+//! * type-2 error: a wireless loss judged congestion (a needless cut).
+//!
+//! Rates are conditional on the true cause: `type1_rate` = type-1 errors / verdicts on
+//! congestion losses, `type2_rate` = type-2 errors / verdicts on wireless losses.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+use crate::engine::Time;
+use crate::packet::DropCause;
+use crate::tcp::cc::LossClass;
+use crate::tcp::sender::LossDecision;
+
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Scoring {
+    /// Verdicts given.
+    pub verdicts: u64,
+    pub verdicts_wireless: u64,
+    pub verdicts_congestion: u64,
+    /// Verdicts by the true cause of the loss they judged.
+    pub verdicts_on_wireless_loss: u64,
+    pub verdicts_on_congestion_loss: u64,
+    /// Verdicts on a segment that had not been dropped (spurious loss detection).
+    pub verdicts_on_no_loss: u64,
+    /// Verdicts on a segment dropped for another reason (no route, TTL).
+    pub verdicts_on_other_loss: u64,
+    pub type1_errors: u64,
+    pub type2_errors: u64,
+    pub type1_rate: Option<f64>,
+    pub type2_rate: Option<f64>,
+}
+
+impl Scoring {
+    /// Score `decisions` against `loss_log` (one flow's drops of data segments: sequence
+    /// number, cause, time; in time order).
+    pub fn score(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Scoring {
+        let mut by_seq: HashMap<u64, Vec<(Time, DropCause)>> = HashMap::new();
+        for &(seq, cause, at) in loss_log {
+            by_seq.entry(seq).or_default().push((at, cause));
+        }
+        let mut s = Scoring::default();
+        for d in decisions {
+            s.verdicts += 1;
+            match d.class {
+                LossClass::Wireless => s.verdicts_wireless += 1,
+                LossClass::Congestion => s.verdicts_congestion += 1,
+            }
+            let truth = by_seq.get(&d.seq).and_then(|drops| {
+                let n = drops.partition_point(|(at, _)| *at <= d.at);
+                n.checked_sub(1).map(|i| drops[i].1)
+            });
+            match truth {
+                None => s.verdicts_on_no_loss += 1,
+                Some(DropCause::ChannelError) => {
+                    s.verdicts_on_wireless_loss += 1;
+                    s.type2_errors += (d.class == LossClass::Congestion) as u64;
+                }
+                Some(c) if c.is_congestion() => {
+                    s.verdicts_on_congestion_loss += 1;
+                    s.type1_errors += (d.class == LossClass::Wireless) as u64;
+                }
+                Some(_) => s.verdicts_on_other_loss += 1,
+            }
+        }
+        s.finish()
+    }
+
+    /// Fill in the rates from the counts.
+    pub fn finish(mut self) -> Scoring {
+        let rate = |e: u64, n: u64| (n > 0).then(|| e as f64 / n as f64);
+        self.type1_rate = rate(self.type1_errors, self.verdicts_on_congestion_loss);
+        self.type2_rate = rate(self.type2_errors, self.verdicts_on_wireless_loss);
+        self
+    }
+
+    /// Sum of the counts of two scorings (rates recomputed).
+    pub fn add(self, o: &Scoring) -> Scoring {
+        Scoring {
+            verdicts: self.verdicts + o.verdicts,
+            verdicts_wireless: self.verdicts_wireless + o.verdicts_wireless,
+            verdicts_congestion: self.verdicts_congestion + o.verdicts_congestion,
+            verdicts_on_wireless_loss: self.verdicts_on_wireless_loss + o.verdicts_on_wireless_loss,
+            verdicts_on_congestion_loss: self.verdicts_on_congestion_loss
+                + o.verdicts_on_congestion_loss,
+            verdicts_on_no_loss: self.verdicts_on_no_loss + o.verdicts_on_no_loss,
+            verdicts_on_other_loss: self.verdicts_on_other_loss + o.verdicts_on_other_loss,
+            type1_errors: self.type1_errors + o.type1_errors,
+            type2_errors: self.type2_errors + o.type2_errors,
+            type1_rate: None,
+            type2_rate: None,
+        }
+        .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::CongestionKind;
+
+    fn d(seq: u64, at: Time, class: LossClass) -> LossDecision {
+        LossDecision {
+            seq,
+            at,
+            kind: CongestionKind::DupAcks,
+            class,
+        }
+    }
+
+    #[test]
+    fn constructed_case_with_known_causes() {
+        use DropCause::*;
+        use LossClass::*;
+        let log = [
+            (1000, ChannelError, 10),
+            (2000, QueueOverflow, 20),
+            (3000, Aqm, 30),
+            (4000, ChannelError, 40),
+            // Segment 5000: first lost to the queue, its retransmission to the channel.
+            (5000, QueueOverflow, 50),
+            (5000, ChannelError, 70),
+            (6000, NoRoute, 80),
+        ];
+        let decisions = [
+            d(1000, 15, Wireless),   // right
+            d(2000, 25, Congestion), // right
+            d(3000, 35, Wireless),   // type 1
+            d(4000, 45, Congestion), // type 2
+            d(5000, 60, Congestion), // right: the drop at 50
+            d(5000, 90, Congestion), // type 2: the latest drop, at 70
+            d(7000, 95, Wireless),   // nothing was lost
+            d(1000, 5, Wireless),    // before the drop: nothing lost yet
+            d(6000, 85, Wireless),   // another cause
+        ];
+        let s = Scoring::score(&decisions, &log);
+        assert_eq!(s.verdicts, 9);
+        assert_eq!((s.verdicts_wireless, s.verdicts_congestion), (5, 4));
+        assert_eq!(s.verdicts_on_wireless_loss, 3);
+        assert_eq!(s.verdicts_on_congestion_loss, 3);
+        assert_eq!(s.verdicts_on_no_loss, 2);
+        assert_eq!(s.verdicts_on_other_loss, 1);
+        assert_eq!((s.type1_errors, s.type2_errors), (1, 2));
+        assert_eq!(s.type1_rate, Some(1.0 / 3.0));
+        assert_eq!(s.type2_rate, Some(2.0 / 3.0));
+    }
+
+    #[test]
+    fn no_verdicts_no_rates() {
+        let s = Scoring::score(&[], &[(1, DropCause::ChannelError, 1)]);
+        assert_eq!(s, Scoring::default());
+        let t = s.add(&Scoring::score(
+            &[d(1, 2, LossClass::Wireless)],
+            &[(1, DropCause::ChannelError, 1)],
+        ));
+        assert_eq!(
+            (t.verdicts, t.type2_rate, t.type1_rate),
+            (1, Some(0.0), None)
+        );
+    }
+}
