@@ -319,7 +319,7 @@ impl RunResult {
             fairness: jain(&tcp_goodputs),
             loss_classification: flows
                 .iter()
-                .fold(Scoring::default(), |acc, f| acc.add(&f.scoring)),
+                .fold(Scoring::default(), |acc, f| acc + f.scoring),
             flows,
             links,
             agents: sim

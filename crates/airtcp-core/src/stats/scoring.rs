@@ -81,9 +81,13 @@ impl Scoring {
         self.type2_rate = rate(self.type2_errors, self.verdicts_on_wireless_loss);
         self
     }
+}
 
-    /// Sum of the counts of two scorings (rates recomputed).
-    pub fn add(self, o: &Scoring) -> Scoring {
+/// Sum of the counts of two scorings (rates recomputed).
+impl std::ops::Add for Scoring {
+    type Output = Scoring;
+
+    fn add(self, o: Scoring) -> Scoring {
         Scoring {
             verdicts: self.verdicts + o.verdicts,
             verdicts_wireless: self.verdicts_wireless + o.verdicts_wireless,
@@ -157,10 +161,11 @@ mod tests {
     fn no_verdicts_no_rates() {
         let s = Scoring::score(&[], &[(1, DropCause::ChannelError, 1)]);
         assert_eq!(s, Scoring::default());
-        let t = s.add(&Scoring::score(
-            &[d(1, 2, LossClass::Wireless)],
-            &[(1, DropCause::ChannelError, 1)],
-        ));
+        let t = s
+            + (Scoring::score(
+                &[d(1, 2, LossClass::Wireless)],
+                &[(1, DropCause::ChannelError, 1)],
+            ));
         assert_eq!(
             (t.verdicts, t.type2_rate, t.type1_rate),
             (1, Some(0.0), None)
