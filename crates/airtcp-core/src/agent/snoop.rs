@@ -24,6 +24,8 @@ struct FlowState {
     /// flight behind the lost one).
     expected_dups: u32,
     srtt: Option<Time>,
+    /// Smallest local RTT sample.
+    min_rtt: Option<Time>,
     last_progress: Time,
 }
 
@@ -61,7 +63,8 @@ impl SnoopAgent {
         if pkt.tcp.seq < st.last_ack {
             return; // already acknowledged by the mobile host
         }
-        if st.cache.is_empty() {
+        // The timer runs from when the segment the mobile host waits for went out.
+        if st.cache.is_empty() || pkt.tcp.seq == st.last_ack {
             st.last_progress = now;
         }
         st.cache.insert(
@@ -86,13 +89,16 @@ impl SnoopAgent {
                 if seq >= ack {
                     break;
                 }
-                if !c.local_retx {
+                // Karn's rule, locally: a copy resent by us or by the sender may be one the
+                // mobile host already held, so its ACK times nothing.
+                if !c.local_retx && !c.pkt.tcp.retx {
                     sample = Some(now.saturating_sub(c.sent));
                 }
                 st.cache.pop_first();
             }
             if let Some(r) = sample {
                 st.srtt = Some(st.srtt.map_or(r, |s| (7 * s + r) / 8));
+                st.min_rtt = Some(st.min_rtt.map_or(r, |m| m.min(r)));
             }
             st.last_ack = ack;
             st.expected_dups = 0;
@@ -106,10 +112,21 @@ impl SnoopAgent {
         let Some(c) = st.cache.get_mut(&ack) else {
             return AckAction::Forward; // not cached: the sender must repair it
         };
+        if c.pkt.tcp.retx && !c.local_retx {
+            // The sender is already repairing this segment (it was lost before the base
+            // station); duplicates sent before its retransmission arrived belong to the
+            // sender's recovery.
+            return AckAction::Forward;
+        }
         if st.expected_dups > 0 {
             st.expected_dups -= 1;
             self.suppressed += 1;
             return AckAction::Suppress(None);
+        }
+        if st.min_rtt.is_some_and(|m| now < c.sent + m) {
+            // Sent less than a local round trip ago: this duplicate left the mobile host
+            // before the segment could have arrived, so it says nothing about its loss.
+            return AckAction::Forward;
         }
         // First duplicate: retransmit locally, then swallow the duplicates the segments
         // already in flight behind it will cause.
@@ -127,12 +144,15 @@ impl SnoopAgent {
         st.srtt.map_or(min_rto, |s| (2 * s).max(min_rto))
     }
 
-    /// Segments to retransmit because no progress was made for a local timeout.
+    /// Segments to retransmit because no progress was made for a local timeout. Only the
+    /// segment the mobile host waits for (at its cumulative ACK) is resent, and only if it is
+    /// cached: a hole that opened before the base station (a congestion loss upstream) is the
+    /// sender's to repair, and resending later segments would only cause duplicate ACKs.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         let min_rto = self.min_rto;
         for st in self.flows.values_mut() {
             let rto = Self::rto(min_rto, st);
-            if let Some((_, c)) = st.cache.first_key_value() {
+            if let Some(c) = st.cache.get(&st.last_ack) {
                 if now >= st.last_progress + rto {
                     let mut c = *c;
                     c.local_retx = true;
@@ -150,7 +170,7 @@ impl SnoopAgent {
     pub fn next_deadline(&self) -> Option<Time> {
         self.flows
             .values()
-            .filter(|st| !st.cache.is_empty())
+            .filter(|st| st.cache.contains_key(&st.last_ack))
             .map(|st| st.last_progress + Self::rto(self.min_rto, st))
             .min()
     }
@@ -203,8 +223,9 @@ mod tests {
                 AckAction::Suppress(None)
             ));
         }
-        // A further duplicate means the local retransmission was lost too: resend again.
-        match s.on_ack(13 * MS, FlowId(0), 1000) {
+        // A further duplicate a local round trip later means the local retransmission was
+        // lost too: resend again.
+        match s.on_ack(25 * MS, FlowId(0), 1000) {
             AckAction::Suppress(Some(p)) => assert_eq!(p.tcp.seq, 1000),
             other => panic!("{other:?}"),
         }
@@ -227,5 +248,43 @@ mod tests {
         s.on_timer(20 * MS, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(s.local_retransmits, 1);
+    }
+
+    #[test]
+    fn dupacks_for_a_sender_retransmission_are_forwarded() {
+        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        s.on_data(0, &seg(0));
+        s.on_ack(5 * MS, FlowId(0), 1000);
+        s.on_data(6 * MS, &seg(2000));
+        let mut r = seg(1000);
+        r.tcp.retx = true;
+        s.on_data(100 * MS, &r);
+        // A duplicate the mobile sent before the retransmission reached it.
+        assert!(matches!(
+            s.on_ack(101 * MS, FlowId(0), 1000),
+            AckAction::Forward
+        ));
+        assert_eq!(s.local_retransmits, 0);
+    }
+
+    #[test]
+    fn upstream_hole_is_left_to_the_sender() {
+        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        s.on_data(0, &seg(0));
+        s.on_ack(5 * MS, FlowId(0), 1000);
+        // Segment 1000 was lost before the base station: 2000 and 3000 arrive and are cached.
+        s.on_data(6 * MS, &seg(2000));
+        s.on_data(7 * MS, &seg(3000));
+        assert!(matches!(
+            s.on_ack(10 * MS, FlowId(0), 1000),
+            AckAction::Forward
+        ));
+        assert_eq!(s.next_deadline(), None, "nothing local to repair");
+        let mut out = vec![];
+        s.on_timer(500 * MS, &mut out);
+        assert!(out.is_empty());
+        // The sender's retransmission passes: now the timer covers it.
+        s.on_data(600 * MS, &seg(1000));
+        assert_eq!(s.next_deadline(), Some(600 * MS + 20 * MS));
     }
 }
