@@ -37,6 +37,16 @@ def jain(values: Iterable[float]) -> float:
     return s * s / (x.size * s2)
 
 
+def _series_array(kind: str, column: str, values: list[Any]) -> np.ndarray:
+    """One recorded series column as an array: counts as integers, labels as strings,
+    the rest as floats."""
+    if column in ("packets", "seq"):
+        return np.asarray(values, dtype=np.int64)
+    if kind == "verdicts" and column != "t":
+        return np.asarray(values, dtype=str)
+    return np.asarray(values, dtype=np.float64)
+
+
 def _frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     import polars as pl
 
@@ -126,10 +136,7 @@ class Result:
             for kind, per in raw.items():
                 out[kind] = {}
                 for name, cols in (per or {}).items():
-                    out[kind][name] = {
-                        c: np.asarray(v, dtype=np.int64 if c == "packets" else np.float64)
-                        for c, v in cols.items()
-                    }
+                    out[kind][name] = {c: _series_array(kind, c, v) for c, v in cols.items()}
             self._series = out
         return self._series
 
@@ -143,6 +150,30 @@ class Result:
         else:
             msg = f"no {kind} series for {name!r}: none was recorded ({how})"
         raise KeyError(msg)
+
+    def verdicts(self, flow: str | None = None) -> pl.DataFrame:
+        """Loss-cause verdicts (columns flow, t, seq, kind, verdict, truth) of one flow or of
+        all; needs ``[trace] verdicts = true``. ``truth`` is the simulator's cause of the
+        judged segment's drop (``no_loss`` when it was not dropped)."""
+        import polars as pl
+
+        recorded = self.series.get("verdicts", {})
+        if flow is not None:
+            recorded = {flow: self._lookup("verdicts", flow, "set [trace] verdicts = true")}
+        rows = [
+            {"flow": name, **{c: cols[c][i].item() for c in cols}}
+            for name, cols in recorded.items()
+            for i in range(len(cols["t"]))
+        ]
+        schema = {
+            "flow": pl.Utf8,
+            "t": pl.Float64,
+            "seq": pl.Int64,
+            "kind": pl.Utf8,
+            "verdict": pl.Utf8,
+            "truth": pl.Utf8,
+        }
+        return pl.DataFrame(rows, schema=schema)
 
     def cwnd(self, flow: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(t seconds, cwnd, ssthresh) of a TCP flow; needs ``[trace] cwnd = true``."""

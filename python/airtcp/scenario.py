@@ -11,6 +11,7 @@ A path is a list of steps separated by dots::
     flows.0.cc                    list item by index (negative indices count from the end)
     links.R2-D1.error.per         list item by its ``name``
     flows.*.cc                    every item of the list
+    links.R2-D*.error.per         every item whose name matches the pattern (``*``, ``?``)
     links[R2-D1].error.per        the same with brackets; inside brackets a name may contain dots
     flows["0"].cc                 a quoted name is always a name, never an index
 
@@ -21,6 +22,7 @@ and ``"flow<i>"`` for flows, exactly as the core names them in results.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import hashlib
 import json
 import math
@@ -212,7 +214,14 @@ def _resolve(
                     idxs = [i % len(node)]
                 else:
                     names = [_item_name(parent_key, i, it) for i, it in enumerate(node)]
-                    idxs = [i for i, nm in enumerate(names) if nm == step.text]
+                    if not step.quoted and any(c in step.text for c in "*?"):
+                        idxs = [
+                            i
+                            for i, nm in enumerate(names)
+                            if nm is not None and fnmatch.fnmatchcase(nm, step.text)
+                        ]
+                    else:
+                        idxs = [i for i, nm in enumerate(names) if nm == step.text]
                     if not idxs:
                         known = [nm for nm in names if nm is not None]
                         if known:
@@ -443,10 +452,11 @@ class Scenario:
     # -- paths --------------------------------------------------------------------------------
 
     def get(self, path: str) -> Any:
-        """The value at ``path``; a list of values when the path contains ``*``."""
+        """The value at ``path``; a list of values when the path contains ``*`` or a name
+        pattern."""
         targets, _ = _resolve(self._data, path, create=False)
         values = [c[k] for c, k, _ in targets]
-        if any(s.text == "*" and not s.quoted for s in _parse_path(path)):
+        if any(not s.quoted and any(c in s.text for c in "*?") for s in _parse_path(path)):
             return values
         return values[0]
 

@@ -106,6 +106,10 @@ pub struct Sim {
     pub counters: Counters,
     pub queue_trace: Vec<(ChanId, Vec<(Time, u32)>)>,
     pub queue_interval: Time,
+    /// Report every loss-cause verdict in the results' series.
+    pub trace_verdicts: bool,
+    /// Verdicts from this time on are also scored as the steady state.
+    pub warmup: Time,
     /// SNR series of SNR-driven channels (indexed by their error models).
     pub snr: Vec<crate::link::SnrSeries>,
     pub agents: Vec<Agent>,

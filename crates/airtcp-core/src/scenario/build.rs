@@ -350,6 +350,17 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         return err("duration", format!("must be > 0, got {}", sc.duration.0));
     }
     tcp_config(&sc.tcp, "tcp")?;
+    let warmup = sc.warmup.map_or(0, |w| w.ns());
+    if warmup >= end {
+        return err(
+            "warmup",
+            format!(
+                "must be shorter than the duration ({} s), got {} s",
+                sc.duration.0,
+                sc.warmup.map_or(0.0, |w| w.0)
+            ),
+        );
+    }
 
     // Nodes.
     if sc.nodes.is_empty() {
@@ -794,6 +805,8 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         counters: Counters::default(),
         queue_trace,
         queue_interval,
+        trace_verdicts: sc.trace.verdicts,
+        warmup,
         snr,
         agent_event: vec![None; agents.len()],
         agents,

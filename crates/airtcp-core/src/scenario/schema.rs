@@ -12,6 +12,9 @@ pub struct Scenario {
     pub duration: Duration,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// Start of the steady state: loss-cause verdicts from then on are also scored apart
+    /// (the `steady_*` columns). Default 0.
+    pub warmup: Option<Duration>,
     #[serde(default)]
     pub tcp: TcpOptions,
     #[serde(default)]
@@ -372,6 +375,9 @@ impl TcpOptions {
 pub struct TraceSpec {
     #[serde(default)]
     pub cwnd: bool,
+    /// Record every loss-cause verdict (time, segment, verdict, true cause) per flow.
+    #[serde(default)]
+    pub verdicts: bool,
     #[serde(default)]
     pub queue: Vec<String>,
     #[serde(default = "default_queue_interval")]
@@ -384,6 +390,7 @@ impl Default for TraceSpec {
     fn default() -> Self {
         TraceSpec {
             cwnd: false,
+            verdicts: false,
             queue: vec![],
             queue_interval: default_queue_interval(),
         }

@@ -66,6 +66,15 @@ pub struct FlowResult {
     /// schemes that do not judge).
     #[serde(flatten)]
     pub scoring: Scoring,
+    /// The same for the verdicts made after the scenario's `warmup`.
+    pub steady_verdicts_on_wireless_loss: u64,
+    pub steady_verdicts_on_congestion_loss: u64,
+    pub steady_type1_errors: u64,
+    pub steady_type2_errors: u64,
+    pub steady_type1_rate: Option<f64>,
+    pub steady_type2_rate: Option<f64>,
+    #[serde(skip)]
+    pub steady: Scoring,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -116,10 +125,24 @@ pub struct QueueSeries {
     pub packets: Vec<u32>,
 }
 
+/// A flow's loss-cause verdicts, one entry per verdict.
+#[derive(Serialize, Debug, Clone)]
+pub struct VerdictSeries {
+    pub t: Vec<f64>,
+    /// The segment judged lost (its first byte).
+    pub seq: Vec<u64>,
+    /// How the loss was found: "dup_acks" or "timeout".
+    pub kind: Vec<&'static str>,
+    pub verdict: Vec<crate::tcp::cc::LossClass>,
+    pub truth: Vec<scoring::Truth>,
+}
+
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct Series {
     pub cwnd: BTreeMap<String, CwndSeries>,
     pub queue: BTreeMap<String, QueueSeries>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub verdicts: BTreeMap<String, VerdictSeries>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -135,6 +158,8 @@ pub struct RunResult {
     pub fairness: f64,
     /// Loss-cause verdicts of all flows, scored against the ground truth.
     pub loss_classification: Scoring,
+    /// The same for the verdicts made after the scenario's `warmup`.
+    pub loss_classification_steady: Scoring,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub agents: Vec<crate::agent::AgentResult>,
@@ -190,6 +215,13 @@ impl RunResult {
                 order_violations: 0,
                 uncut_retransmits: 0,
                 scoring: Scoring::default(),
+                steady_verdicts_on_wireless_loss: 0,
+                steady_verdicts_on_congestion_loss: 0,
+                steady_type1_errors: 0,
+                steady_type2_errors: 0,
+                steady_type1_rate: None,
+                steady_type2_rate: None,
+                steady: Scoring::default(),
             };
             match &flow.transport {
                 Transport::Tcp(t) => {
@@ -210,6 +242,34 @@ impl RunResult {
                     r.eln_retransmits = s.eln_retransmits;
                     r.uncut_retransmits = s.uncut_retransmits;
                     r.scoring = Scoring::score(&t.tx.decisions, &flow.loss_log);
+                    let from = t.tx.decisions.partition_point(|d| d.at < sim.warmup);
+                    let st = Scoring::score(&t.tx.decisions[from..], &flow.loss_log);
+                    r.steady_verdicts_on_wireless_loss = st.verdicts_on_wireless_loss;
+                    r.steady_verdicts_on_congestion_loss = st.verdicts_on_congestion_loss;
+                    r.steady_type1_errors = st.type1_errors;
+                    r.steady_type2_errors = st.type2_errors;
+                    r.steady_type1_rate = st.type1_rate;
+                    r.steady_type2_rate = st.type2_rate;
+                    r.steady = st;
+                    if sim.trace_verdicts && !t.tx.decisions.is_empty() {
+                        let d = &t.tx.decisions;
+                        series.verdicts.insert(
+                            flow.name.clone(),
+                            VerdictSeries {
+                                t: d.iter().map(|x| secs(x.at)).collect(),
+                                seq: d.iter().map(|x| x.seq).collect(),
+                                kind: d
+                                    .iter()
+                                    .map(|x| match x.kind {
+                                        crate::tcp::cc::CongestionKind::Timeout => "timeout",
+                                        _ => "dup_acks",
+                                    })
+                                    .collect(),
+                                verdict: d.iter().map(|x| x.class).collect(),
+                                truth: scoring::truths(d, &flow.loss_log),
+                            },
+                        );
+                    }
                     r.window_probes = s.window_probes;
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     r.avg_cwnd_segments = s.cwnd_area as f64
@@ -320,6 +380,9 @@ impl RunResult {
             loss_classification: flows
                 .iter()
                 .fold(Scoring::default(), |acc, f| acc + f.scoring),
+            loss_classification_steady: flows
+                .iter()
+                .fold(Scoring::default(), |acc, f| acc + f.steady),
             flows,
             links,
             agents: sim

@@ -20,6 +20,42 @@ use crate::packet::DropCause;
 use crate::tcp::cc::LossClass;
 use crate::tcp::sender::LossDecision;
 
+/// The true cause of the loss a verdict judged.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Truth {
+    Wireless,
+    Congestion,
+    /// Dropped for another reason (no route, TTL).
+    Other,
+    /// The segment had not been dropped.
+    NoLoss,
+}
+
+/// The true cause behind each verdict: that of the latest drop of the judged segment at or
+/// before the verdict.
+pub fn truths(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Vec<Truth> {
+    let mut by_seq: HashMap<u64, Vec<(Time, DropCause)>> = HashMap::new();
+    for &(seq, cause, at) in loss_log {
+        by_seq.entry(seq).or_default().push((at, cause));
+    }
+    decisions
+        .iter()
+        .map(|d| {
+            let cause = by_seq.get(&d.seq).and_then(|drops| {
+                let n = drops.partition_point(|(at, _)| *at <= d.at);
+                n.checked_sub(1).map(|i| drops[i].1)
+            });
+            match cause {
+                None => Truth::NoLoss,
+                Some(DropCause::ChannelError) => Truth::Wireless,
+                Some(c) if c.is_congestion() => Truth::Congestion,
+                Some(_) => Truth::Other,
+            }
+        })
+        .collect()
+}
+
 #[derive(Serialize, Debug, Clone, Copy, Default, PartialEq)]
 pub struct Scoring {
     /// Verdicts given.
@@ -43,32 +79,24 @@ impl Scoring {
     /// Score `decisions` against `loss_log` (one flow's drops of data segments: sequence
     /// number, cause, time; in time order).
     pub fn score(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Scoring {
-        let mut by_seq: HashMap<u64, Vec<(Time, DropCause)>> = HashMap::new();
-        for &(seq, cause, at) in loss_log {
-            by_seq.entry(seq).or_default().push((at, cause));
-        }
         let mut s = Scoring::default();
-        for d in decisions {
+        for (d, truth) in decisions.iter().zip(truths(decisions, loss_log)) {
             s.verdicts += 1;
             match d.class {
                 LossClass::Wireless => s.verdicts_wireless += 1,
                 LossClass::Congestion => s.verdicts_congestion += 1,
             }
-            let truth = by_seq.get(&d.seq).and_then(|drops| {
-                let n = drops.partition_point(|(at, _)| *at <= d.at);
-                n.checked_sub(1).map(|i| drops[i].1)
-            });
             match truth {
-                None => s.verdicts_on_no_loss += 1,
-                Some(DropCause::ChannelError) => {
+                Truth::NoLoss => s.verdicts_on_no_loss += 1,
+                Truth::Wireless => {
                     s.verdicts_on_wireless_loss += 1;
                     s.type2_errors += (d.class == LossClass::Congestion) as u64;
                 }
-                Some(c) if c.is_congestion() => {
+                Truth::Congestion => {
                     s.verdicts_on_congestion_loss += 1;
                     s.type1_errors += (d.class == LossClass::Wireless) as u64;
                 }
-                Some(_) => s.verdicts_on_other_loss += 1,
+                Truth::Other => s.verdicts_on_other_loss += 1,
             }
         }
         s.finish()
