@@ -2,9 +2,10 @@
 //! against the simulator's ground truth, the recorded cause of that segment's drop.
 //!
 //! A verdict names the segment the sender took as lost (its first unacknowledged one) and the
-//! time. Its true cause is that of the latest drop of that segment at or before the verdict;
-//! a verdict with no such drop judged a loss that did not happen (reordering, a delayed or
-//! lost ACK) and is counted apart.
+//! time. Its true cause is that of the latest drop of that segment at or before the verdict.
+//! A verdict with no such drop, or whose drop an earlier verdict already judged, is about a
+//! loss that did not happen (reordering, a delayed or lost ACK, a timeout after the repair
+//! was sent) and is counted apart.
 //!
 //! * type-1 error: a congestion loss judged wireless (the dangerous one: no back-off);
 //! * type-2 error: a wireless loss judged congestion (a needless cut).
@@ -33,18 +34,24 @@ pub enum Truth {
 }
 
 /// The true cause behind each verdict: that of the latest drop of the judged segment at or
-/// before the verdict.
+/// before the verdict, unless an earlier verdict already judged that drop.
 pub fn truths(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Vec<Truth> {
-    let mut by_seq: HashMap<u64, Vec<(Time, DropCause)>> = HashMap::new();
+    // Per segment: its drops in time order, and whether a verdict has claimed each.
+    let mut by_seq: HashMap<u64, Vec<(Time, DropCause, bool)>> = HashMap::new();
     for &(seq, cause, at) in loss_log {
-        by_seq.entry(seq).or_default().push((at, cause));
+        by_seq.entry(seq).or_default().push((at, cause, false));
     }
     decisions
         .iter()
         .map(|d| {
-            let cause = by_seq.get(&d.seq).and_then(|drops| {
-                let n = drops.partition_point(|(at, _)| *at <= d.at);
-                n.checked_sub(1).map(|i| drops[i].1)
+            let cause = by_seq.get_mut(&d.seq).and_then(|drops| {
+                let n = drops.partition_point(|(at, _, _)| *at <= d.at);
+                let last = &mut drops[n.checked_sub(1)?];
+                if last.2 {
+                    return None;
+                }
+                last.2 = true;
+                Some(last.1)
             });
             match cause {
                 None => Truth::NoLoss,
@@ -172,13 +179,14 @@ mod tests {
             d(7000, 95, Wireless),   // nothing was lost
             d(1000, 5, Wireless),    // before the drop: nothing lost yet
             d(6000, 85, Wireless),   // another cause
+            d(2000, 26, Congestion), // the drop at 20 was judged already
         ];
         let s = Scoring::score(&decisions, &log);
-        assert_eq!(s.verdicts, 9);
-        assert_eq!((s.verdicts_wireless, s.verdicts_congestion), (5, 4));
+        assert_eq!(s.verdicts, 10);
+        assert_eq!((s.verdicts_wireless, s.verdicts_congestion), (5, 5));
         assert_eq!(s.verdicts_on_wireless_loss, 3);
         assert_eq!(s.verdicts_on_congestion_loss, 3);
-        assert_eq!(s.verdicts_on_no_loss, 2);
+        assert_eq!(s.verdicts_on_no_loss, 3);
         assert_eq!(s.verdicts_on_other_loss, 1);
         assert_eq!((s.type1_errors, s.type2_errors), (1, 2));
         assert_eq!(s.type1_rate, Some(1.0 / 3.0));
