@@ -41,4 +41,3 @@ def _agents(raw) -> list[dict]:
     import json
 
     return json.loads(raw).get("agents", []) if isinstance(raw, str) else []
-

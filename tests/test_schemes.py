@@ -35,8 +35,7 @@ def test_bandwidth_estimate_only_for_westwood_family():
 def test_scheme_parameters_change_behaviour():
     base = airtcp.run(airtcp.dumbbell(1, cc="vegas", duration=30.0, trace=True))
     deeper = airtcp.run(
-        airtcp.dumbbell(1, cc="vegas", cc_params={"alpha": 6, "beta": 8}, duration=30.0,
-                        trace=True)
+        airtcp.dumbbell(1, cc="vegas", cc_params={"alpha": 6, "beta": 8}, duration=30.0, trace=True)
     )
     q0 = base.links.filter(base.links["name"] == "R1->R2")["mean_queue_packets"][0]
     q1 = deeper.links.filter(deeper.links["name"] == "R1->R2")["mean_queue_packets"][0]
