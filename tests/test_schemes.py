@@ -6,7 +6,18 @@ import pytest
 
 import airtcp
 
-ALL = ["reno", "newreno", "sack", "vegas", "westwood", "westwood+", "veno", "cubic"]
+ALL = [
+    "reno",
+    "newreno",
+    "sack",
+    "vegas",
+    "westwood",
+    "westwood+",
+    "veno",
+    "cubic",
+    "mecn",
+    "wmecn",
+]
 
 
 def test_schemes_lists_every_scheme_with_a_description():
