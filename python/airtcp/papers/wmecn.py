@@ -255,7 +255,9 @@ def _claim_type1(data: PaperData) -> ClaimResult:
 
 
 def _claim_type2(data: PaperData) -> ClaimResult:
-    t = _errors(data, "WMECN", False).filter(data_per_positive())
+    import polars as pl
+
+    t = _errors(data, "WMECN", False).filter(pl.col("per") > 0)
     rows = t.to_dicts()
     worst = t["type-2 %"].max()
     under = bool(worst is not None and worst < 1.0)
@@ -301,12 +303,6 @@ def _mean_queues(data: PaperData) -> dict[int, float]:
         )
         out[n] = float(links["mean_queue_packets"].mean())
     return out
-
-
-def data_per_positive() -> Any:
-    import polars as pl
-
-    return pl.col("per") > 0
 
 
 def _beats(data: PaperData, winner: str, others: list[str]) -> tuple[bool, list[dict], list[str]]:

@@ -29,26 +29,8 @@ impl ThresholdMark {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::packet::{IpHeader, Proto, TcpHeader};
-
-    fn pkt(ecn: Ecn) -> Packet {
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            size: 1040,
-            proto: Proto::Tcp,
-            ip: IpHeader {
-                ecn,
-                ..Default::default()
-            },
-            tcp: TcpHeader::default(),
-            udp_seq: 0,
-            created: 0,
-            link_tries: 0,
-        }
-    }
+    use crate::ids::PacketId;
+    use crate::queue::red::tests::pkt;
 
     #[test]
     fn marks_ect_at_or_above_threshold_only() {
