@@ -14,7 +14,9 @@ macro_rules! id {
 
 id!(NodeId);
 id!(LinkId);
-// One direction of a link: link `l` has channels 2l (a->b) and 2l+1 (b->a).
-id!(ChanId);
+// A node's attachment to a link or medium (one direction of a point-to-point link).
+id!(DevId);
+id!(MediumId);
+id!(HookId);
 id!(FlowId);
 id!(PacketId);

@@ -1,11 +1,13 @@
 //! airtcp-core: a deterministic packet-level simulator for TCP over error-prone wireless
 //! networks. Pure Rust; the Python bindings live in `airtcp-py`.
 
-pub mod agent;
 pub mod app;
+pub mod device;
 pub mod engine;
+pub mod hook;
 pub mod ids;
 pub mod link;
+pub mod medium;
 pub mod packet;
 pub mod queue;
 pub mod scenario;

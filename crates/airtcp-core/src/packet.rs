@@ -72,8 +72,11 @@ pub struct TcpHeader {
     /// Timestamp option (RFC 7323), in nanoseconds of simulated time.
     pub ts_val: Time,
     pub ts_ecr: Time,
-    /// True when this segment is a retransmission (sender bookkeeping; not on the wire).
-    pub retx: bool,
+    /// Router-written rate index of the data segment(s) this ACK answers, echoed by the
+    /// receiver (an option on the wire).
+    pub rate_index_echo: Option<f32>,
+    /// Router-written explicit rate (bits/s) echoed by the receiver, likewise.
+    pub explicit_rate_echo: Option<f64>,
 }
 
 impl TcpHeader {
@@ -133,8 +136,11 @@ impl DropCause {
     }
 }
 
+/// What travels on the wire: addresses, headers and sizes. Hooks and endpoints see only this.
+/// `flow` stands for the connection's 5-tuple (addresses, ports, protocol), which any node on
+/// the path can read.
 #[derive(Clone, Copy, Debug)]
-pub struct Packet {
+pub struct Wire {
     pub flow: FlowId,
     pub src: NodeId,
     pub dst: NodeId,
@@ -145,12 +151,53 @@ pub struct Packet {
     pub tcp: TcpHeader,
     /// UDP datagram number.
     pub udp_seq: u64,
+}
+
+/// Facts only the simulator knows about a packet: kept apart from the wire so no mechanism
+/// can read them by accident.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Meta {
     pub created: Time,
-    /// Link-layer transmission attempts on the current hop (ARQ).
+    /// The sending endpoint marked this segment a retransmission (for statistics).
+    pub retx: bool,
+    /// Link-layer transmission attempts on the current hop (device state: ARQ, MAC retries).
     pub link_tries: u8,
 }
 
+/// A packet in the network: its wire contents and the simulator's facts about it. Derefs to
+/// the wire, so `pkt.tcp.seq` reads the header.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub wire: Wire,
+    pub meta: Meta,
+}
+
+impl std::ops::Deref for Packet {
+    type Target = Wire;
+    fn deref(&self) -> &Wire {
+        &self.wire
+    }
+}
+
+impl std::ops::DerefMut for Packet {
+    fn deref_mut(&mut self) -> &mut Wire {
+        &mut self.wire
+    }
+}
+
 impl Packet {
+    pub fn new(wire: Wire, created: Time) -> Packet {
+        Packet {
+            wire,
+            meta: Meta {
+                created,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+impl Wire {
     /// Carries application payload (as opposed to a pure ACK).
     pub fn is_data(&self) -> bool {
         self.proto == Proto::Udp || self.tcp.len > 0
@@ -210,18 +257,19 @@ mod tests {
     #[test]
     fn pool_recycles_slots() {
         let mut pool = PacketPool::default();
-        let p = Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            size: 40,
-            proto: Proto::Tcp,
-            ip: IpHeader::default(),
-            tcp: TcpHeader::default(),
-            udp_seq: 0,
-            created: 0,
-            link_tries: 0,
-        };
+        let p = Packet::new(
+            Wire {
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(1),
+                size: 40,
+                proto: Proto::Tcp,
+                ip: IpHeader::default(),
+                tcp: TcpHeader::default(),
+                udp_seq: 0,
+            },
+            0,
+        );
         let a = pool.alloc(p);
         let b = pool.alloc(p);
         assert_eq!(pool.live(), 2);

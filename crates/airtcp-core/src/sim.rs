@@ -1,43 +1,38 @@
-//! The simulation: arenas of nodes, channels and flows, and the event loop that moves packets
-//! between them.
+//! The simulation: arenas of nodes, devices, hooks and flows, and the node layer that moves
+//! packets between endpoints, hooks and devices. Devices run their own transmitters and MACs;
+//! the node layer only routes, runs hooks and hands packets to endpoints.
 
-use crate::agent::snoop::AckAction;
-use crate::agent::snr_gate::GateChange;
-use crate::agent::Agent;
 use crate::app::App;
-use crate::engine::{tx_time, Scheduler, Time};
-use crate::ids::{ChanId, FlowId, NodeId, PacketId};
-use crate::link::{Channel, Link};
-use crate::packet::{flags, DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader};
-use crate::queue::Verdict;
+use crate::device::{DevCtx, DevEv, DevOut, Device};
+use crate::engine::{Scheduler, Time, Timed, TimerSlot};
+use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
+use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
+use crate::link::SnrSeries;
+use crate::packet::{DropCause, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
-    /// A channel finished serializing its current packet.
-    TxDone(ChanId),
-    /// A packet reached the far end of a channel.
-    Arrive(ChanId, PacketId),
-    Rto(FlowId),
-    DelAck(FlowId),
+    /// A device's own event (transmission done, arrival, MAC timers).
+    Dev(DevId, DevEv),
+    /// A TCP sender's timer (RTO, persist, pacing).
+    SenderTimer(FlowId),
+    /// A TCP receiver's timer (delayed ACK, DDA).
+    ReceiverTimer(FlowId),
+    HookTimer(HookId),
     FlowStart(FlowId),
     FlowStop(FlowId),
     UdpSend(FlowId),
     QueueSample,
-    AgentTick(usize),
-    /// A frame the channel's ARQ must resend (its link ACK did not come).
-    ArqRetry(ChanId, PacketId),
 }
 
 pub struct TcpFlow {
     pub cfg: TcpConfig,
     pub tx: TcpSender,
     pub rx: TcpReceiver,
-    /// Earliest pending timer event, so re-arming a timer on every ACK does not schedule an
-    /// event each time (a stale event finds its deadline moved and re-arms once).
-    pub(crate) rto_event: Option<Time>,
-    pub(crate) delack_event: Option<Time>,
+    pub(crate) tx_timer: TimerSlot,
+    pub(crate) rx_timer: TimerSlot,
     /// In-order delivery check made by the application sink, independent of the receiver.
     pub sink_next: u64,
     pub order_violations: u64,
@@ -92,6 +87,13 @@ pub struct Counters {
     pub dropped: [u64; DropCause::ALL.len()],
 }
 
+/// A hook installed at a node, with its timer.
+pub struct HookSlot {
+    pub node: NodeId,
+    pub hook: Box<dyn Hook>,
+    pub timer: TimerSlot,
+}
+
 pub struct Sim {
     pub name: String,
     pub seed: u64,
@@ -99,30 +101,78 @@ pub struct Sim {
     pub sched: Scheduler<Ev>,
     pub pool: PacketPool,
     pub nodes: Vec<Node>,
-    pub links: Vec<Link>,
-    pub chans: Vec<Channel>,
+    pub devices: Vec<Box<dyn Device>>,
     pub routes: Routes,
     pub flows: Vec<Flow>,
+    pub hooks: Vec<HookSlot>,
     pub counters: Counters,
-    pub queue_trace: Vec<(ChanId, Vec<(Time, u32)>)>,
+    pub queue_trace: Vec<(DevId, Vec<(Time, u32)>)>,
     pub queue_interval: Time,
     /// Report every loss-cause verdict in the results' series.
     pub trace_verdicts: bool,
     /// Verdicts from this time on are also scored as the steady state.
     pub warmup: Time,
     /// SNR series of SNR-driven channels (indexed by their error models).
-    pub snr: Vec<crate::link::SnrSeries>,
-    pub agents: Vec<Agent>,
-    /// The SNR gate at each node, if any.
-    pub gate_at: Vec<Option<usize>>,
-    /// The forwarding agent (ELN, Snoop) at each node, if any.
-    pub relay_at: Vec<Option<usize>>,
-    /// Earliest pending timer event of each agent (lazy timers, as for TCP).
-    pub agent_event: Vec<Option<Time>>,
+    pub snr: Vec<SnrSeries>,
     pub finished: bool,
+    /// Scratch buffers, reused so the steady state allocates nothing per event.
+    dev_out: Vec<DevOut>,
+    hook_actions: Vec<HookAction>,
+}
+
+/// Where in the node a packet is when its hooks run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Point {
+    PreRouting,
+    LocalIn(LocalEnd),
+    Forward,
+    PostRouting,
+    LocalOut(LocalEnd),
 }
 
 impl Sim {
+    /// Assemble a simulation from its parts (the scenario builder and tests use this); timers
+    /// of hooks are armed here.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        seed: u64,
+        end: Time,
+        sched: Scheduler<Ev>,
+        nodes: Vec<Node>,
+        devices: Vec<Box<dyn Device>>,
+        routes: Routes,
+        flows: Vec<Flow>,
+        hooks: Vec<HookSlot>,
+        snr: Vec<SnrSeries>,
+    ) -> Sim {
+        let mut sim = Sim {
+            name,
+            seed,
+            end,
+            sched,
+            pool: PacketPool::default(),
+            nodes,
+            devices,
+            routes,
+            flows,
+            hooks,
+            counters: Counters::default(),
+            queue_trace: Vec::new(),
+            queue_interval: 0,
+            trace_verdicts: false,
+            warmup: 0,
+            snr,
+            finished: false,
+            dev_out: Vec::new(),
+            hook_actions: Vec::new(),
+        };
+        for h in 0..sim.hooks.len() {
+            sim.sync_hook_timer(HookId(h as u32));
+        }
+        sim
+    }
+
     pub fn now(&self) -> Time {
         self.sched.now()
     }
@@ -144,214 +194,268 @@ impl Sim {
         self.sched.set_now(until);
     }
 
+    /// Process the next event, if there is one before the end; returns its time.
+    pub fn step(&mut self) -> Option<Time> {
+        let (t, ev) = self.sched.pop_before(self.end)?;
+        self.counters.events += 1;
+        self.dispatch(ev);
+        Some(t)
+    }
+
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::TxDone(c) => self.on_tx_done(c),
-            Ev::Arrive(c, p) => {
-                let node = self.chans[c.idx()].to;
-                self.pool.get_mut(p).link_tries = 0;
-                self.forward(node, p);
-            }
-            Ev::Rto(f) => self.on_rto_event(f),
-            Ev::DelAck(f) => self.on_delack_event(f),
+            Ev::Dev(d, e) => self.device_event(d, e),
+            Ev::SenderTimer(f) => self.on_sender_timer(f),
+            Ev::ReceiverTimer(f) => self.on_receiver_timer(f),
+            Ev::HookTimer(h) => self.on_hook_timer(h),
             Ev::FlowStart(f) => self.start_flow(f),
             Ev::FlowStop(f) => self.stop_flow(f),
             Ev::UdpSend(f) => self.udp_send(f),
             Ev::QueueSample => self.sample_queues(),
-            Ev::AgentTick(a) => self.agent_tick(a),
-            Ev::ArqRetry(c, p) => self.requeue_front(c, p),
         }
     }
 
-    // ---- packets and links -------------------------------------------------------------
+    // ---- devices -----------------------------------------------------------------------
 
-    /// A host puts a new packet into the network.
+    /// Run `f` on device `d` with a context, then act on what it reports.
+    fn with_device(&mut self, d: DevId, f: impl FnOnce(&mut dyn Device, DevId, &mut DevCtx)) {
+        let mut out = std::mem::take(&mut self.dev_out);
+        {
+            let mut ctx = DevCtx {
+                now: self.sched.now(),
+                sched: &mut self.sched,
+                pool: &mut self.pool,
+                snr: &self.snr,
+                out: &mut out,
+                packet_hops: &mut self.counters.packet_hops,
+            };
+            f(&mut *self.devices[d.idx()], d, &mut ctx);
+        }
+        for o in out.drain(..) {
+            match o {
+                DevOut::Drop(p, cause) => self.device_dropped(d, p, cause),
+                DevOut::Receive(node, p) => self.receive(node, p),
+            }
+        }
+        self.dev_out = out;
+    }
+
+    fn device_event(&mut self, d: DevId, e: DevEv) {
+        self.with_device(d, |dev, me, ctx| dev.handle(me, ctx, e));
+    }
+
+    /// Hand a packet to the output device toward `next_hop`.
+    fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
+        self.with_device(d, |dev, me, ctx| {
+            if front {
+                dev.enqueue_front(me, ctx, id, next_hop)
+            } else {
+                dev.enqueue(me, ctx, id, next_hop)
+            }
+        });
+    }
+
+    fn device_dropped(&mut self, d: DevId, id: PacketId, cause: DropCause) {
+        let node = self.devices[d.idx()].node();
+        let wire = self.pool.get(id).wire;
+        self.drop_packet(id, cause);
+        // Hooks at the node hear of what their devices lost (ELN).
+        for k in 0..self.nodes[node.idx()].hooks.len() {
+            let h = self.nodes[node.idx()].hooks[k];
+            self.call_hook(h, |hook, ctx| hook.on_device_loss(ctx, d, &wire, cause));
+        }
+    }
+
+    // ---- the node layer ----------------------------------------------------------------
+
+    /// Run hook `h` with a context, then carry out what it asked for.
+    fn call_hook<T>(&mut self, h: HookId, f: impl FnOnce(&mut dyn Hook, &mut HookCtx) -> T) -> T {
+        let mut actions = std::mem::take(&mut self.hook_actions);
+        let slot = &mut self.hooks[h.idx()];
+        let node = slot.node;
+        let r = {
+            let mut ctx = HookCtx {
+                now: self.sched.now(),
+                node,
+                actions: &mut actions,
+                snr: &self.snr,
+            };
+            f(&mut *slot.hook, &mut ctx)
+        };
+        for a in actions.drain(..) {
+            match a {
+                HookAction::Send { pkt, front } => self.hook_send(node, pkt, front),
+                HookAction::DeliverLocal(w) => self.tcp_ack_arrived(w.flow, &w),
+            }
+        }
+        self.hook_actions = actions;
+        self.sync_hook_timer(h);
+        r
+    }
+
+    fn sync_hook_timer(&mut self, h: HookId) {
+        let slot = &mut self.hooks[h.idx()];
+        if let Some(t) = slot.timer.arm(slot.hook.poll_timeout()) {
+            self.sched.at(t, Ev::HookTimer(h));
+        }
+    }
+
+    fn on_hook_timer(&mut self, h: HookId) {
+        let now = self.now();
+        self.hooks[h.idx()].timer.fired(now);
+        if self.hooks[h.idx()]
+            .hook
+            .poll_timeout()
+            .is_some_and(|d| d <= now)
+        {
+            self.call_hook(h, |hook, ctx| hook.handle_timeout(ctx));
+        } else {
+            self.sync_hook_timer(h);
+        }
+    }
+
+    /// Run the hooks of `node` at `point` on packet `id`; false if one took it out.
+    fn run_hooks(
+        &mut self,
+        node: NodeId,
+        point: Point,
+        id: PacketId,
+        out: Option<(DevId, NodeId)>,
+    ) -> bool {
+        let n = self.nodes[node.idx()].hooks.len();
+        for k in 0..n {
+            let h = self.nodes[node.idx()].hooks[k];
+            let pts = self.hooks[h.idx()].hook.points();
+            let used = match point {
+                Point::PreRouting => pts.pre_routing,
+                Point::LocalIn(_) => pts.local_in,
+                Point::Forward => pts.forward,
+                Point::PostRouting => pts.post_routing,
+                Point::LocalOut(_) => pts.local_out,
+            };
+            if !used {
+                continue;
+            }
+            let view = out.map(|(d, next)| self.devices[d.idx()].view(d, self.now(), next));
+            let mut wire = self.pool.get(id).wire;
+            let retx = self.pool.get(id).meta.retx;
+            let verdict = self.call_hook(h, |hook, ctx| match point {
+                Point::PreRouting => hook.pre_routing(ctx, &mut wire),
+                Point::LocalIn(end) => hook.local_in(ctx, &mut wire, end),
+                Point::Forward => hook.forward(
+                    ctx,
+                    &mut wire,
+                    view.as_ref().expect("forward has a device"),
+                    retx,
+                ),
+                Point::PostRouting => hook.post_routing(
+                    ctx,
+                    &mut wire,
+                    view.as_ref().expect("post-routing has a device"),
+                ),
+                Point::LocalOut(end) => hook.local_out(ctx, &mut wire, end),
+            });
+            self.pool.get_mut(id).wire = wire;
+            match verdict {
+                Verdict::Accept => {}
+                Verdict::Drop(cause) => {
+                    self.drop_packet(id, cause);
+                    return false;
+                }
+                Verdict::Stolen => {
+                    self.pool.free(id);
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Which local TCP end a packet at its destination (or source) belongs to.
+    fn local_end(&self, pkt: &Wire, at: NodeId) -> LocalEnd {
+        if pkt.proto != Proto::Tcp {
+            return LocalEnd::Other;
+        }
+        if self.flows[pkt.flow.idx()].src == at {
+            LocalEnd::Sender
+        } else {
+            LocalEnd::Receiver
+        }
+    }
+
+    /// An endpoint at `node` puts a new packet into the network.
     fn inject(&mut self, node: NodeId, pkt: Packet) {
         self.counters.injected += 1;
         let id = self.pool.alloc(pkt);
-        self.forward(node, id);
-    }
-
-    fn forward(&mut self, node: NodeId, id: PacketId) {
-        let dst = self.pool.get(id).dst;
-        if dst == node {
-            self.deliver(id);
-            return;
-        }
-        if let Some(a) = self.relay_at[node.idx()] {
-            if !self.relay(a, node, id) {
+        let hooks = !self.nodes[node.idx()].hooks.is_empty();
+        if hooks {
+            let end = self.local_end(&pkt.wire, node);
+            if !self.run_hooks(node, Point::LocalOut(end), id, None) {
                 return;
             }
         }
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            // A packet to itself never touches a device.
+            self.deliver(id);
+            return;
+        }
         match self.routes.next_hop(node, dst) {
-            Some(c) => self.enqueue(c, id),
-            None => self.drop_packet(id, DropCause::NoRoute, None),
+            Some(route) => self.send_on(node, id, route, hooks),
+            None => self.drop_packet(id, DropCause::NoRoute),
         }
     }
 
-    /// A forwarding agent sees a packet passing `node`; false if it consumed the packet.
-    fn relay(&mut self, a: usize, node: NodeId, id: PacketId) -> bool {
-        let now = self.now();
-        let pkt = self.pool.get_mut(id);
-        if pkt.proto != Proto::Tcp || pkt.tcp.has(flags::SYN) {
-            return true;
-        }
-        match &mut self.agents[a] {
-            Agent::Eln(e) => {
-                if pkt.tcp.len == 0 {
-                    e.on_ack(pkt.flow, &mut pkt.tcp);
-                }
-                true
-            }
-            Agent::Snoop(sn) => {
-                if pkt.tcp.len > 0 {
-                    // Cache only what goes out on a wireless link.
-                    let wireless = self.routes.next_hop(node, pkt.dst).is_some_and(|c| {
-                        let l = self.chans[c.idx()].link;
-                        self.links[l.idx()].kind == crate::scenario::schema::LinkKind::Wireless
-                    });
-                    if wireless {
-                        sn.on_data(now, pkt);
-                        self.sync_agent_timer(a);
-                    }
-                    return true;
-                }
-                let (flow, ack) = (pkt.flow, pkt.tcp.ack);
-                match sn.on_ack(now, flow, ack) {
-                    AckAction::Forward => true,
-                    AckAction::Suppress(resend) => {
-                        self.drop_packet(id, DropCause::Suppressed, None);
-                        if let Some(p) = resend {
-                            self.local_send(node, p);
-                        }
-                        self.sync_agent_timer(a);
-                        false
-                    }
-                }
-            }
-            Agent::SnrGate(_) => true,
-        }
-    }
-
-    /// An agent at `node` sends a copy of `p` again, ahead of what is queued.
-    fn local_send(&mut self, node: NodeId, mut p: Packet) {
-        let Some(c) = self.routes.next_hop(node, p.dst) else {
+    /// A hook at `node` sends a packet (not through this node's hooks again).
+    fn hook_send(&mut self, node: NodeId, wire: Wire, front: bool) {
+        let Some((d, next)) = self.routes.next_hop(node, wire.dst) else {
             return;
         };
-        p.created = self.now();
-        p.link_tries = 0;
         self.counters.injected += 1;
-        let id = self.pool.alloc(p);
-        self.requeue_front(c, id);
+        let id = self.pool.alloc(Packet::new(wire, self.now()));
+        self.transmit(d, next, id, front);
     }
 
-    /// Put a packet at the head of a channel's queue (an ARQ retransmission).
-    fn requeue_front(&mut self, c: ChanId, id: PacketId) {
-        let now = self.now();
-        let size = self.pool.get(id).size;
-        let ch = &mut self.chans[c.idx()];
-        if ch.tx.is_none() && ch.fifo.is_empty() {
-            self.start_tx(c, id);
-        } else {
-            ch.note_queue(now);
-            ch.fifo.push_front(id, size);
-            ch.stats.max_queue = ch.stats.max_queue.max(ch.fifo.len() as u64);
+    /// A device of `node` received a packet.
+    fn receive(&mut self, node: NodeId, id: PacketId) {
+        let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
+        if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
+            return;
         }
-    }
-
-    fn sync_agent_timer(&mut self, a: usize) {
-        let Agent::Snoop(sn) = &self.agents[a] else {
+        let dst = self.pool.get(id).dst;
+        if dst == node {
+            if has_hooks {
+                let end = self.local_end(&self.pool.get(id).wire, node);
+                if !self.run_hooks(node, Point::LocalIn(end), id, None) {
+                    return;
+                }
+            }
+            self.deliver(id);
+            return;
+        }
+        let Some(route) = self.routes.next_hop(node, dst) else {
+            self.drop_packet(id, DropCause::NoRoute);
             return;
         };
-        if let Some(d) = sn.next_deadline() {
-            if self.agent_event[a].is_none_or(|e| d < e) {
-                self.agent_event[a] = Some(d);
-                self.sched.at(d, Ev::AgentTick(a));
-            }
+        if has_hooks && !self.run_hooks(node, Point::Forward, id, Some(route)) {
+            return;
         }
+        self.send_on(node, id, route, has_hooks);
     }
 
-    fn enqueue(&mut self, c: ChanId, id: PacketId) {
-        let now = self.now();
-        let ch = &mut self.chans[c.idx()];
-        // Every arrival goes through the policy, even to an idle link: RED-family averages
-        // count it, and an average above threshold marks it.
-        let verdict = ch.policy.admit(now, self.pool.get_mut(id), &ch.fifo);
-        match verdict {
-            Verdict::Accept if ch.tx.is_none() && ch.fifo.is_empty() => self.start_tx(c, id),
-            Verdict::Accept => {
-                ch.note_queue(now);
-                let size = self.pool.get(id).size;
-                ch.fifo.push(id, size);
-                ch.stats.max_queue = ch.stats.max_queue.max(ch.fifo.len() as u64);
-            }
-            Verdict::Drop(cause) => self.drop_packet(id, cause, Some(c)),
+    /// Hand a routed packet, through `node`'s post-routing hooks, to its output device.
+    fn send_on(&mut self, node: NodeId, id: PacketId, route: (DevId, NodeId), hooks: bool) {
+        if hooks && !self.run_hooks(node, Point::PostRouting, id, Some(route)) {
+            return;
         }
+        self.transmit(route.0, route.1, id, false);
     }
 
-    fn start_tx(&mut self, c: ChanId, id: PacketId) {
-        let now = self.now();
-        let size = self.pool.get(id).size as u64;
-        let ch = &mut self.chans[c.idx()];
-        // With ARQ every frame also holds the medium for its link-level ACK.
-        let dt = tx_time(size, ch.rate_bps) + ch.arq.map_or(0, |a| a.ack_time);
-        ch.tx = Some(id);
-        ch.stats.tx_packets += 1;
-        ch.stats.tx_bytes += size;
-        ch.stats.busy_time += dt;
-        self.counters.packet_hops += 1;
-        self.sched.at(now + dt, Ev::TxDone(c));
-    }
-
-    fn on_tx_done(&mut self, c: ChanId) {
-        let now = self.now();
-        let ch = &mut self.chans[c.idx()];
-        let id = ch.tx.take().expect("TxDone on an idle channel");
-        if ch.error.corrupts(now, self.pool.get(id), &self.snr) {
-            let tries = self.pool.get(id).link_tries;
-            match ch.arq {
-                Some(arq) if tries < arq.retry_limit => {
-                    // The link ACK does not come: resend after the ACK timeout (one round
-                    // trip on the link), ahead of the queue, while other frames go on.
-                    self.pool.get_mut(id).link_tries = tries + 1;
-                    ch.stats.arq_retransmissions += 1;
-                    let wait = 2 * ch.delay + arq.ack_time;
-                    self.sched.at(now + wait, Ev::ArqRetry(c, id));
-                }
-                _ => self.drop_packet(id, DropCause::ChannelError, Some(c)),
-            }
-        } else {
-            let delay = self.chans[c.idx()].delay;
-            self.sched.at(now + delay, Ev::Arrive(c, id));
-        }
-        let ch = &mut self.chans[c.idx()];
-        if !ch.fifo.is_empty() {
-            ch.note_queue(now);
-            let next = ch.fifo.pop().expect("non-empty");
-            self.start_tx(c, next);
-        } else {
-            ch.policy.on_idle(now);
-        }
-    }
-
-    fn drop_packet(&mut self, id: PacketId, cause: DropCause, chan: Option<ChanId>) {
+    fn drop_packet(&mut self, id: PacketId, cause: DropCause) {
         let now = self.now();
         let pkt = *self.pool.get(id);
         self.pool.free(id);
         self.counters.dropped[cause.index()] += 1;
-        if let Some(c) = chan {
-            self.chans[c.idx()].stats.drops[cause.index()] += 1;
-            let from = self.chans[c.idx()].from;
-            if let (Some(a), DropCause::ChannelError, true) = (
-                self.relay_at[from.idx()],
-                cause,
-                pkt.proto == Proto::Tcp && pkt.tcp.len > 0,
-            ) {
-                if let Agent::Eln(e) = &mut self.agents[a] {
-                    e.on_channel_loss(pkt.flow, pkt.tcp.seq);
-                }
-            }
-        }
         let flow = &mut self.flows[pkt.flow.idx()];
         if pkt.is_data() {
             flow.losses.data[cause.index()] += 1;
@@ -376,8 +480,8 @@ impl Sim {
                 u.received_packets += 1;
                 u.received_bytes += pkt.size as u64;
             }
-            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt),
-            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt),
+            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt.wire),
+            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt.wire),
         }
     }
 
@@ -390,100 +494,70 @@ impl Sim {
         }
     }
 
-    fn tcp_data_arrived(&mut self, f: FlowId, pkt: &Packet) {
+    fn tcp_data_arrived(&mut self, f: FlowId, pkt: &Wire) {
         let now = self.now();
         let t = self.tcp(f);
-        let out = t.rx.on_segment(now, &pkt.tcp, pkt.ip.ecn);
+        let out = t.rx.receive(now, &pkt.ip, &pkt.tcp);
         if out.delivered > 0 {
             if out.delivered_from != t.sink_next {
                 t.order_violations += 1;
             }
             t.sink_next = out.delivered_from + out.delivered;
         }
-        if out.ack_now {
-            self.send_ack(f);
-        } else {
-            self.sync_delack(f);
+        self.after_receiver_input(f);
+    }
+
+    /// Send the ACKs the receiver owes, then re-arm its timer.
+    fn after_receiver_input(&mut self, f: FlowId) {
+        let now = self.now();
+        loop {
+            let flow = &mut self.flows[f.idx()];
+            let (src, dst) = (flow.dst, flow.src);
+            let Transport::Tcp(t) = &mut flow.transport else {
+                return;
+            };
+            let Some(hdr) = t.rx.poll_ack(now) else {
+                break;
+            };
+            let size = t.cfg.header;
+            let pkt = Packet::new(
+                Wire {
+                    flow: f,
+                    src,
+                    dst,
+                    size,
+                    proto: Proto::Tcp,
+                    ip: IpHeader {
+                        ttl: 64,
+                        ..Default::default()
+                    },
+                    tcp: hdr,
+                    udp_seq: 0,
+                },
+                now,
+            );
+            self.inject(src, pkt);
+        }
+        let t = self.tcp(f);
+        if let Some(d) = t.rx_timer.arm(t.rx.poll_timeout()) {
+            self.sched.at(d, Ev::ReceiverTimer(f));
         }
     }
 
-    fn send_ack(&mut self, f: FlowId) {
+    fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Wire) {
         let now = self.now();
-        let flow = &mut self.flows[f.idx()];
-        let (src, dst) = (flow.dst, flow.src);
-        let Transport::Tcp(t) = &mut flow.transport else {
-            return;
-        };
-        let hdr = t.rx.make_ack(now);
-        let size = t.cfg.header;
-        let pkt = Packet {
-            flow: f,
-            src,
-            dst,
-            size,
-            proto: Proto::Tcp,
-            ip: IpHeader {
-                ttl: 64,
-                ..Default::default()
-            },
-            tcp: hdr,
-            udp_seq: 0,
-            created: now,
-            link_tries: 0,
-        };
-        self.inject(src, pkt);
-    }
-
-    fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Packet) {
-        let now = self.now();
-        let mut h = pkt.tcp;
-        if let Some(a) = self.gate_at[pkt.dst.idx()] {
-            if let Agent::SnrGate(g) = &mut self.agents[a] {
-                g.filter_ack(f, &mut h);
-            }
-        }
-        self.tcp(f).tx.on_ack(now, &h);
+        self.tcp(f).tx.on_ack(now, &pkt.tcp);
         self.after_sender_input(f);
-    }
-
-    fn agent_tick(&mut self, a: usize) {
-        let now = self.now();
-        if self.agent_event[a] == Some(now) {
-            self.agent_event[a] = None;
-        }
-        if let Agent::Snoop(sn) = &mut self.agents[a] {
-            let mut out = Vec::new();
-            sn.on_timer(now, &mut out);
-            let node = sn.node;
-            for p in out {
-                self.local_send(node, p);
-            }
-            self.sync_agent_timer(a);
-            return;
-        }
-        let Agent::SnrGate(g) = &mut self.agents[a] else {
-            return;
-        };
-        let snr = self.snr[g.series].at(now);
-        let change = g.sample(now, snr);
-        let interval = g.interval;
-        if change == GateChange::Opened {
-            let updates: Vec<(FlowId, TcpHeader)> = g.window_updates().collect();
-            for (f, h) in updates {
-                self.tcp(f).tx.on_ack(now, &h);
-                self.after_sender_input(f);
-            }
-        }
-        if now + interval < self.end {
-            self.sched.at(now + interval, Ev::AgentTick(a));
-        }
     }
 
     /// After the sender saw an input: record cwnd, transmit what it allows, re-arm timers.
     fn after_sender_input(&mut self, f: FlowId) {
         self.record_cwnd(f);
         self.pump(f);
-        self.sync_rto(f);
+        let t = self.tcp(f);
+        if let Some(d) = t.tx_timer.arm(t.tx.poll_timeout()) {
+            self.sched.at(d, Ev::SenderTimer(f));
+        }
     }
 
     fn record_cwnd(&mut self, f: FlowId) {
@@ -517,93 +591,45 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
-            if seg.len > 0 && !seg.retx {
-                if let Some(a) = self.gate_at[src.idx()] {
-                    if let Agent::SnrGate(g) = &mut self.agents[a] {
-                        if !g.open {
-                            g.new_data_while_closed += 1;
-                        }
-                    }
-                }
-            }
-            // RFC 3168 6.1.5: retransmissions are not ECN-capable.
-            let ecn = if !seg.retx && seg.len > 0 {
-                t.tx.ect_codepoint()
-            } else {
-                Ecn::NOT_ECT
-            };
-            let pkt = Packet {
-                flow: f,
-                src,
-                dst,
-                size: seg.len + t.cfg.header,
-                proto: Proto::Tcp,
-                ip: IpHeader {
-                    ecn,
-                    ttl: 64,
-                    ..Default::default()
+            let mut pkt = Packet::new(
+                Wire {
+                    flow: f,
+                    src,
+                    dst,
+                    size: seg.tcp.len + t.cfg.header,
+                    proto: Proto::Tcp,
+                    ip: IpHeader {
+                        ecn: seg.ecn,
+                        ttl: 64,
+                        ..Default::default()
+                    },
+                    tcp: seg.tcp,
+                    udp_seq: 0,
                 },
-                tcp: TcpHeader {
-                    seq: seg.seq,
-                    len: seg.len,
-                    flags: seg.flags | flags::ACK,
-                    wnd: t.cfg.rcv_window,
-                    ts_val: if t.cfg.timestamps { now } else { 0 },
-                    retx: seg.retx,
-                    ..Default::default()
-                },
-                udp_seq: 0,
-                created: now,
-                link_tries: 0,
-            };
+                now,
+            );
+            pkt.meta.retx = seg.retx;
             self.inject(src, pkt);
         }
     }
 
-    fn sync_rto(&mut self, f: FlowId) {
-        let t = self.tcp(f);
-        if let Some(d) = t.tx.timer_deadline() {
-            if t.rto_event.is_none_or(|e| d < e) {
-                t.rto_event = Some(d);
-                self.sched.at(d, Ev::Rto(f));
-            }
-        }
-    }
-
-    fn on_rto_event(&mut self, f: FlowId) {
+    fn on_sender_timer(&mut self, f: FlowId) {
         let now = self.now();
         let t = self.tcp(f);
-        if t.rto_event == Some(now) {
-            t.rto_event = None;
-        }
-        if t.tx.timer_deadline().is_some_and(|d| d <= now) {
-            t.tx.on_timer(now);
+        t.tx_timer.fired(now);
+        if t.tx.handle_timeout(now) {
             self.after_sender_input(f);
-        } else {
-            self.sync_rto(f);
+        } else if let Some(d) = t.tx_timer.arm(t.tx.poll_timeout()) {
+            self.sched.at(d, Ev::SenderTimer(f));
         }
     }
 
-    fn sync_delack(&mut self, f: FlowId) {
-        let t = self.tcp(f);
-        if let Some(d) = t.rx.timer_deadline() {
-            if t.delack_event.is_none_or(|e| d < e) {
-                t.delack_event = Some(d);
-                self.sched.at(d, Ev::DelAck(f));
-            }
-        }
-    }
-
-    fn on_delack_event(&mut self, f: FlowId) {
+    fn on_receiver_timer(&mut self, f: FlowId) {
         let now = self.now();
         let t = self.tcp(f);
-        if t.delack_event == Some(now) {
-            t.delack_event = None;
-        }
-        for _ in 0..t.rx.on_timer(now) {
-            self.send_ack(f);
-        }
-        self.sync_delack(f);
+        t.rx_timer.fired(now);
+        t.rx.handle_timeout(now);
+        self.after_receiver_input(f);
     }
 
     // ---- applications ------------------------------------------------------------------
@@ -680,29 +706,30 @@ impl Sim {
         u.sent_bytes += size as u64;
         let seq = u.next_seq;
         u.next_seq += 1;
-        let pkt = Packet {
-            flow: f,
-            src,
-            dst,
-            size,
-            proto: Proto::Udp,
-            ip: IpHeader {
-                ttl: 64,
-                ..Default::default()
+        let pkt = Packet::new(
+            Wire {
+                flow: f,
+                src,
+                dst,
+                size,
+                proto: Proto::Udp,
+                ip: IpHeader {
+                    ttl: 64,
+                    ..Default::default()
+                },
+                tcp: TcpHeader::default(),
+                udp_seq: seq,
             },
-            tcp: TcpHeader::default(),
-            udp_seq: seq,
-            created: now,
-            link_tries: 0,
-        };
+            now,
+        );
         self.sched.at(next, Ev::UdpSend(f));
         self.inject(src, pkt);
     }
 
     fn sample_queues(&mut self) {
         let now = self.now();
-        for (c, series) in &mut self.queue_trace {
-            series.push((now, self.chans[c.idx()].fifo.len() as u32));
+        for (d, series) in &mut self.queue_trace {
+            series.push((now, self.devices[d.idx()].queue_len() as u32));
         }
         if now + self.queue_interval < self.end {
             self.sched.at(now + self.queue_interval, Ev::QueueSample);
@@ -716,13 +743,11 @@ impl Sim {
         }
         self.finished = true;
         let end = self.end;
-        for ch in &mut self.chans {
-            ch.note_queue(end);
+        for d in &mut self.devices {
+            d.finish(end);
         }
-        for a in &mut self.agents {
-            if let Agent::SnrGate(g) = a {
-                g.finish(end);
-            }
+        for h in &mut self.hooks {
+            h.hook.finish(end);
         }
         for flow in &mut self.flows {
             if let Transport::Tcp(t) = &mut flow.transport {
@@ -732,16 +757,31 @@ impl Sim {
         }
     }
 
-    /// Packets still inside the network, counted from where they are (queues, transmitters,
-    /// pending arrivals), independently of the packet arena.
+    /// Packets still inside the network, counted by the devices that hold them (queues,
+    /// transmitters, the medium, link-layer resends), independently of the packet arena.
     pub fn packets_in_network(&self) -> u64 {
-        let queued: usize = self.chans.iter().map(|c| c.fifo.len()).sum();
-        let in_tx = self.chans.iter().filter(|c| c.tx.is_some()).count();
-        let propagating = self
-            .sched
-            .pending()
-            .filter(|e| matches!(e, Ev::Arrive(..) | Ev::ArqRetry(..)))
-            .count();
-        (queued + in_tx + propagating) as u64
+        self.devices.iter().map(|d| d.in_network()).sum()
+    }
+
+    /// The device of `node` named `name` (`A->B` for a link direction).
+    pub fn device_named(&self, name: &str) -> Option<DevId> {
+        self.devices
+            .iter()
+            .position(|d| d.name() == name)
+            .map(|i| DevId(i as u32))
+    }
+
+    pub fn node_named(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| NodeId(i as u32))
+    }
+
+    pub fn flow_named(&self, name: &str) -> Option<FlowId> {
+        self.flows
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FlowId(i as u32))
     }
 }

@@ -23,6 +23,11 @@ fn results_are_byte_identical_to_the_golden_files() {
         );
         let want = std::fs::read_to_string(&want_path).unwrap();
         let got = airtcp_core::run_json(text.trim_end()).unwrap_or_else(|e| panic!("{sc:?}: {e}"));
+        if let Ok(dump) = std::env::var("AIRTCP_GOLDEN_DUMP") {
+            // For inspecting a difference: write what this build produces.
+            let name = want_path.file_name().unwrap();
+            std::fs::write(PathBuf::from(dump).join(name), format!("{got}\n")).unwrap();
+        }
         if got != want.trim_end() {
             let at = got
                 .bytes()

@@ -2,9 +2,11 @@
 
 pub mod rng;
 pub mod scheduler;
+pub mod timer;
 
 pub use rng::{stream_seed, Rng};
 pub use scheduler::Scheduler;
+pub use timer::{Timed, TimerSlot};
 
 /// Simulated time in integer nanoseconds. Integer time keeps runs bit-identical across machines.
 pub type Time = u64;

@@ -6,7 +6,17 @@ use super::modulation::Modulation;
 use super::snr::SnrSeries;
 use crate::engine::{Rng, Time, SEC};
 use crate::packet::Packet;
-use crate::scenario::schema::AppliesTo;
+use serde::{Deserialize, Serialize};
+
+/// Which packets an error model applies to.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AppliesTo {
+    Data,
+    Ack,
+    #[default]
+    All,
+}
 
 pub struct ErrorModel {
     pub applies_to: AppliesTo,

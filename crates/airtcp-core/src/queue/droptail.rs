@@ -38,21 +38,22 @@ impl DropTail {
 mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::packet::{IpHeader, Proto, TcpHeader};
+    use crate::packet::{IpHeader, Proto, TcpHeader, Wire};
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            size,
-            proto: Proto::Udp,
-            ip: IpHeader::default(),
-            tcp: TcpHeader::default(),
-            udp_seq: 0,
-            created: 0,
-            link_tries: 0,
-        }
+        Packet::new(
+            Wire {
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(1),
+                size,
+                proto: Proto::Udp,
+                ip: IpHeader::default(),
+                tcp: TcpHeader::default(),
+                udp_seq: 0,
+            },
+            0,
+        )
     }
 
     #[test]

@@ -188,24 +188,25 @@ pub(crate) mod tests {
     use super::*;
     use crate::engine::MS;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::packet::{IpHeader, Proto, TcpHeader};
+    use crate::packet::{IpHeader, Proto, TcpHeader, Wire};
 
     pub fn pkt(ecn: Ecn) -> Packet {
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(1),
-            size: 1000,
-            proto: Proto::Tcp,
-            ip: IpHeader {
-                ecn,
-                ..Default::default()
+        Packet::new(
+            Wire {
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(1),
+                size: 1000,
+                proto: Proto::Tcp,
+                ip: IpHeader {
+                    ecn,
+                    ..Default::default()
+                },
+                tcp: TcpHeader::default(),
+                udp_seq: 0,
             },
-            tcp: TcpHeader::default(),
-            udp_seq: 0,
-            created: 0,
-            link_tries: 0,
-        }
+            0,
+        )
     }
 
     pub fn fifo(n: u32) -> Fifo {

@@ -5,16 +5,18 @@ use std::collections::BTreeMap;
 
 use super::schema::*;
 use super::ScenarioError;
-use crate::agent::{Agent, ElnAgent, SnoopAgent, SnrGate};
 use crate::app::App;
+use crate::device::{Arq, Device, P2p};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
-use crate::ids::{ChanId, FlowId, LinkId, NodeId};
-use crate::link::{ChanStats, Channel, ErrorKind, ErrorModel, Link, SnrSeries};
-use crate::packet::PacketPool;
+use crate::hook::{Eln, Hook, Snoop, SnrGate};
+use crate::ids::{DevId, FlowId, HookId, NodeId};
+use crate::link::{ErrorKind, ErrorModel, SnrSeries};
+use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
-use crate::queue::{droptail::Limit, DropTail, Fifo, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn};
-use crate::sim::{Counters, Ev, Flow, FlowLosses, Sim, TcpFlow, Transport, UdpFlow};
+use crate::queue::{droptail::Limit, DropTail, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn};
+use crate::sim::{Ev, Flow, FlowLosses, HookSlot, Sim, TcpFlow, Transport, UdpFlow};
 use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
+use crate::topology::routing::Adjacency;
 use crate::topology::{Node, Routes};
 use crate::util::unknown_name;
 
@@ -341,10 +343,64 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) 
 }
 
 fn tcp_config(opts: &TcpOptions, path: &str) -> R<TcpConfig> {
-    TcpConfig::from_options(opts).map_err(|(k, m)| ScenarioError::new(format!("{path}.{k}"), m))
+    super::tcp_options::tcp_config(opts)
+        .map_err(|(k, m)| ScenarioError::new(format!("{path}.{k}"), m))
+}
+
+/// Building a simulation, one step per part of the scenario: global settings, nodes, links
+/// (devices and media), routes, flows, hooks, traces. Each step validates its part and names
+/// the field of any bad value.
+struct Builder<'a> {
+    sc: &'a Scenario,
+    end: Time,
+    by_name: BTreeMap<&'a str, NodeId>,
+    nodes: Vec<Node>,
+    devices: Vec<Box<dyn Device>>,
+    adjacency: Vec<Adjacency>,
+    snr: Vec<SnrSeries>,
+    /// Link name -> (index, [device a->b, device b->a]).
+    link_names: BTreeMap<String, (usize, [DevId; 2])>,
+    sched: Scheduler<Ev>,
 }
 
 pub fn build(sc: &Scenario) -> R<Sim> {
+    let end = globals(sc)?;
+    let mut b = Builder {
+        sc,
+        end,
+        by_name: BTreeMap::new(),
+        nodes: Vec::new(),
+        devices: Vec::new(),
+        adjacency: Vec::new(),
+        snr: Vec::new(),
+        link_names: BTreeMap::new(),
+        sched: Scheduler::new(),
+    };
+    b.nodes()?;
+    b.links()?;
+    let routes = b.routes();
+    let flows = b.flows(&routes)?;
+    let hooks = b.hooks()?;
+    let mut sim = Sim::new(
+        sc.name.clone(),
+        sc.seed,
+        end,
+        b.sched,
+        b.nodes,
+        b.devices,
+        routes,
+        flows,
+        hooks,
+        b.snr,
+    );
+    sim.trace_verdicts = sc.trace.verdicts;
+    sim.warmup = sc.warmup.map_or(0, |w| w.ns());
+    traces(sc, &mut sim)?;
+    Ok(sim)
+}
+
+/// Duration, the scenario-wide TCP options and the warm-up.
+fn globals(sc: &Scenario) -> R<Time> {
     let end = sc.duration.ns();
     if end == 0 {
         return err("duration", format!("must be > 0, got {}", sc.duration.0));
@@ -361,457 +417,439 @@ pub fn build(sc: &Scenario) -> R<Sim> {
             ),
         );
     }
+    Ok(end)
+}
 
-    // Nodes.
-    if sc.nodes.is_empty() {
-        return err("nodes", "a scenario needs at least one node");
+impl<'a> Builder<'a> {
+    fn lookup(&self, name: &str, path: String) -> R<NodeId> {
+        self.by_name.get(name).copied().ok_or_else(|| {
+            let names: Vec<&str> = self.sc.nodes.iter().map(|n| n.name.as_str()).collect();
+            ScenarioError::new(path, unknown_name("node", name, &names))
+        })
     }
-    let mut by_name: BTreeMap<&str, NodeId> = BTreeMap::new();
-    let mut nodes = Vec::with_capacity(sc.nodes.len());
-    for (i, n) in sc.nodes.iter().enumerate() {
-        if n.name.trim().is_empty() {
-            return err(format!("nodes[{i}].name"), "must not be empty");
-        }
-        if let Some(prev) = by_name.insert(&n.name, NodeId(i as u32)) {
-            return err(
-                format!("nodes[{i}].name"),
-                format!(
-                    "duplicate node name '{}' (first at nodes[{}])",
-                    n.name, prev.0
-                ),
-            );
-        }
-        nodes.push(Node {
-            name: n.name.clone(),
-            kind: n.kind,
-            out: vec![],
-        });
-    }
-    let names: Vec<&str> = sc.nodes.iter().map(|n| n.name.as_str()).collect();
-    let lookup = |name: &str, path: String| -> R<NodeId> {
-        by_name
-            .get(name)
-            .copied()
-            .ok_or_else(|| ScenarioError::new(path, unknown_name("node", name, &names)))
-    };
 
-    // Links: two channels each.
-    let mut snr: Vec<SnrSeries> = Vec::new();
-    let mut links = Vec::with_capacity(sc.links.len());
-    let mut chans = Vec::with_capacity(2 * sc.links.len());
-    let mut link_names: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, l) in sc.links.iter().enumerate() {
-        let p = format!("links[{i}]");
-        let a = lookup(&l.a, format!("{p}.a"))?;
-        let b = lookup(&l.b, format!("{p}.b"))?;
-        if a == b {
-            return err(
-                format!("{p}.b"),
-                format!("a link joins two different nodes, got '{}' twice", l.b),
-            );
+    fn nodes(&mut self) -> R<()> {
+        let sc = self.sc;
+        if sc.nodes.is_empty() {
+            return err("nodes", "a scenario needs at least one node");
         }
-        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
-        if let Some(prev) = link_names.insert(name.clone(), i) {
-            return err(
-                format!("{p}.name"),
-                format!("duplicate link name '{name}' (first at links[{prev}])"),
-            );
+        for (i, n) in sc.nodes.iter().enumerate() {
+            if n.name.trim().is_empty() {
+                return err(format!("nodes[{i}].name"), "must not be empty");
+            }
+            if let Some(prev) = self.by_name.insert(&n.name, NodeId(i as u32)) {
+                return err(
+                    format!("nodes[{i}].name"),
+                    format!(
+                        "duplicate node name '{}' (first at nodes[{}])",
+                        n.name, prev.0
+                    ),
+                );
+            }
+            self.nodes.push(Node {
+                name: n.name.clone(),
+                kind: n.kind,
+                devices: vec![],
+                hooks: vec![],
+            });
         }
-        if l.queue.limit == 0 {
-            return err(format!("{p}.queue.limit"), "must be >= 1, got 0");
-        }
-        let rate = l.rate.bps();
-        if tx_time(1, rate) > 3600 * crate::engine::SEC {
-            return err(
-                format!("{p}.rate"),
-                format!("{} bps is too slow to simulate", l.rate.0),
-            );
-        }
-        for (dir, from, to, spec, spath) in [
-            (
-                "ab",
-                a,
-                b,
-                l.error_ab.as_ref().or(l.error.as_ref()),
-                if l.error_ab.is_some() {
-                    "error_ab"
-                } else {
-                    "error"
-                },
-            ),
-            (
-                "ba",
-                b,
-                a,
-                l.error_ba.as_ref().or(l.error.as_ref()),
-                if l.error_ba.is_some() {
-                    "error_ba"
-                } else {
-                    "error"
-                },
-            ),
-        ] {
-            let cname = format!("{}->{}", sc.nodes[from.idx()].name, sc.nodes[to.idx()].name);
-            let limit = match l.queue.unit {
-                QueueUnit::Packets => Limit::Packets(l.queue.limit),
-                QueueUnit::Bytes => Limit::Bytes(l.queue.limit),
-            };
-            let c = ChanId(chans.len() as u32);
-            nodes[from.idx()].out.push(c);
-            chans.push(Channel {
-                link: LinkId(i as u32),
-                from,
-                to,
-                rate_bps: rate,
+        Ok(())
+    }
+
+    /// Each point-to-point link: a wire and a device at each end.
+    fn links(&mut self) -> R<()> {
+        let sc = self.sc;
+        for (i, l) in sc.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let a = self.lookup(&l.a, format!("{p}.a"))?;
+            let b = self.lookup(&l.b, format!("{p}.b"))?;
+            if a == b {
+                return err(
+                    format!("{p}.b"),
+                    format!("a link joins two different nodes, got '{}' twice", l.b),
+                );
+            }
+            let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.a, l.b));
+            if let Some((prev, _)) = self.link_names.get(&name) {
+                return err(
+                    format!("{p}.name"),
+                    format!("duplicate link name '{name}' (first at links[{prev}])"),
+                );
+            }
+            if l.queue.limit == 0 {
+                return err(format!("{p}.queue.limit"), "must be >= 1, got 0");
+            }
+            let rate = l.rate.bps();
+            if tx_time(1, rate) > 3600 * SEC {
+                return err(
+                    format!("{p}.rate"),
+                    format!("{} bps is too slow to simulate", l.rate.0),
+                );
+            }
+            let first = DevId(self.devices.len() as u32);
+            let wire = Wire {
+                ends: [(a, first), (b, DevId(first.0 + 1))],
                 delay: l.delay.ns(),
-                fifo: Fifo::default(),
-                policy: queue_policy(&l.queue, limit, &format!("{p}.queue"), rate, || {
+            };
+            for (dir, from, to, spec, spath) in [
+                (
+                    "ab",
+                    a,
+                    b,
+                    l.error_ab.as_ref().or(l.error.as_ref()),
+                    if l.error_ab.is_some() {
+                        "error_ab"
+                    } else {
+                        "error"
+                    },
+                ),
+                (
+                    "ba",
+                    b,
+                    a,
+                    l.error_ba.as_ref().or(l.error.as_ref()),
+                    if l.error_ba.is_some() {
+                        "error_ba"
+                    } else {
+                        "error"
+                    },
+                ),
+            ] {
+                let dname = format!("{}->{}", sc.nodes[from.idx()].name, sc.nodes[to.idx()].name);
+                let limit = match l.queue.unit {
+                    QueueUnit::Packets => Limit::Packets(l.queue.limit),
+                    QueueUnit::Bytes => Limit::Bytes(l.queue.limit),
+                };
+                let d = DevId(self.devices.len() as u32);
+                let policy = queue_policy(&l.queue, limit, &format!("{p}.queue"), rate, || {
                     Rng::for_component(sc.seed, &format!("link/{name}/{dir}/queue"))
-                })?,
-                error: error_model(
+                })?;
+                let error = error_model(
                     spec,
                     &format!("{p}.{spath}"),
                     sc.seed,
                     &format!("link/{name}/{dir}/error"),
-                    end,
-                    &mut snr,
-                )?,
-                arq: l.arq.as_ref().map(|a| crate::link::Arq {
+                    self.end,
+                    &mut self.snr,
+                )?;
+                let arq = l.arq.as_ref().map(|a| Arq {
                     retry_limit: a.retry_limit,
                     ack_time: tx_time(a.ack_bytes as u64, rate),
-                }),
-                tx: None,
-                stats: ChanStats::default(),
-                name: cname,
-            });
-        }
-        links.push(Link {
-            name,
-            kind: l.kind,
-            a,
-            b,
-        });
-    }
-
-    // Routes toward every host.
-    let ends: Vec<(NodeId, NodeId)> = chans.iter().map(|c| (c.from, c.to)).collect();
-    let hosts: Vec<NodeId> = (0..nodes.len() as u32)
-        .map(NodeId)
-        .filter(|n| nodes[n.idx()].kind == NodeKind::Host)
-        .collect();
-    let routes = Routes::compute(nodes.len(), &ends, &hosts);
-
-    // Flows.
-    let mut sched = Scheduler::new();
-    let mut flows = Vec::with_capacity(sc.flows.len());
-    let mut flow_names: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, f) in sc.flows.iter().enumerate() {
-        let p = format!("flows[{i}]");
-        let src = lookup(&f.src, format!("{p}.src"))?;
-        let dst = lookup(&f.dst, format!("{p}.dst"))?;
-        for (key, n, name) in [("src", src, &f.src), ("dst", dst, &f.dst)] {
-            if nodes[n.idx()].kind != NodeKind::Host {
-                return err(
-                    format!("{p}.{key}"),
-                    format!("'{name}' is a router; flows start and end at hosts"),
-                );
-            }
-        }
-        if src == dst {
-            return err(
-                format!("{p}.dst"),
-                format!("'{}' is also the source", f.dst),
-            );
-        }
-        for (a, b, key) in [(src, dst, "dst"), (dst, src, "src")] {
-            if routes.path(a, b, &ends).is_none() {
-                return err(
-                    format!("{p}.{key}"),
-                    format!(
-                        "'{}' is not reachable from '{}'",
-                        nodes[b.idx()].name,
-                        nodes[a.idx()].name
-                    ),
-                );
-            }
-        }
-        let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        if let Some(prev) = flow_names.insert(name.clone(), i) {
-            return err(
-                format!("{p}.name"),
-                format!("duplicate flow name '{name}' (first at flows[{prev}])"),
-            );
-        }
-        let start = f.start.map_or(0, |d| d.ns());
-        if start >= end {
-            return err(
-                format!("{p}.start"),
-                format!(
-                    "{} s is not before the end of the run ({} s)",
-                    f.start.map_or(0.0, |d| d.0),
-                    sc.duration.0
-                ),
-            );
-        }
-        let stop = f.stop.map(|d| d.ns());
-        if let Some(s) = stop {
-            if s <= start {
-                return err(
-                    format!("{p}.stop"),
-                    format!("{} s is not after the start", f.stop.unwrap().0),
-                );
-            }
-        }
-        let app_path = format!("{p}.app");
-        let app = match &f.app {
-            AppSpec::Bulk {} => App::Bulk,
-            AppSpec::File { size } => {
-                if size.bytes() == 0 {
-                    return err(format!("{app_path}.size"), "must be > 0");
-                }
-                App::File { size: size.bytes() }
-            }
-            AppSpec::Cbr { rate, packet_size } => {
-                if *packet_size == 0 {
-                    return err(format!("{app_path}.packet_size"), "must be > 0");
-                }
-                App::Cbr {
-                    interval: tx_time(*packet_size as u64, rate.bps()).max(1),
-                    packet_size: *packet_size,
-                }
-            }
-            AppSpec::Onoff {
-                rate,
-                on_mean,
-                off_mean,
-                packet_size,
-            } => {
-                if *packet_size == 0 {
-                    return err(format!("{app_path}.packet_size"), "must be > 0");
-                }
-                for (k, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
-                    if d.0 <= 0.0 {
-                        return err(
-                            format!("{app_path}.{k}"),
-                            format!("must be > 0, got {}", d.0),
-                        );
-                    }
-                }
-                App::OnOff {
-                    interval: tx_time(*packet_size as u64, rate.bps()).max(1),
-                    packet_size: *packet_size,
-                    on_mean: on_mean.0,
-                    off_mean: off_mean.0,
-                    rng: Rng::for_component(sc.seed, &format!("flow/{name}/app")),
-                    on_until: 0,
-                }
-            }
-        };
-        let (transport, cc_name) = if f.app.is_tcp() {
-            let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
-            let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
-            let (ccx, recovery) = cc::build(&cc_name, &f.cc_params).map_err(|(k, m)| {
-                if k.is_empty() {
-                    ScenarioError::new(format!("{p}.cc"), m)
-                } else {
-                    ScenarioError::new(format!("{p}.cc_params.{k}"), m)
-                }
-            })?;
-            if recovery == cc::RecoveryKind::Sack {
-                // A SACK scheme needs the receiver to send SACK blocks.
-                cfg.sack = true;
-            }
-            let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
-            let rx = TcpReceiver::new(&cfg);
-            (
-                Transport::Tcp(Box::new(TcpFlow {
-                    cfg,
-                    tx,
-                    rx,
-                    rto_event: None,
-                    delack_event: None,
-                    sink_next: 0,
-                    order_violations: 0,
-                })),
-                cc_name,
-            )
-        } else {
-            if !f.cc_params.is_empty() {
-                return err(
-                    format!("{p}.cc_params"),
-                    "a UDP flow has no congestion control",
-                );
-            }
-            if let Some(c) = &f.cc {
-                return err(
-                    format!("{p}.cc"),
-                    format!(
-                        "'{c}' given, but a {} flow is UDP and has no congestion control",
-                        f.app.kind_name()
-                    ),
-                );
-            }
-            (
-                Transport::Udp(UdpFlow {
-                    sent_packets: 0,
-                    sent_bytes: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                    next_seq: 0,
-                }),
-                String::new(),
-            )
-        };
-        let fid = FlowId(i as u32);
-        sched.at(start, Ev::FlowStart(fid));
-        if let Some(s) = stop {
-            sched.at(s, Ev::FlowStop(fid));
-        }
-        flows.push(Flow {
-            name,
-            src,
-            dst,
-            start,
-            stop,
-            cc_name,
-            app_kind: f.app.kind_name(),
-            app,
-            transport,
-            stopped: false,
-            losses: FlowLosses::default(),
-            loss_log: Vec::new(),
-            trace_cwnd: sc.trace.cwnd,
-            cwnd_series: Vec::new(),
-        });
-    }
-
-    // Agents.
-    let mut agents = Vec::new();
-    let mut gate_at: Vec<Option<usize>> = vec![None; nodes.len()];
-    let mut relay_at: Vec<Option<usize>> = vec![None; nodes.len()];
-    for (i, a) in sc.agents.iter().enumerate() {
-        let p = format!("agents[{i}]");
-        match a {
-            AgentSpec::SnrGate {
-                node,
-                link,
-                threshold_db,
-                interval,
-            } => {
-                let n = lookup(node, format!("{p}.node"))?;
-                let Some(&l) = link_names.get(link) else {
-                    let known: Vec<&str> = link_names.keys().map(|k| k.as_str()).collect();
-                    return err(format!("{p}.link"), unknown_name("link", link, &known));
-                };
-                let c = if links[l].a == n {
-                    2 * l
-                } else if links[l].b == n {
-                    2 * l + 1
-                } else {
-                    return err(
-                        format!("{p}.link"),
-                        format!("link '{link}' does not touch node '{node}'"),
-                    );
-                };
-                let ErrorKind::Snr { series, .. } = chans[c].error.kind else {
-                    return err(
-                        format!("{p}.link"),
-                        format!(
-                            "the gate samples SNR, but {} has no `snr` error model",
-                            chans[c].name
-                        ),
-                    );
-                };
-                if !threshold_db.is_finite() {
-                    return err(format!("{p}.threshold_db"), "must be finite");
-                }
-                if interval.ns() == 0 {
-                    return err(format!("{p}.interval"), "must be > 0");
-                }
-                if gate_at[n.idx()].is_some() {
-                    return err(format!("{p}.node"), format!("'{node}' already has a gate"));
-                }
-                gate_at[n.idx()] = Some(agents.len());
-                sched.at(0, Ev::AgentTick(agents.len()));
-                agents.push(Agent::SnrGate(SnrGate::new(
-                    n,
-                    series,
-                    *threshold_db,
-                    interval.ns(),
+                });
+                self.nodes[from.idx()].devices.push(d);
+                self.adjacency.push(Adjacency { dev: d, from, to });
+                self.devices.push(Box::new(P2p::new(
+                    from,
+                    wire,
+                    name.clone(),
+                    l.kind,
+                    rate,
+                    policy,
+                    error,
+                    arq,
+                    dname,
                 )));
             }
-            AgentSpec::Eln { node } => {
-                let n = lookup(node, format!("{p}.node"))?;
-                if relay_at[n.idx()].is_some() {
-                    return err(
-                        format!("{p}.node"),
-                        format!("'{node}' already has a forwarding agent"),
-                    );
-                }
-                relay_at[n.idx()] = Some(agents.len());
-                agents.push(Agent::Eln(ElnAgent::new(n)));
-            }
-            AgentSpec::Snoop { node, min_rto } => {
-                let n = lookup(node, format!("{p}.node"))?;
-                if relay_at[n.idx()].is_some() {
-                    return err(
-                        format!("{p}.node"),
-                        format!("'{node}' already has a forwarding agent"),
-                    );
-                }
-                if min_rto.ns() == 0 {
-                    return err(format!("{p}.min_rto"), "must be > 0");
-                }
-                relay_at[n.idx()] = Some(agents.len());
-                agents.push(Agent::Snoop(SnoopAgent::new(n, min_rto.ns())));
-            }
+            self.link_names
+                .insert(name, (i, [first, DevId(first.0 + 1)]));
         }
+        Ok(())
     }
 
-    // Queue tracing.
-    let chan_names: Vec<&str> = chans.iter().map(|c| c.name.as_str()).collect();
-    let mut queue_trace = Vec::new();
+    /// Routes toward every host.
+    fn routes(&self) -> Routes {
+        let hosts: Vec<NodeId> = (0..self.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|n| self.nodes[n.idx()].kind == NodeKind::Host)
+            .collect();
+        Routes::compute(self.nodes.len(), self.adjacency.clone(), &hosts)
+    }
+
+    fn flows(&mut self, routes: &Routes) -> R<Vec<Flow>> {
+        let sc = self.sc;
+        let end = self.end;
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        let mut flow_names: BTreeMap<String, usize> = BTreeMap::new();
+        for (i, f) in sc.flows.iter().enumerate() {
+            let p = format!("flows[{i}]");
+            let src = self.lookup(&f.src, format!("{p}.src"))?;
+            let dst = self.lookup(&f.dst, format!("{p}.dst"))?;
+            for (key, n, name) in [("src", src, &f.src), ("dst", dst, &f.dst)] {
+                if self.nodes[n.idx()].kind != NodeKind::Host {
+                    return err(
+                        format!("{p}.{key}"),
+                        format!("'{name}' is a router; flows start and end at hosts"),
+                    );
+                }
+            }
+            if src == dst {
+                return err(
+                    format!("{p}.dst"),
+                    format!("'{}' is also the source", f.dst),
+                );
+            }
+            for (a, b, key) in [(src, dst, "dst"), (dst, src, "src")] {
+                if routes.path(a, b).is_none() {
+                    return err(
+                        format!("{p}.{key}"),
+                        format!(
+                            "'{}' is not reachable from '{}'",
+                            self.nodes[b.idx()].name,
+                            self.nodes[a.idx()].name
+                        ),
+                    );
+                }
+            }
+            let name = f.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            if let Some(prev) = flow_names.insert(name.clone(), i) {
+                return err(
+                    format!("{p}.name"),
+                    format!("duplicate flow name '{name}' (first at flows[{prev}])"),
+                );
+            }
+            let start = f.start.map_or(0, |d| d.ns());
+            if start >= end {
+                return err(
+                    format!("{p}.start"),
+                    format!(
+                        "{} s is not before the end of the run ({} s)",
+                        f.start.map_or(0.0, |d| d.0),
+                        sc.duration.0
+                    ),
+                );
+            }
+            let stop = f.stop.map(|d| d.ns());
+            if let Some(s) = stop {
+                if s <= start {
+                    return err(
+                        format!("{p}.stop"),
+                        format!("{} s is not after the start", f.stop.unwrap().0),
+                    );
+                }
+            }
+            let app = app(&f.app, &format!("{p}.app"), sc.seed, &name)?;
+            let (transport, cc_name) = transport(sc, f, &p, start)?;
+            let fid = FlowId(i as u32);
+            self.sched.at(start, Ev::FlowStart(fid));
+            if let Some(s) = stop {
+                self.sched.at(s, Ev::FlowStop(fid));
+            }
+            flows.push(Flow {
+                name,
+                src,
+                dst,
+                start,
+                stop,
+                cc_name,
+                app_kind: f.app.kind_name(),
+                app,
+                transport,
+                stopped: false,
+                losses: FlowLosses::default(),
+                loss_log: Vec::new(),
+                trace_cwnd: sc.trace.cwnd,
+                cwnd_series: Vec::new(),
+            });
+        }
+        Ok(flows)
+    }
+
+    /// Node hooks, in the order given; a node may have several.
+    fn hooks(&mut self) -> R<Vec<HookSlot>> {
+        let sc = self.sc;
+        let mut hooks = Vec::new();
+        for (i, a) in sc.agents.iter().enumerate() {
+            let p = format!("agents[{i}]");
+            let (node, hook): (NodeId, Box<dyn Hook>) = match a {
+                AgentSpec::SnrGate {
+                    node,
+                    link,
+                    threshold_db,
+                    interval,
+                } => {
+                    let n = self.lookup(node, format!("{p}.node"))?;
+                    let Some(&(l, devs)) = self.link_names.get(link) else {
+                        let known: Vec<&str> = self.link_names.keys().map(|k| k.as_str()).collect();
+                        return err(format!("{p}.link"), unknown_name("link", link, &known));
+                    };
+                    let Some(&d) = devs.iter().find(|d| self.devices[d.idx()].node() == n) else {
+                        return err(
+                            format!("{p}.link"),
+                            format!("link '{link}' does not touch node '{node}'"),
+                        );
+                    };
+                    let _ = l;
+                    let Some(series) = self.devices[d.idx()].snr_series() else {
+                        return err(
+                            format!("{p}.link"),
+                            format!(
+                                "the gate samples SNR, but {} has no `snr` error model",
+                                self.devices[d.idx()].name()
+                            ),
+                        );
+                    };
+                    if !threshold_db.is_finite() {
+                        return err(format!("{p}.threshold_db"), "must be finite");
+                    }
+                    if interval.ns() == 0 {
+                        return err(format!("{p}.interval"), "must be > 0");
+                    }
+                    (
+                        n,
+                        Box::new(SnrGate::new(n, series, *threshold_db, interval.ns())),
+                    )
+                }
+                AgentSpec::Eln { node } => {
+                    let n = self.lookup(node, format!("{p}.node"))?;
+                    (n, Box::new(Eln::new(n)))
+                }
+                AgentSpec::Snoop { node, min_rto } => {
+                    let n = self.lookup(node, format!("{p}.node"))?;
+                    if min_rto.ns() == 0 {
+                        return err(format!("{p}.min_rto"), "must be > 0");
+                    }
+                    (n, Box::new(Snoop::new(n, min_rto.ns())))
+                }
+            };
+            self.nodes[node.idx()]
+                .hooks
+                .push(HookId(hooks.len() as u32));
+            hooks.push(HookSlot {
+                node,
+                hook,
+                timer: Default::default(),
+            });
+        }
+        Ok(hooks)
+    }
+}
+
+fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
+    Ok(match spec {
+        AppSpec::Bulk {} => App::Bulk,
+        AppSpec::File { size } => {
+            if size.bytes() == 0 {
+                return err(format!("{app_path}.size"), "must be > 0");
+            }
+            App::File { size: size.bytes() }
+        }
+        AppSpec::Cbr { rate, packet_size } => {
+            if *packet_size == 0 {
+                return err(format!("{app_path}.packet_size"), "must be > 0");
+            }
+            App::Cbr {
+                interval: tx_time(*packet_size as u64, rate.bps()).max(1),
+                packet_size: *packet_size,
+            }
+        }
+        AppSpec::Onoff {
+            rate,
+            on_mean,
+            off_mean,
+            packet_size,
+        } => {
+            if *packet_size == 0 {
+                return err(format!("{app_path}.packet_size"), "must be > 0");
+            }
+            for (k, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
+                if d.0 <= 0.0 {
+                    return err(
+                        format!("{app_path}.{k}"),
+                        format!("must be > 0, got {}", d.0),
+                    );
+                }
+            }
+            App::OnOff {
+                interval: tx_time(*packet_size as u64, rate.bps()).max(1),
+                packet_size: *packet_size,
+                on_mean: on_mean.0,
+                off_mean: off_mean.0,
+                rng: Rng::for_component(seed, &format!("flow/{flow}/app")),
+                on_until: 0,
+            }
+        }
+    })
+}
+
+/// The flow's transport: TCP endpoints with their scheme, or UDP counters.
+fn transport(sc: &Scenario, f: &FlowSpec, p: &str, start: Time) -> R<(Transport, String)> {
+    if f.app.is_tcp() {
+        let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
+        let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
+        let (ccx, recovery) = cc::build(&cc_name, &f.cc_params).map_err(|(k, m)| {
+            if k.is_empty() {
+                ScenarioError::new(format!("{p}.cc"), m)
+            } else {
+                ScenarioError::new(format!("{p}.cc_params.{k}"), m)
+            }
+        })?;
+        if recovery == cc::RecoveryKind::Sack {
+            // A SACK scheme needs the receiver to send SACK blocks.
+            cfg.sack = true;
+        }
+        let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
+        let rx = TcpReceiver::new(&cfg);
+        return Ok((
+            Transport::Tcp(Box::new(TcpFlow {
+                cfg,
+                tx,
+                rx,
+                tx_timer: Default::default(),
+                rx_timer: Default::default(),
+                sink_next: 0,
+                order_violations: 0,
+            })),
+            cc_name,
+        ));
+    }
+    if !f.cc_params.is_empty() {
+        return err(
+            format!("{p}.cc_params"),
+            "a UDP flow has no congestion control",
+        );
+    }
+    if let Some(c) = &f.cc {
+        return err(
+            format!("{p}.cc"),
+            format!(
+                "'{c}' given, but a {} flow is UDP and has no congestion control",
+                f.app.kind_name()
+            ),
+        );
+    }
+    Ok((
+        Transport::Udp(UdpFlow {
+            sent_packets: 0,
+            sent_bytes: 0,
+            received_packets: 0,
+            received_bytes: 0,
+            next_seq: 0,
+        }),
+        String::new(),
+    ))
+}
+
+/// Queue tracing.
+fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
     for (i, q) in sc.trace.queue.iter().enumerate() {
-        let Some(c) = chan_names.iter().position(|n| n == q) else {
+        let Some(d) = sim.device_named(q) else {
+            let names: Vec<&str> = sim.devices.iter().map(|d| d.name()).collect();
             return err(
                 format!("trace.queue[{i}]"),
-                unknown_name("link direction", q, &chan_names),
+                unknown_name("link direction", q, &names),
             );
         };
-        queue_trace.push((ChanId(c as u32), Vec::new()));
+        sim.queue_trace.push((d, Vec::new()));
     }
-    let queue_interval = sc.trace.queue_interval.ns();
-    if !queue_trace.is_empty() {
-        if queue_interval < MS / 1000 {
+    sim.queue_interval = sc.trace.queue_interval.ns();
+    if !sim.queue_trace.is_empty() {
+        if sim.queue_interval < MS / 1000 {
             return err(
                 "trace.queue_interval",
                 format!("must be >= 1us, got {} s", sc.trace.queue_interval.0),
             );
         }
-        sched.at(0, Ev::QueueSample);
+        sim.sched.at(0, Ev::QueueSample);
     }
-
-    Ok(Sim {
-        name: sc.name.clone(),
-        seed: sc.seed,
-        end,
-        sched,
-        pool: PacketPool::default(),
-        nodes,
-        links,
-        chans,
-        routes,
-        flows,
-        counters: Counters::default(),
-        queue_trace,
-        queue_interval,
-        trace_verdicts: sc.trace.verdicts,
-        warmup,
-        snr,
-        agent_event: vec![None; agents.len()],
-        agents,
-        gate_at,
-        relay_at,
-        finished: false,
-    })
+    Ok(())
 }

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod schema;
+pub mod tcp_options;
 pub mod units;
 
 pub use build::build;

@@ -1,6 +1,8 @@
 //! The scenario file format (see docs/scenario.md). Every table rejects unknown keys.
 
 use super::units::{Duration, Rate, Size};
+pub use crate::link::error::AppliesTo;
+pub use crate::topology::{LinkKind, NodeKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -39,13 +41,6 @@ fn default_seed() -> u64 {
     1
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum NodeKind {
-    Host,
-    Router,
-}
-
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
@@ -55,14 +50,6 @@ pub struct NodeSpec {
 }
 fn default_node_kind() -> NodeKind {
     NodeKind::Host
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkKind {
-    #[default]
-    Wired,
-    Wireless,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -189,16 +176,6 @@ impl Default for QueueSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AppliesTo {
-    Data,
-    Ack,
-    #[default]
-    All,
-}
-
-/// A channel error model (`model` selects the variant). Every variant takes `applies_to`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, tag = "model", rename_all = "snake_case")]
 pub enum ErrorSpec {

@@ -75,6 +75,9 @@ pub struct FlowResult {
     pub steady_type2_rate: Option<f64>,
     #[serde(skip)]
     pub steady: Scoring,
+    /// Scheme-specific figures (`CongestionControl::metrics`), one column each.
+    #[serde(flatten)]
+    pub extra: BTreeMap<&'static str, f64>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -162,7 +165,7 @@ pub struct RunResult {
     pub loss_classification_steady: Scoring,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
-    pub agents: Vec<crate::agent::AgentResult>,
+    pub agents: Vec<crate::hook::HookResult>,
     pub series: Series,
 }
 
@@ -222,6 +225,7 @@ impl RunResult {
                 steady_type1_rate: None,
                 steady_type2_rate: None,
                 steady: Scoring::default(),
+                extra: BTreeMap::new(),
             };
             match &flow.transport {
                 Transport::Tcp(t) => {
@@ -272,6 +276,9 @@ impl RunResult {
                     }
                     r.window_probes = s.window_probes;
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
+                    let mut extra = Vec::new();
+                    t.tx.cc().metrics(&mut extra);
+                    r.extra.extend(extra);
                     r.avg_cwnd_segments = s.cwnd_area as f64
                         / (until - flow.start).max(1) as f64
                         / t.tx.st.mss as f64;
@@ -311,41 +318,13 @@ impl RunResult {
             flows.push(r);
         }
         let links = sim
-            .chans
+            .devices
             .iter()
-            .map(|ch| {
-                let link = &sim.links[ch.link.idx()];
-                LinkResult {
-                    name: ch.name.clone(),
-                    link: link.name.clone(),
-                    from: node(ch.from),
-                    to: node(ch.to),
-                    kind: match link.kind {
-                        crate::scenario::schema::LinkKind::Wired => "wired",
-                        crate::scenario::schema::LinkKind::Wireless => "wireless",
-                    },
-                    rate_bps: ch.rate_bps,
-                    // Busy time counts whole transmissions, some of which may end after the
-                    // run stops; cap at 1.
-                    utilization: (ch.stats.busy_time as f64 / end.max(1) as f64).min(1.0),
-                    tx_packets: ch.stats.tx_packets,
-                    tx_bytes: ch.stats.tx_bytes,
-                    mean_queue_packets: ch.stats.queue_area as f64 / end.max(1) as f64,
-                    max_queue_packets: ch.stats.max_queue,
-                    drops_queue_overflow: ch.stats.drops[DropCause::QueueOverflow.index()],
-                    drops_aqm: ch.stats.drops[DropCause::Aqm.index()],
-                    drops_channel_error: ch.stats.drops[DropCause::ChannelError.index()],
-                    ecn_marks: ch.policy.ecn_marks(),
-                    ecn_marks_mild: ch.policy.marks().mild,
-                    ecn_marks_severe: ch.policy.marks().severe,
-                    red_avg_queue: ch.policy.average(),
-                    arq_retransmissions: ch.stats.arq_retransmissions,
-                }
-            })
+            .filter_map(|d| d.link_result(&sim.nodes, end))
             .collect();
-        for (c, s) in &sim.queue_trace {
+        for (d, s) in &sim.queue_trace {
             series.queue.insert(
-                sim.chans[c.idx()].name.clone(),
+                sim.devices[d.idx()].name().to_string(),
                 QueueSeries {
                     t: s.iter().map(|x| secs(x.0)).collect(),
                     packets: s.iter().map(|x| x.1).collect(),
@@ -386,40 +365,9 @@ impl RunResult {
             flows,
             links,
             agents: sim
-                .agents
+                .hooks
                 .iter()
-                .map(|a| match a {
-                    crate::agent::Agent::SnrGate(g) => crate::agent::AgentResult {
-                        kind: "snr_gate",
-                        node: node(g.node),
-                        closures: g.closures,
-                        closed_s: secs(g.closed_total),
-                        new_data_while_closed: g.new_data_while_closed,
-                        marked: 0,
-                        local_retransmits: 0,
-                        suppressed: 0,
-                    },
-                    crate::agent::Agent::Eln(e) => crate::agent::AgentResult {
-                        kind: "eln",
-                        node: node(e.node),
-                        closures: 0,
-                        closed_s: 0.0,
-                        new_data_while_closed: 0,
-                        marked: e.marked,
-                        local_retransmits: 0,
-                        suppressed: 0,
-                    },
-                    crate::agent::Agent::Snoop(sn) => crate::agent::AgentResult {
-                        kind: "snoop",
-                        node: node(sn.node),
-                        closures: 0,
-                        closed_s: 0.0,
-                        new_data_while_closed: 0,
-                        marked: 0,
-                        local_retransmits: sn.local_retransmits,
-                        suppressed: sn.suppressed,
-                    },
-                })
+                .map(|h| h.hook.result(&sim.nodes[h.node.idx()].name))
                 .collect(),
             series,
         }

@@ -2,8 +2,16 @@
 //! RFC 1122), SACK blocks (RFC 2018), timestamp echo, and the advertised window.
 
 use super::TcpConfig;
-use crate::engine::Time;
-use crate::packet::{flags, Ecn, SackBlock, TcpHeader, MAX_SACK_BLOCKS};
+use crate::engine::{Time, Timed};
+use crate::packet::{flags, Ecn, IpHeader, SackBlock, TcpHeader, MAX_SACK_BLOCKS};
+
+/// A receiver-side scheme that computes the window the receiver advertises (e.g. from a
+/// bandwidth estimate). It sees every arriving segment with its IP header.
+pub trait RwndPolicy {
+    fn on_segment(&mut self, now: Time, ip: &IpHeader, tcp: &TcpHeader);
+    /// The window to advertise, given the receive buffer (bytes).
+    fn window(&self, now: Time, buffer: u64) -> u64;
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct ReceiverStats {
@@ -56,6 +64,12 @@ pub struct TcpReceiver {
     /// The hold expired for this hole: later duplicates go out at once.
     dda_released: bool,
     pub dupacks_dropped: u64,
+    /// Router-written fields of the latest data segment, echoed in the next ACK.
+    rate_index: Option<f32>,
+    explicit_rate: Option<f64>,
+    /// ACKs owed: sent by [`TcpReceiver::poll_ack`].
+    acks_due: u32,
+    policy: Option<Box<dyn RwndPolicy>>,
     pub stats: ReceiverStats,
 }
 
@@ -84,8 +98,43 @@ impl TcpReceiver {
             dda_deadline: None,
             dda_released: false,
             dupacks_dropped: 0,
+            rate_index: None,
+            explicit_rate: None,
+            acks_due: 0,
+            policy: None,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Let `policy` compute the advertised window.
+    pub fn set_window_policy(&mut self, policy: Box<dyn RwndPolicy>) {
+        self.policy = Some(policy);
+    }
+
+    /// The next ACK owed, if any (call until None).
+    pub fn poll_ack(&mut self, now: Time) -> Option<TcpHeader> {
+        if self.acks_due == 0 {
+            return None;
+        }
+        self.acks_due -= 1;
+        Some(self.make_ack(now))
+    }
+
+    /// A segment arrived: what it delivered, with any ACK it calls for queued for
+    /// [`TcpReceiver::poll_ack`].
+    pub fn receive(&mut self, now: Time, ip: &IpHeader, h: &TcpHeader) -> RxOutcome {
+        if h.len > 0 {
+            self.rate_index = ip.rate_index;
+            self.explicit_rate = ip.explicit_rate;
+        }
+        if let Some(p) = &mut self.policy {
+            p.on_segment(now, ip, h);
+        }
+        let out = self.on_segment(now, h, ip.ecn);
+        if out.ack_now {
+            self.acks_due += 1;
+        }
+        out
     }
 
     pub fn delack_deadline(&self) -> Option<Time> {
@@ -121,8 +170,11 @@ impl TcpReceiver {
     /// Advertised window. The application reads in-order data at once, and out-of-order data
     /// lies inside [rcv_nxt, rcv_nxt + window), so the full buffer is offered: the right edge
     /// never moves left (RFC 9293 3.8.6.2.2), and duplicate ACKs keep an unchanged window.
-    pub fn advertised_window(&self) -> u64 {
-        self.window
+    pub fn advertised_window(&self, now: Time) -> u64 {
+        match &self.policy {
+            Some(p) => p.window(now, self.window),
+            None => self.window,
+        }
     }
 
     pub fn on_segment(&mut self, now: Time, h: &TcpHeader, ecn: Ecn) -> RxOutcome {
@@ -230,8 +282,10 @@ impl TcpReceiver {
             } else {
                 flags::ACK
             },
-            wnd: self.advertised_window(),
+            wnd: self.advertised_window(now),
             ecn_echo: echo,
+            rate_index_echo: self.rate_index,
+            explicit_rate_echo: self.explicit_rate,
             ..Default::default()
         };
         if self.timestamps {
@@ -285,6 +339,18 @@ impl TcpReceiver {
     }
 }
 
+impl Timed for TcpReceiver {
+    fn poll_timeout(&self) -> Option<Time> {
+        self.timer_deadline()
+    }
+
+    fn handle_timeout(&mut self, now: Time) -> bool {
+        let n = self.on_timer(now);
+        self.acks_due += n;
+        n > 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,7 +389,7 @@ mod tests {
         r.on_segment(2, &seg(4000), Ecn::NOT_ECT);
         assert_eq!(r.buffered(), 2000);
         assert_eq!(
-            r.advertised_window(),
+            r.advertised_window(0),
             64 * 1024,
             "the right edge does not move left"
         );

@@ -3,13 +3,13 @@
 //! reaction to congestion are delegated to the congestion-control scheme.
 
 use super::cc::{
-    AckInfo, Cc, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass, Reaction,
+    AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass, Reaction,
     RecoveryKind,
 };
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::TcpConfig;
-use crate::engine::Time;
+use crate::engine::{Time, Timed, SEC};
 use crate::packet::{flags, Ecn, TcpHeader};
 
 /// A segment the sender wants transmitted now.
@@ -19,6 +19,24 @@ pub struct Segment {
     pub len: u32,
     pub retx: bool,
     pub flags: u8,
+}
+
+/// A segment as it goes on the wire: the whole TCP header and the IP ECN codepoint, plus the
+/// sender's own note that it is a retransmission (statistics only, not on the wire).
+#[derive(Clone, Copy, Debug)]
+pub struct Outgoing {
+    pub tcp: TcpHeader,
+    pub ecn: Ecn,
+    pub retx: bool,
+}
+
+/// Spaces segments at the scheme's pacing rate: a segment may leave once the previous one's
+/// serialization at that rate has passed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pacer {
+    next_send: Time,
+    /// A segment the window allows is waiting for `next_send`.
+    blocked: bool,
 }
 
 /// A scheme's verdict on one loss: the segment it took as lost (the first unacknowledged
@@ -63,7 +81,8 @@ pub struct SenderStats {
 pub struct TcpSender {
     pub cfg: TcpConfig,
     pub st: CcState,
-    cc: Cc,
+    cc: Box<dyn CongestionControl>,
+    pacer: Pacer,
     recovery_kind: RecoveryKind,
     pub snd_una: u64,
     pub snd_nxt: u64,
@@ -107,7 +126,12 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(cfg: TcpConfig, cc: Cc, recovery_kind: RecoveryKind, now: Time) -> Self {
+    pub fn new(
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        recovery_kind: RecoveryKind,
+        now: Time,
+    ) -> Self {
         let mss = cfg.mss as u64;
         let st = CcState {
             cwnd: cfg.initial_cwnd as u64 * mss,
@@ -123,7 +147,7 @@ impl TcpSender {
         };
         let rwnd = cfg.rcv_window;
         let ecn_ok = cfg.ecn && !cfg.handshake;
-        let multilevel = cc.as_shared().multilevel_ecn();
+        let multilevel = cc.multilevel_ecn();
         let syn = cfg.handshake.then_some(SynState {
             due: true,
             sent_at: None,
@@ -133,6 +157,7 @@ impl TcpSender {
             cfg,
             st,
             cc,
+            pacer: Pacer::default(),
             recovery_kind,
             snd_una: 0,
             snd_nxt: 0,
@@ -182,7 +207,7 @@ impl TcpSender {
     }
 
     pub fn cc(&self) -> &dyn CongestionControl {
-        self.cc.as_shared()
+        &*self.cc
     }
 
     pub fn in_recovery(&self) -> bool {
@@ -201,10 +226,19 @@ impl TcpSender {
 
     /// The earliest of the retransmission and persist timers.
     pub fn timer_deadline(&self) -> Option<Time> {
-        match (self.rto_deadline, self.persist_deadline) {
+        let t = match (self.rto_deadline, self.persist_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        match self.pacing_release() {
+            Some(p) => Some(t.map_or(p, |t| t.min(p))),
+            None => t,
         }
+    }
+
+    /// When pacing holds back a segment the window would allow: the time it may leave.
+    fn pacing_release(&self) -> Option<Time> {
+        self.pacer.blocked.then_some(self.pacer.next_send)
     }
 
     /// A timer may have expired at `now`: run whichever is due.
@@ -281,8 +315,32 @@ impl TcpSender {
         self.syn.is_none()
     }
 
-    /// Next segment to transmit now, if any. Call repeatedly until it returns None.
-    pub fn poll_transmit(&mut self, now: Time) -> Option<Segment> {
+    /// Next segment to transmit now, with its whole header, if any. Call repeatedly until it
+    /// returns None.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Outgoing> {
+        let seg = self.next_segment(now)?;
+        // RFC 3168 6.1.5: retransmissions (and pure ACKs, probes, SYNs) are not ECN-capable.
+        let ecn = if !seg.retx && seg.len > 0 {
+            self.ect_codepoint()
+        } else {
+            Ecn::NOT_ECT
+        };
+        Some(Outgoing {
+            tcp: TcpHeader {
+                seq: seg.seq,
+                len: seg.len,
+                flags: seg.flags | flags::ACK,
+                wnd: self.cfg.rcv_window,
+                ts_val: if self.cfg.timestamps { now } else { 0 },
+                ..Default::default()
+            },
+            ecn,
+            retx: seg.retx,
+        })
+    }
+
+    /// Next segment to transmit now, if any (sequence space only).
+    pub fn next_segment(&mut self, now: Time) -> Option<Segment> {
         if let Some(syn) = &mut self.syn {
             // Only the SYN goes out until the SYN-ACK arrives.
             if !syn.due || self.app_end == 0 {
@@ -344,6 +402,15 @@ impl TcpSender {
         if self.snd_nxt + len > self.snd_una + wnd {
             return None;
         }
+        if let Some(rate) = self.cc.pacing_rate(&self.st) {
+            self.pacer.blocked = now < self.pacer.next_send;
+            if self.pacer.blocked {
+                return None;
+            }
+            let bits = (len + self.cfg.header as u64) as f64 * 8.0;
+            let gap = (bits / rate.max(1.0) * SEC as f64).ceil() as Time;
+            self.pacer.next_send = now.max(self.pacer.next_send) + gap;
+        }
         let seq = self.snd_nxt;
         // Below snd_max after a timeout's go-back-N: the segment is sent again.
         let retx = seq < self.snd_max;
@@ -391,7 +458,7 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             self.arm_rto(now);
         }
-        self.cc.as_dyn().on_sent(now, len as u64, &mut self.st);
+        self.cc.on_sent(now, len as u64, &mut self.st);
         Segment {
             seq,
             len,
@@ -407,7 +474,7 @@ impl TcpSender {
             in_flight: self.in_flight(),
             min_rtt: self.rtt.min_rtt,
         };
-        let r = self.cc.as_dyn().on_congestion(&ev, &self.st);
+        let r = self.cc.on_congestion(&ev, &self.st);
         if let Some(class) = r.verdict {
             self.decisions.push(LossDecision {
                 seq: self.snd_una,
@@ -435,7 +502,7 @@ impl TcpSender {
             }
             return;
         }
-        self.cc.as_dyn().on_feedback(now, h.ecn_echo);
+        self.cc.on_feedback(now, h.ecn_echo);
         // A window update is not a duplicate ACK (RFC 5681 2, condition (e)).
         let window_changed = h.wnd != self.rwnd;
         self.rwnd = h.wnd;
@@ -446,6 +513,8 @@ impl TcpSender {
             ece: h.has(flags::ECE),
             ecn_echo: h.ecn_echo,
             eln: h.has(flags::ELN),
+            rate_index: h.rate_index_echo,
+            explicit_rate: h.explicit_rate_echo,
             ..Default::default()
         };
 
@@ -524,7 +593,7 @@ impl TcpSender {
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
-        self.cc.as_dyn().on_ack(&info, &mut self.st);
+        self.cc.on_ack(&info, &mut self.st);
         // After the scheme's growth step, so the reduced window is what the ACK leaves.
         if info.ece && self.ecn_ok && !self.multilevel {
             self.on_ece(now);
@@ -609,7 +678,7 @@ impl TcpSender {
             // RFC 5681 3.2 step 6: deflate to ssthresh.
             RecoveryKind::Reno => self.st.ssthresh,
         };
-        self.cc.as_dyn().on_recovery_exit(now, &mut self.st);
+        self.cc.on_recovery_exit(now, &mut self.st);
     }
 
     /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
@@ -665,6 +734,20 @@ impl TcpSender {
     }
 }
 
+impl Timed for TcpSender {
+    fn poll_timeout(&self) -> Option<Time> {
+        self.timer_deadline()
+    }
+
+    fn handle_timeout(&mut self, now: Time) -> bool {
+        let due = self.timer_deadline().is_some_and(|d| d <= now);
+        if due {
+            self.on_timer(now);
+        }
+        due
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,7 +771,7 @@ mod tests {
     }
 
     fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
-        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+        std::iter::from_fn(|| s.next_segment(now)).collect()
     }
 
     #[test]
@@ -723,12 +806,12 @@ mod tests {
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.st.ssthresh, 5_000);
         assert_eq!(s.st.cwnd, 8_000);
-        let r = s.poll_transmit(10 * MS).unwrap();
+        let r = s.next_segment(10 * MS).unwrap();
         assert_eq!((r.seq, r.retx), (0, true));
         // Partial ACK up to 3000 (a second hole at 3000): retransmit it, stay in recovery.
         s.on_ack(20 * MS, &ack(3000));
         assert!(s.in_recovery());
-        let r = s.poll_transmit(20 * MS).unwrap();
+        let r = s.next_segment(20 * MS).unwrap();
         assert_eq!((r.seq, r.retx), (3000, true));
         assert_eq!(s.st.cwnd, 8_000 - 3_000 + 1_000);
         // Full ACK: leave recovery with cwnd <= ssthresh.
@@ -749,7 +832,7 @@ mod tests {
         for _ in 0..3 {
             s.on_ack(1, &ack(0));
         }
-        s.poll_transmit(1);
+        s.next_segment(1);
         let before = s.st.cwnd;
         s.on_ack(2, &ack(0));
         assert_eq!(s.st.cwnd, before + 1000);
@@ -965,11 +1048,11 @@ mod tests {
         assert_eq!(s.stats.eln_retransmits, 1);
         assert_eq!(s.stats.fast_retransmits, 0);
         assert_eq!(s.st.ssthresh, 1 << 30, "no reduction");
-        let r = s.poll_transmit(10 * MS).unwrap();
+        let r = s.next_segment(10 * MS).unwrap();
         assert_eq!((r.seq, r.retx), (0, true));
         // A partial ACK repairs the next hole; the full ACK restores the window.
         s.on_ack(20 * MS, &ack(3000));
-        assert_eq!(s.poll_transmit(20 * MS).unwrap().seq, 3000);
+        assert_eq!(s.next_segment(20 * MS).unwrap().seq, 3000);
         s.on_ack(30 * MS, &ack(10_000));
         assert!(!s.in_recovery());
         assert_eq!(s.st.cwnd, 10_000, "window intact");

@@ -1,26 +1,36 @@
-//! Static shortest-path routing by hop count. Ties go to the outgoing channel of the
-//! lowest-numbered link, so routes never depend on chance.
+//! Static shortest-path routing by hop count. Routes are computed over adjacencies (device,
+//! from node, to node): a point-to-point device has one, a device on a shared medium one per
+//! neighbour it can reach. Ties go to the lowest-numbered adjacency, so routes never depend on
+//! chance.
 
-use crate::ids::{ChanId, NodeId};
+use crate::ids::{DevId, NodeId};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
 
+/// One way a node can reach a neighbour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Adjacency {
+    pub dev: DevId,
+    pub from: NodeId,
+    pub to: NodeId,
+}
+
 pub struct Routes {
     n: usize,
-    /// next[node * n + dst] = outgoing channel toward dst.
+    adj: Vec<Adjacency>,
+    /// next[node * n + dst] = adjacency toward dst.
     next: Vec<u32>,
 }
 
 impl Routes {
-    /// `chans[c] = (from, to)` for every channel; `dsts` are the nodes routes are needed to.
-    pub fn compute(n: usize, chans: &[(NodeId, NodeId)], dsts: &[NodeId]) -> Routes {
+    /// Routes toward each of `dsts` over `adj`.
+    pub fn compute(n: usize, adj: Vec<Adjacency>, dsts: &[NodeId]) -> Routes {
         let mut next = vec![NONE; n * n];
-        // Incoming channels per node, for the reverse BFS from each destination.
+        // Incoming adjacencies per node, for the reverse BFS from each destination.
         let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (c, (from, to)) in chans.iter().enumerate() {
-            let _ = from;
-            incoming[to.idx()].push(c);
+        for (k, a) in adj.iter().enumerate() {
+            incoming[a.to.idx()].push(k);
         }
         let mut dist = vec![u32::MAX; n];
         let mut queue = VecDeque::new();
@@ -30,46 +40,46 @@ impl Routes {
             queue.clear();
             queue.push_back(d.idx());
             while let Some(v) = queue.pop_front() {
-                for &c in &incoming[v] {
-                    let u = chans[c].0.idx();
+                for &k in &incoming[v] {
+                    let u = adj[k].from.idx();
                     if dist[u] == u32::MAX {
                         dist[u] = dist[v] + 1;
                         queue.push_back(u);
                     }
                 }
             }
-            // For each node, the lowest-numbered channel leading one hop closer.
-            for (c, (from, to)) in chans.iter().enumerate() {
-                let (u, v) = (from.idx(), to.idx());
+            // For each node, the lowest-numbered adjacency leading one hop closer.
+            for (k, a) in adj.iter().enumerate() {
+                let (u, v) = (a.from.idx(), a.to.idx());
                 if dist[u] != u32::MAX && dist[v] != u32::MAX && dist[v] + 1 == dist[u] {
                     let slot = &mut next[u * n + d.idx()];
                     if *slot == NONE {
-                        *slot = c as u32;
+                        *slot = k as u32;
                     }
                 }
             }
         }
-        Routes { n, next }
+        Routes { n, adj, next }
     }
 
-    pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<ChanId> {
-        let c = self.next[at.idx() * self.n + dst.idx()];
-        (c != NONE).then_some(ChanId(c))
+    /// The device to send on and the next-hop node, from `at` toward `dst`.
+    #[inline]
+    pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<(DevId, NodeId)> {
+        let k = self.next[at.idx() * self.n + dst.idx()];
+        (k != NONE).then(|| {
+            let a = self.adj[k as usize];
+            (a.dev, a.to)
+        })
     }
 
-    /// Follow routes from src to dst; None if unreachable.
-    pub fn path(
-        &self,
-        src: NodeId,
-        dst: NodeId,
-        chans: &[(NodeId, NodeId)],
-    ) -> Option<Vec<ChanId>> {
+    /// The devices along the route from src to dst; None if unreachable.
+    pub fn path(&self, src: NodeId, dst: NodeId) -> Option<Vec<DevId>> {
         let mut at = src;
         let mut out = vec![];
         while at != dst {
-            let c = self.next_hop(at, dst)?;
-            out.push(c);
-            at = chans[c.idx()].1;
+            let (d, to) = self.next_hop(at, dst)?;
+            out.push(d);
+            at = to;
             if out.len() > self.n {
                 return None;
             }
@@ -82,30 +92,70 @@ impl Routes {
 mod tests {
     use super::*;
 
-    fn duplex(links: &[(u32, u32)]) -> Vec<(NodeId, NodeId)> {
+    fn duplex(links: &[(u32, u32)]) -> Vec<Adjacency> {
         links
             .iter()
-            .flat_map(|&(a, b)| [(NodeId(a), NodeId(b)), (NodeId(b), NodeId(a))])
+            .flat_map(|&(a, b)| [(a, b), (b, a)])
+            .enumerate()
+            .map(|(k, (a, b))| Adjacency {
+                dev: DevId(k as u32),
+                from: NodeId(a),
+                to: NodeId(b),
+            })
             .collect()
     }
 
     #[test]
     fn dumbbell_routes() {
         // S0 - R2 - R3 - D1
-        let chans = duplex(&[(0, 2), (2, 3), (3, 1)]);
-        let r = Routes::compute(4, &chans, &[NodeId(0), NodeId(1)]);
-        let p = r.path(NodeId(0), NodeId(1), &chans).unwrap();
-        assert_eq!(p, vec![ChanId(0), ChanId(2), ChanId(4)]);
-        let back = r.path(NodeId(1), NodeId(0), &chans).unwrap();
-        assert_eq!(back, vec![ChanId(5), ChanId(3), ChanId(1)]);
+        let r = Routes::compute(
+            4,
+            duplex(&[(0, 2), (2, 3), (3, 1)]),
+            &[NodeId(0), NodeId(1)],
+        );
+        let p = r.path(NodeId(0), NodeId(1)).unwrap();
+        assert_eq!(p, vec![DevId(0), DevId(2), DevId(4)]);
+        let back = r.path(NodeId(1), NodeId(0)).unwrap();
+        assert_eq!(back, vec![DevId(5), DevId(3), DevId(1)]);
+        assert_eq!(
+            r.next_hop(NodeId(2), NodeId(1)),
+            Some((DevId(2), NodeId(3)))
+        );
     }
 
     #[test]
-    fn ties_go_to_lowest_link_and_unreachable_is_none() {
+    fn ties_go_to_lowest_adjacency_and_unreachable_is_none() {
         // Square 0-1-3 and 0-2-3: two equal paths; node 4 isolated.
-        let chans = duplex(&[(0, 2), (0, 1), (2, 3), (1, 3)]);
-        let r = Routes::compute(5, &chans, &[NodeId(3), NodeId(4)]);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(3)), Some(ChanId(0)));
-        assert_eq!(r.path(NodeId(0), NodeId(4), &chans), None);
+        let adj = duplex(&[(0, 2), (0, 1), (2, 3), (1, 3)]);
+        let r = Routes::compute(5, adj, &[NodeId(3), NodeId(4)]);
+        assert_eq!(
+            r.next_hop(NodeId(0), NodeId(3)),
+            Some((DevId(0), NodeId(2)))
+        );
+        assert_eq!(r.path(NodeId(0), NodeId(4)), None);
+    }
+
+    #[test]
+    fn a_shared_medium_device_reaches_several_neighbours() {
+        // Node 0's one radio (device 0) hears nodes 1 and 2; node 2 reaches 3 over device 5.
+        let a = |d, f, t| Adjacency {
+            dev: DevId(d),
+            from: NodeId(f),
+            to: NodeId(t),
+        };
+        let adj = vec![
+            a(0, 0, 1),
+            a(0, 0, 2),
+            a(1, 1, 0),
+            a(2, 2, 0),
+            a(5, 2, 3),
+            a(6, 3, 2),
+        ];
+        let r = Routes::compute(4, adj, &[NodeId(3)]);
+        assert_eq!(
+            r.next_hop(NodeId(0), NodeId(3)),
+            Some((DevId(0), NodeId(2)))
+        );
+        assert_eq!(r.path(NodeId(0), NodeId(3)), Some(vec![DevId(0), DevId(5)]));
     }
 }

@@ -2,8 +2,8 @@
 //! to congestion signals; loss recovery (which segments to retransmit, window inflation during
 //! fast recovery) is shared and lives in the sender.
 //!
-//! Adding a scheme: one file here implementing [`CongestionControl`], one variant in [`Cc`],
-//! one entry in [`SCHEMES`].
+//! Adding a scheme: one file here implementing [`CongestionControl`] and one entry in
+//! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod cubic;
 pub mod mecn;
@@ -166,6 +166,14 @@ pub trait CongestionControl {
     fn mark_reductions(&self) -> u64 {
         0
     }
+    /// Scheme-specific figures, each reported as an extra column of the flow's result row
+    /// (`<name>` as given; use the scheme's name as a prefix, e.g. `bbr_state_changes`).
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Pacing rate in bits/s for schemes that pace their sending (None: window-limited
+    /// bursts, as classic TCP).
+    fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
+        None
+    }
 }
 
 /// A scheme's parameters from the scenario (`cc_params`), read with defaults; keys nobody
@@ -214,43 +222,6 @@ pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
     (in_flight / 2).max(2 * mss)
 }
 
-/// Enum dispatch over the schemes.
-pub enum Cc {
-    NewReno(NewReno),
-    Westwood(Westwood),
-    Vegas(Vegas),
-    Veno(Veno),
-    Cubic(Cubic),
-    Mecn(Mecn),
-    Wmecn(Wmecn),
-}
-
-impl Cc {
-    pub fn as_dyn(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            Cc::NewReno(c) => c,
-            Cc::Westwood(c) => c,
-            Cc::Vegas(c) => c,
-            Cc::Veno(c) => c,
-            Cc::Cubic(c) => c,
-            Cc::Mecn(c) => c,
-            Cc::Wmecn(c) => c,
-        }
-    }
-
-    pub fn as_shared(&self) -> &dyn CongestionControl {
-        match self {
-            Cc::NewReno(c) => c,
-            Cc::Westwood(c) => c,
-            Cc::Vegas(c) => c,
-            Cc::Veno(c) => c,
-            Cc::Cubic(c) => c,
-            Cc::Mecn(c) => c,
-            Cc::Wmecn(c) => c,
-        }
-    }
-}
-
 /// Loss recovery used with a scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecoveryKind {
@@ -262,52 +233,89 @@ pub enum RecoveryKind {
     Sack,
 }
 
+/// A registered scheme: its name in scenarios, a one-line description, the loss recovery it
+/// uses unless `tcp.sack` asks for SACK, and its constructor (parameters read through
+/// [`Params`], so unknown keys are reported).
 pub struct SchemeInfo {
     pub name: &'static str,
     pub description: &'static str,
+    pub recovery: RecoveryKind,
+    pub build: Constructor,
 }
 
+/// Builds a scheme from its parameters; errors are (parameter, message).
+pub type Constructor = fn(&mut Params) -> Result<Box<dyn CongestionControl>, (String, String)>;
+
+fn boxed<C: CongestionControl + 'static>(
+    c: C,
+) -> Result<Box<dyn CongestionControl>, (String, String)> {
+    Ok(Box::new(c))
+}
+
+/// The scheme registry: adding a scheme is one file plus one entry here.
 pub const SCHEMES: &[SchemeInfo] = &[
     SchemeInfo {
         name: "reno",
         description:
             "TCP Reno: RFC 5681 congestion control and fast recovery (no partial-ACK handling)",
+        // Reno shares NewReno's window rules; only its recovery differs.
+        recovery: RecoveryKind::Reno,
+        build: |_| boxed(NewReno),
     },
     SchemeInfo {
         name: "newreno",
         description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
+        recovery: RecoveryKind::NewReno,
+        build: |_| boxed(NewReno),
     },
     SchemeInfo {
         name: "sack",
         description: "TCP SACK: NewReno window rules with RFC 2018 SACK blocks and RFC 6675 loss recovery",
+        recovery: RecoveryKind::Sack,
+        build: |_| boxed(NewReno),
     },
     SchemeInfo {
         name: "westwood",
         description: "TCP Westwood (Casetti et al. 2002): per-ACK filtered bandwidth estimate sets ssthresh = BWE x RTTmin after loss",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Westwood::new(false, p)?),
     },
     SchemeInfo {
         name: "westwood+",
         description: "TCP Westwood+ (Grieco & Mascolo 2004): per-RTT bandwidth samples, ssthresh = BWE x RTTmin after loss",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Westwood::new(true, p)?),
     },
     SchemeInfo {
         name: "vegas",
         description: "TCP Vegas (Brakmo & Peterson 1995): keeps alpha..beta segments queued from expected vs actual rate",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Vegas::new(p)?),
     },
     SchemeInfo {
         name: "veno",
         description: "TCP Veno (Fu & Liew 2003): backlog N < beta marks a loss random (cwnd x 4/5) instead of congestive (x 1/2)",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Veno::new(p)?),
     },
     SchemeInfo {
         name: "cubic",
         description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Cubic::new(p)?),
     },
     SchemeInfo {
         name: "mecn",
         description: "MECN-TCP (Durresi et al. 2001): Reno cutting cwnd by beta1 on '10' marks, beta2 on '11' marks (once per RTT), by half on a drop; needs a mecn queue",
+        // Built as a modification of ns-2's Reno agent.
+        recovery: RecoveryKind::Reno,
+        build: |p| boxed(Mecn::new(p)?),
     },
     SchemeInfo {
         name: "wmecn",
         description: "Wireless MECN (seed paper 000): the sum of the last 10 multi-level ECN feedbacks decides whether a loss is wireless (no cut) or congestion (x0.8/0.6/0.5); needs a wmecn queue",
+        recovery: RecoveryKind::Reno,
+        build: |p| boxed(Wmecn::new(p)?),
     },
 ];
 
@@ -315,40 +323,50 @@ pub const SCHEMES: &[SchemeInfo] = &[
 pub fn build(
     name: &str,
     params: &BTreeMap<String, f64>,
-) -> Result<(Cc, RecoveryKind), (String, String)> {
-    let mut p = Params::new(params);
-    let built = match name {
-        // Reno shares NewReno's window rules; only its recovery differs.
-        "reno" => (Cc::NewReno(NewReno), RecoveryKind::Reno),
-        "newreno" => (Cc::NewReno(NewReno), RecoveryKind::NewReno),
-        "sack" => (Cc::NewReno(NewReno), RecoveryKind::Sack),
-        "westwood" => (
-            Cc::Westwood(Westwood::new(false, &mut p)?),
-            RecoveryKind::NewReno,
-        ),
-        "westwood+" => (
-            Cc::Westwood(Westwood::new(true, &mut p)?),
-            RecoveryKind::NewReno,
-        ),
-        "vegas" => (Cc::Vegas(Vegas::new(&mut p)?), RecoveryKind::NewReno),
-        "veno" => (Cc::Veno(Veno::new(&mut p)?), RecoveryKind::NewReno),
-        "cubic" => (Cc::Cubic(Cubic::new(&mut p)?), RecoveryKind::NewReno),
-        // Both were built as modifications of ns-2's Reno agent.
-        "mecn" => (Cc::Mecn(Mecn::new(&mut p)?), RecoveryKind::Reno),
-        "wmecn" => (Cc::Wmecn(Wmecn::new(&mut p)?), RecoveryKind::Reno),
-        _ => {
-            let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
-            return Err((
-                String::new(),
-                crate::util::unknown_name("scheme", name, &names),
-            ));
-        }
+) -> Result<(Box<dyn CongestionControl>, RecoveryKind), (String, String)> {
+    let Some(info) = SCHEMES.iter().find(|s| s.name == name) else {
+        let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
+        return Err((
+            String::new(),
+            crate::util::unknown_name("scheme", name, &names),
+        ));
     };
+    let mut p = Params::new(params);
+    let cc = (info.build)(&mut p)?;
     p.finish(name)?;
-    Ok(built)
+    Ok((cc, info.recovery))
 }
 
 /// Build a scheme with default parameters (tests, examples).
-pub fn build_default(name: &str) -> (Cc, RecoveryKind) {
+pub fn build_default(name: &str) -> (Box<dyn CongestionControl>, RecoveryKind) {
     build(name, &BTreeMap::new()).unwrap_or_else(|(_, m)| panic!("{m}"))
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn every_scheme_builds_with_defaults_and_names_are_unique() {
+        for (i, s) in SCHEMES.iter().enumerate() {
+            let (_, rec) = build_default(s.name);
+            assert_eq!(rec, s.recovery);
+            assert!(
+                SCHEMES[..i].iter().all(|o| o.name != s.name),
+                "{} twice",
+                s.name
+            );
+            assert!(!s.description.is_empty());
+        }
+    }
+
+    #[test]
+    fn unknown_scheme_and_parameter_are_reported() {
+        let e = build("nwereno", &BTreeMap::new()).err().unwrap();
+        assert!(e.1.contains("did you mean 'newreno'"), "{}", e.1);
+        let mut p = BTreeMap::new();
+        p.insert("bogus".to_string(), 1.0);
+        let e = build("vegas", &p).err().unwrap();
+        assert_eq!(e.0, "bogus");
+    }
 }

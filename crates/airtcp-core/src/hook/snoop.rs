@@ -3,14 +3,18 @@
 //! wireless link, retransmits them locally on a duplicate ACK or when its local timer expires,
 //! and keeps the duplicate ACKs it handled from reaching the sender.
 
+use super::{Hook, HookAction, HookCtx, HookResult, Points, Verdict};
+use crate::device::DeviceView;
 use crate::engine::Time;
 use crate::ids::{FlowId, NodeId};
-use crate::packet::Packet;
+use crate::packet::{flags, DropCause, Proto, Wire};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug)]
 struct Cached {
-    pkt: Packet,
+    pkt: Wire,
+    /// The sender marked this copy a retransmission.
+    sender_retx: bool,
     /// Last time this segment went out on the wireless link.
     sent: Time,
     local_retx: bool,
@@ -29,7 +33,7 @@ struct FlowState {
     last_progress: Time,
 }
 
-pub struct SnoopAgent {
+pub struct Snoop {
     pub node: NodeId,
     flows: BTreeMap<FlowId, FlowState>,
     /// Floor of the local retransmission timeout.
@@ -43,12 +47,12 @@ pub struct SnoopAgent {
 pub enum AckAction {
     Forward,
     /// Swallow the ACK; retransmit this cached segment locally first, if given.
-    Suppress(Option<Packet>),
+    Suppress(Option<Wire>),
 }
 
-impl SnoopAgent {
+impl Snoop {
     pub fn new(node: NodeId, min_rto: Time) -> Self {
-        SnoopAgent {
+        Snoop {
             node,
             flows: BTreeMap::new(),
             min_rto,
@@ -58,7 +62,7 @@ impl SnoopAgent {
     }
 
     /// A data segment is forwarded onto the wireless link at `now`.
-    pub fn on_data(&mut self, now: Time, pkt: &Packet) {
+    pub fn on_data(&mut self, now: Time, pkt: &Wire, sender_retx: bool) {
         let st = self.flows.entry(pkt.flow).or_default();
         if pkt.tcp.seq < st.last_ack {
             return; // already acknowledged by the mobile host
@@ -71,6 +75,7 @@ impl SnoopAgent {
             pkt.tcp.seq,
             Cached {
                 pkt: *pkt,
+                sender_retx,
                 sent: now,
                 local_retx: false,
             },
@@ -91,7 +96,7 @@ impl SnoopAgent {
                 }
                 // Karn's rule, locally: a copy resent by us or by the sender may be one the
                 // mobile host already held, so its ACK times nothing.
-                if !c.local_retx && !c.pkt.tcp.retx {
+                if !c.local_retx && !c.sender_retx {
                     sample = Some(now.saturating_sub(c.sent));
                 }
                 st.cache.pop_first();
@@ -112,7 +117,7 @@ impl SnoopAgent {
         let Some(c) = st.cache.get_mut(&ack) else {
             return AckAction::Forward; // not cached: the sender must repair it
         };
-        if c.pkt.tcp.retx && !c.local_retx {
+        if c.sender_retx && !c.local_retx {
             // The sender is already repairing this segment (it was lost before the base
             // station); duplicates sent before its retransmission arrived belong to the
             // sender's recovery.
@@ -148,7 +153,7 @@ impl SnoopAgent {
     /// segment the mobile host waits for (at its cumulative ACK) is resent, and only if it is
     /// cached: a hole that opened before the base station (a congestion loss upstream) is the
     /// sender's to repair, and resending later segments would only cause duplicate ACKs.
-    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<HookAction>) {
         let min_rto = self.min_rto;
         for st in self.flows.values_mut() {
             let rto = Self::rto(min_rto, st);
@@ -159,7 +164,10 @@ impl SnoopAgent {
                     c.sent = now;
                     st.cache.insert(c.pkt.tcp.seq, c);
                     st.last_progress = now;
-                    out.push(c.pkt);
+                    out.push(HookAction::Send {
+                        pkt: c.pkt,
+                        front: true,
+                    });
                     self.local_retransmits += 1;
                 }
             }
@@ -176,14 +184,76 @@ impl SnoopAgent {
     }
 }
 
+impl Hook for Snoop {
+    fn kind(&self) -> &'static str {
+        "snoop"
+    }
+
+    fn points(&self) -> Points {
+        Points {
+            forward: true,
+            ..Default::default()
+        }
+    }
+
+    fn forward(
+        &mut self,
+        ctx: &mut HookCtx,
+        pkt: &mut Wire,
+        out: &DeviceView,
+        sender_retx: bool,
+    ) -> Verdict {
+        if pkt.proto != Proto::Tcp || pkt.tcp.has(flags::SYN) {
+            return Verdict::Accept;
+        }
+        if pkt.tcp.len > 0 {
+            // Cache only what goes out on a wireless link.
+            if out.wireless {
+                self.on_data(ctx.now, pkt, sender_retx);
+            }
+            return Verdict::Accept;
+        }
+        match self.on_ack(ctx.now, pkt.flow, pkt.tcp.ack) {
+            AckAction::Forward => Verdict::Accept,
+            AckAction::Suppress(resend) => {
+                if let Some(p) = resend {
+                    ctx.actions.push(HookAction::Send {
+                        pkt: p,
+                        front: true,
+                    });
+                }
+                Verdict::Drop(DropCause::Suppressed)
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.next_deadline()
+    }
+
+    fn handle_timeout(&mut self, ctx: &mut HookCtx) {
+        self.on_timer(ctx.now, ctx.actions);
+    }
+
+    fn result(&self, node: &str) -> HookResult {
+        HookResult {
+            kind: "snoop",
+            node: node.to_string(),
+            local_retransmits: self.local_retransmits,
+            suppressed: self.suppressed,
+            ..Default::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::MS;
-    use crate::packet::{IpHeader, Proto, TcpHeader};
+    use crate::packet::{IpHeader, TcpHeader};
 
-    fn seg(seq: u64) -> Packet {
-        Packet {
+    fn seg(seq: u64) -> Wire {
+        Wire {
             flow: FlowId(0),
             src: NodeId(0),
             dst: NodeId(2),
@@ -196,16 +266,14 @@ mod tests {
                 ..Default::default()
             },
             udp_seq: 0,
-            created: 0,
-            link_tries: 0,
         }
     }
 
     #[test]
     fn local_retransmit_on_first_dupack_and_suppression() {
-        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
         for i in 0..5 {
-            s.on_data(i * MS, &seg(i * 1000));
+            s.on_data(i * MS, &seg(i * 1000), false);
         }
         assert!(matches!(
             s.on_ack(10 * MS, FlowId(0), 1000),
@@ -238,9 +306,9 @@ mod tests {
 
     #[test]
     fn uncached_dupack_is_forwarded_and_timer_retransmits() {
-        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
         assert!(matches!(s.on_ack(0, FlowId(0), 0), AckAction::Forward));
-        s.on_data(0, &seg(0));
+        s.on_data(0, &seg(0), false);
         assert_eq!(s.next_deadline(), Some(20 * MS));
         let mut out = vec![];
         s.on_timer(10 * MS, &mut out);
@@ -252,13 +320,12 @@ mod tests {
 
     #[test]
     fn dupacks_for_a_sender_retransmission_are_forwarded() {
-        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
-        s.on_data(0, &seg(0));
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
+        s.on_data(0, &seg(0), false);
         s.on_ack(5 * MS, FlowId(0), 1000);
-        s.on_data(6 * MS, &seg(2000));
-        let mut r = seg(1000);
-        r.tcp.retx = true;
-        s.on_data(100 * MS, &r);
+        s.on_data(6 * MS, &seg(2000), false);
+        let r = seg(1000);
+        s.on_data(100 * MS, &r, true);
         // A duplicate the mobile sent before the retransmission reached it.
         assert!(matches!(
             s.on_ack(101 * MS, FlowId(0), 1000),
@@ -269,12 +336,12 @@ mod tests {
 
     #[test]
     fn upstream_hole_is_left_to_the_sender() {
-        let mut s = SnoopAgent::new(NodeId(1), 20 * MS);
-        s.on_data(0, &seg(0));
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
+        s.on_data(0, &seg(0), false);
         s.on_ack(5 * MS, FlowId(0), 1000);
         // Segment 1000 was lost before the base station: 2000 and 3000 arrive and are cached.
-        s.on_data(6 * MS, &seg(2000));
-        s.on_data(7 * MS, &seg(3000));
+        s.on_data(6 * MS, &seg(2000), false);
+        s.on_data(7 * MS, &seg(3000), false);
         assert!(matches!(
             s.on_ack(10 * MS, FlowId(0), 1000),
             AckAction::Forward
@@ -284,7 +351,7 @@ mod tests {
         s.on_timer(500 * MS, &mut out);
         assert!(out.is_empty());
         // The sender's retransmission passes: now the timer covers it.
-        s.on_data(600 * MS, &seg(1000));
+        s.on_data(600 * MS, &seg(1000), false);
         assert_eq!(s.next_deadline(), Some(600 * MS + 20 * MS));
     }
 }

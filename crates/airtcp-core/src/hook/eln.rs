@@ -3,10 +3,12 @@
 //! a duplicate ACK for such a segment passes back toward the sender, the agent sets the ELN bit
 //! on it, and the sender retransmits without treating the loss as congestion.
 
-use crate::ids::{FlowId, NodeId};
-use crate::packet::{flags, TcpHeader};
+use super::{Hook, HookCtx, HookResult, Points, Verdict};
+use crate::device::DeviceView;
+use crate::ids::{DevId, FlowId, NodeId};
+use crate::packet::{flags, DropCause, Proto, TcpHeader, Wire};
 
-pub struct ElnAgent {
+pub struct Eln {
     pub node: NodeId,
     /// Segments (flow, sequence number) lost to channel errors on this node's links and not
     /// yet acknowledged.
@@ -14,9 +16,9 @@ pub struct ElnAgent {
     pub marked: u64,
 }
 
-impl ElnAgent {
+impl Eln {
     pub fn new(node: NodeId) -> Self {
-        ElnAgent {
+        Eln {
             node,
             lost: Vec::new(),
             marked: 0,
@@ -41,13 +43,54 @@ impl ElnAgent {
     }
 }
 
+impl Hook for Eln {
+    fn kind(&self) -> &'static str {
+        "eln"
+    }
+
+    fn points(&self) -> Points {
+        Points {
+            forward: true,
+            ..Default::default()
+        }
+    }
+
+    fn forward(
+        &mut self,
+        _ctx: &mut HookCtx,
+        pkt: &mut Wire,
+        _out: &DeviceView,
+        _sender_retx: bool,
+    ) -> Verdict {
+        if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
+            self.on_ack(pkt.flow, &mut pkt.tcp);
+        }
+        Verdict::Accept
+    }
+
+    fn on_device_loss(&mut self, _ctx: &mut HookCtx, _dev: DevId, pkt: &Wire, cause: DropCause) {
+        if cause == DropCause::ChannelError && pkt.proto == Proto::Tcp && pkt.tcp.len > 0 {
+            self.on_channel_loss(pkt.flow, pkt.tcp.seq);
+        }
+    }
+
+    fn result(&self, node: &str) -> HookResult {
+        HookResult {
+            kind: "eln",
+            node: node.to_string(),
+            marked: self.marked,
+            ..Default::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn marks_acks_for_channel_losses_only() {
-        let mut a = ElnAgent::new(NodeId(1));
+        let mut a = Eln::new(NodeId(1));
         a.on_channel_loss(FlowId(0), 3000);
         let mut dup = TcpHeader {
             ack: 3000,

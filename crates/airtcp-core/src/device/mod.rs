@@ -1,0 +1,101 @@
+//! Devices: a node's attachment to a link or a medium. A device takes packets for a next-hop
+//! node (`enqueue`), runs its own transmitter or MAC on its own events and timers, keeps its
+//! counters, and reports what left the network (received by a node, or dropped with a cause)
+//! through [`DevOut`]. Point-to-point ([`p2p::P2p`]) is the first device; shared-medium MACs
+//! are further implementations of [`Device`].
+
+pub mod p2p;
+
+pub use p2p::{Arq, P2p};
+
+use crate::engine::{Scheduler, Time};
+use crate::ids::{DevId, NodeId, PacketId};
+use crate::link::SnrSeries;
+use crate::packet::{DropCause, PacketPool};
+use crate::sim::Ev;
+use crate::stats::LinkResult;
+
+/// Events a device schedules for itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevEv {
+    /// The transmitter finished sending its current frame.
+    TxDone,
+    /// A frame reached the receiving end of the medium.
+    Arrive(PacketId),
+    /// A frame the link layer must send again (its link ACK did not come).
+    Retry(PacketId),
+    /// A device-defined timer (MAC slots, backoff, ...).
+    Timer(u32),
+}
+
+/// What a device hands back to the node layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevOut {
+    /// The packet left the network here, for this cause. The device counted it already.
+    Drop(PacketId, DropCause),
+    /// `node` received the packet.
+    Receive(NodeId, PacketId),
+}
+
+/// What a device may touch while it handles a call: the clock, the event heap (its own events
+/// only, through [`DevCtx::at`]), the packet arena and the channel's SNR series.
+pub struct DevCtx<'a> {
+    pub now: Time,
+    pub sched: &'a mut Scheduler<Ev>,
+    pub pool: &'a mut PacketPool,
+    pub snr: &'a [SnrSeries],
+    pub out: &'a mut Vec<DevOut>,
+    /// Frames put on the medium (each transmission of a packet over one hop).
+    pub packet_hops: &'a mut u64,
+}
+
+impl DevCtx<'_> {
+    /// Schedule `ev` for device `dev` at `at`.
+    pub fn at(&mut self, at: Time, dev: DevId, ev: DevEv) {
+        self.sched.at(at, Ev::Dev(dev, ev));
+    }
+}
+
+/// The state of an output device as a node hook sees it (what a router knows of its own
+/// interface).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DeviceView {
+    pub dev: DevId,
+    /// The node the packet goes to next.
+    pub next_hop: NodeId,
+    pub rate_bps: u64,
+    pub queue_packets: usize,
+    pub queue_bytes: u64,
+    /// Share of the time so far the transmitter was busy.
+    pub utilization: f64,
+    pub wireless: bool,
+}
+
+pub trait Device {
+    /// The node this device belongs to.
+    fn node(&self) -> NodeId;
+    /// Take a packet to send to `next_hop`; may drop it (queue full, AQM).
+    fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId);
+    /// Take a packet to send before anything queued (a local retransmission); bypasses the
+    /// queue policy.
+    fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId);
+    /// One of this device's own events.
+    fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv);
+    /// Packets this device holds: queued, being sent, on the medium, waiting to be resent.
+    fn in_network(&self) -> u64;
+    /// Packets waiting in the interface queue.
+    fn queue_len(&self) -> usize;
+    fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView;
+    /// The SNR series of the channel this device sends on, if its error model has one.
+    fn snr_series(&self) -> Option<usize> {
+        None
+    }
+    /// Close time integrals at the end of the run.
+    fn finish(&mut self, end: Time);
+    /// The device's row in the `links` table (point-to-point devices).
+    fn link_result(&self, _nodes: &[crate::topology::Node], _end: Time) -> Option<LinkResult> {
+        None
+    }
+    /// The device's name (`A->B` for a link direction).
+    fn name(&self) -> &str;
+}

@@ -1,0 +1,274 @@
+//! Point-to-point device: one direction of a link. A transmitter serializes one frame at a
+//! time at the link rate, an interface queue with its admission policy holds the rest, the
+//! error model may corrupt a frame, optional selective-repeat ARQ resends corrupted frames,
+//! and the wire delivers to the node at the other end after the propagation delay.
+
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView};
+use crate::engine::{tx_time, Time};
+use crate::ids::{DevId, NodeId, PacketId};
+use crate::link::ErrorModel;
+use crate::medium::Wire;
+use crate::packet::DropCause;
+use crate::queue::{Fifo, QueuePolicy, Verdict};
+use crate::stats::LinkResult;
+use crate::topology::{LinkKind, Node};
+
+/// Per-direction counters.
+#[derive(Clone, Debug, Default)]
+pub struct P2pStats {
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub busy_time: Time,
+    pub drops: [u64; DropCause::ALL.len()],
+    /// Integral of queue length (packets) over time, for the time-averaged queue.
+    pub queue_area: u128,
+    pub queue_last_change: Time,
+    pub max_queue: u64,
+    /// Link-layer retransmissions (ARQ).
+    pub arq_retransmissions: u64,
+}
+
+/// Link-layer retransmission (per-hop ARQ).
+#[derive(Clone, Copy, Debug)]
+pub struct Arq {
+    /// Retransmissions allowed after the first attempt.
+    pub retry_limit: u8,
+    /// Serialization time of the link-level ACK, charged to every frame.
+    pub ack_time: Time,
+}
+
+pub struct P2p {
+    pub node: NodeId,
+    pub wire: Wire,
+    pub link_name: String,
+    pub kind: LinkKind,
+    pub rate_bps: u64,
+    pub fifo: Fifo,
+    pub policy: QueuePolicy,
+    pub error: ErrorModel,
+    pub arq: Option<Arq>,
+    /// Frame being serialized, if any.
+    pub tx: Option<PacketId>,
+    /// Frames on the wire, and frames waiting for an ARQ resend.
+    propagating: u64,
+    awaiting_retry: u64,
+    pub stats: P2pStats,
+    pub name: String,
+}
+
+impl P2p {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node: NodeId,
+        wire: Wire,
+        link_name: String,
+        kind: LinkKind,
+        rate_bps: u64,
+        policy: QueuePolicy,
+        error: ErrorModel,
+        arq: Option<Arq>,
+        name: String,
+    ) -> P2p {
+        P2p {
+            node,
+            wire,
+            link_name,
+            kind,
+            rate_bps,
+            fifo: Fifo::default(),
+            policy,
+            error,
+            arq,
+            tx: None,
+            propagating: 0,
+            awaiting_retry: 0,
+            stats: P2pStats::default(),
+            name,
+        }
+    }
+
+    /// Account for the queue length changing at `now` (call before the change).
+    fn note_queue(&mut self, now: Time) {
+        let len = self.fifo.len() as u128;
+        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
+        self.stats.queue_area += len * dt;
+        self.stats.queue_last_change = now;
+    }
+
+    fn idle(&self) -> bool {
+        self.tx.is_none() && self.fifo.is_empty()
+    }
+
+    fn drop(&mut self, ctx: &mut DevCtx, id: PacketId, cause: DropCause) {
+        self.stats.drops[cause.index()] += 1;
+        ctx.out.push(DevOut::Drop(id, cause));
+    }
+
+    fn start_tx(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
+        let size = ctx.pool.get(id).size as u64;
+        // With ARQ every frame also holds the medium for its link-level ACK.
+        let dt = tx_time(size, self.rate_bps) + self.arq.map_or(0, |a| a.ack_time);
+        self.tx = Some(id);
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += size;
+        self.stats.busy_time += dt;
+        *ctx.packet_hops += 1;
+        ctx.at(ctx.now + dt, me, DevEv::TxDone);
+    }
+
+    fn on_tx_done(&mut self, me: DevId, ctx: &mut DevCtx) {
+        let now = ctx.now;
+        let id = self.tx.take().expect("TxDone on an idle device");
+        if self.error.corrupts(now, ctx.pool.get(id), ctx.snr) {
+            let tries = ctx.pool.get(id).meta.link_tries;
+            match self.arq {
+                Some(arq) if tries < arq.retry_limit => {
+                    // The link ACK does not come: resend after the ACK timeout (one round
+                    // trip on the link), ahead of the queue, while other frames go on.
+                    ctx.pool.get_mut(id).meta.link_tries = tries + 1;
+                    self.stats.arq_retransmissions += 1;
+                    self.awaiting_retry += 1;
+                    let wait = 2 * self.wire.delay + arq.ack_time;
+                    ctx.at(now + wait, me, DevEv::Retry(id));
+                }
+                _ => self.drop(ctx, id, DropCause::ChannelError),
+            }
+        } else {
+            self.propagating += 1;
+            let (_, delay) = self.wire.receiver(me);
+            ctx.at(now + delay, me, DevEv::Arrive(id));
+        }
+        if !self.fifo.is_empty() {
+            self.note_queue(now);
+            let next = self.fifo.pop().expect("non-empty");
+            self.start_tx(me, ctx, next);
+        } else {
+            self.policy.on_idle(now);
+        }
+    }
+}
+
+impl Device for P2p {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        let now = ctx.now;
+        // Every arrival goes through the policy, even to an idle link: RED-family averages
+        // count it, and an average above threshold marks it.
+        match self.policy.admit(now, ctx.pool.get_mut(id), &self.fifo) {
+            Verdict::Accept if self.idle() => self.start_tx(me, ctx, id),
+            Verdict::Accept => {
+                self.note_queue(now);
+                let size = ctx.pool.get(id).size;
+                self.fifo.push(id, size);
+                self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
+            }
+            Verdict::Drop(cause) => self.drop(ctx, id, cause),
+        }
+    }
+
+    fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        if self.idle() {
+            self.start_tx(me, ctx, id);
+        } else {
+            self.note_queue(ctx.now);
+            let size = ctx.pool.get(id).size;
+            self.fifo.push_front(id, size);
+            self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
+        }
+    }
+
+    fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+        match ev {
+            DevEv::TxDone => self.on_tx_done(me, ctx),
+            DevEv::Arrive(id) => {
+                self.propagating -= 1;
+                ctx.pool.get_mut(id).meta.link_tries = 0;
+                let (to, _) = self.wire.receiver(me);
+                ctx.out.push(DevOut::Receive(to, id));
+            }
+            DevEv::Retry(id) => {
+                self.awaiting_retry -= 1;
+                let (to, _) = self.wire.receiver(me);
+                self.enqueue_front(me, ctx, id, to);
+            }
+            DevEv::Timer(_) => {}
+        }
+    }
+
+    fn in_network(&self) -> u64 {
+        self.fifo.len() as u64
+            + u64::from(self.tx.is_some())
+            + self.propagating
+            + self.awaiting_retry
+    }
+
+    fn queue_len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
+        DeviceView {
+            dev: me,
+            next_hop,
+            rate_bps: self.rate_bps,
+            queue_packets: self.fifo.len(),
+            queue_bytes: self.fifo.bytes(),
+            utilization: if now == 0 {
+                0.0
+            } else {
+                (self.stats.busy_time as f64 / now as f64).min(1.0)
+            },
+            wireless: self.kind == LinkKind::Wireless,
+        }
+    }
+
+    fn snr_series(&self) -> Option<usize> {
+        match self.error.kind {
+            crate::link::ErrorKind::Snr { series, .. } => Some(series),
+            _ => None,
+        }
+    }
+
+    fn finish(&mut self, end: Time) {
+        self.note_queue(end);
+    }
+
+    fn link_result(&self, nodes: &[Node], end: Time) -> Option<LinkResult> {
+        let s = &self.stats;
+        let to = if self.wire.ends[0].0 == self.node {
+            self.wire.ends[1].0
+        } else {
+            self.wire.ends[0].0
+        };
+        Some(LinkResult {
+            name: self.name.clone(),
+            link: self.link_name.clone(),
+            from: nodes[self.node.idx()].name.clone(),
+            to: nodes[to.idx()].name.clone(),
+            kind: self.kind.name(),
+            rate_bps: self.rate_bps,
+            // Busy time counts whole transmissions, some of which may end after the run
+            // stops; cap at 1.
+            utilization: (s.busy_time as f64 / end.max(1) as f64).min(1.0),
+            tx_packets: s.tx_packets,
+            tx_bytes: s.tx_bytes,
+            mean_queue_packets: s.queue_area as f64 / end.max(1) as f64,
+            max_queue_packets: s.max_queue,
+            drops_queue_overflow: s.drops[DropCause::QueueOverflow.index()],
+            drops_aqm: s.drops[DropCause::Aqm.index()],
+            drops_channel_error: s.drops[DropCause::ChannelError.index()],
+            ecn_marks: self.policy.ecn_marks(),
+            ecn_marks_mild: self.policy.marks().mild,
+            ecn_marks_severe: self.policy.marks().severe,
+            red_avg_queue: self.policy.average(),
+            arq_retransmissions: s.arq_retransmissions,
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! Node hooks: mechanisms that sit in a node's packet path (base-station agents, router
+//! marking, a layer between IP and TCP at a host). Each node runs its hooks in order at five
+//! points:
+//!
+//! - `pre_routing`: every packet arriving from a device, before the route lookup;
+//! - `local_in`: a packet for this node, before it reaches the local TCP/UDP endpoint;
+//! - `forward`: a packet passing through, after the route lookup (sees the output device);
+//! - `post_routing`: every packet about to be handed to an output device (forwarded or
+//!   locally generated), with the device's rate, queue and utilisation;
+//! - `local_out`: a packet the local endpoint sends, before the route lookup.
+//!
+//! A hook returns [`Verdict::Accept`] to let the packet go on, [`Verdict::Drop`] to drop it with
+//! a cause, or [`Verdict::Stolen`] when it took the packet over (it is then gone from the
+//! network without a drop being counted). It may inject packets through [`HookCtx`], keep a
+//! timer ([`Hook::poll_timeout`]/[`Hook::handle_timeout`], the one timer contract), hear of
+//! packets a device below lost ([`Hook::on_device_loss`]) and report its own metrics. Hooks see
+//! only the wire ([`Wire`]), never the simulator's facts about a packet.
+//!
+//! Adding a hook: one file implementing [`Hook`], one variant in `scenario::schema::HookSpec`
+//! and one arm in the builder (`scenario::build::hooks`).
+
+pub mod eln;
+pub mod snoop;
+pub mod snr_gate;
+
+pub use eln::Eln;
+pub use snoop::Snoop;
+pub use snr_gate::SnrGate;
+
+use serde::Serialize;
+
+use crate::device::DeviceView;
+use crate::engine::Time;
+use crate::ids::{DevId, NodeId};
+use crate::link::SnrSeries;
+use crate::packet::{DropCause, Wire};
+
+/// What a hook decided for a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    Drop(DropCause),
+    /// The hook took the packet: it leaves the network here without a drop.
+    Stolen,
+}
+
+/// Which local TCP end a segment is for (`local_in`) or from (`local_out`): what the host's
+/// own socket lookup tells a layer between IP and TCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalEnd {
+    Sender,
+    Receiver,
+    /// Not TCP.
+    Other,
+}
+
+/// Something a hook wants done after its call returns.
+#[derive(Clone, Copy, Debug)]
+pub enum HookAction {
+    /// Send a packet from this node toward its destination; with `front`, ahead of whatever
+    /// waits in the output queue (a local retransmission). It does not pass this node's hooks
+    /// again.
+    Send { pkt: Wire, front: bool },
+    /// Hand a segment to the local endpoint as if it had arrived (a window update from a layer
+    /// below TCP). It does not enter the network.
+    DeliverLocal(Wire),
+}
+
+/// What a hook may use during a call.
+pub struct HookCtx<'a> {
+    pub now: Time,
+    pub node: NodeId,
+    pub actions: &'a mut Vec<HookAction>,
+    /// SNR series of the channels (a hook reads only those of its own node's devices).
+    pub snr: &'a [SnrSeries],
+}
+
+/// Per-hook results (one row per hook in the result's `agents` table).
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct HookResult {
+    pub kind: &'static str,
+    pub node: String,
+    /// Times the hook closed (stopped its node's TCP senders).
+    pub closures: u64,
+    /// Total time closed, seconds.
+    pub closed_s: f64,
+    /// New data segments the node's TCP senders produced while closed (must be 0).
+    pub new_data_while_closed: u64,
+    /// ACKs the hook marked (ELN).
+    pub marked: u64,
+    /// Local retransmissions (Snoop).
+    pub local_retransmits: u64,
+    /// Duplicate ACKs kept from the sender (Snoop).
+    pub suppressed: u64,
+}
+
+pub trait Hook {
+    /// The hook's kind, as in the scenario (`kind = "snoop"`).
+    fn kind(&self) -> &'static str;
+
+    fn pre_routing(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire) -> Verdict {
+        Verdict::Accept
+    }
+    fn local_in(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _end: LocalEnd) -> Verdict {
+        Verdict::Accept
+    }
+    /// A packet passes through this node toward `out`. `sender_retx` is the sending
+    /// endpoint's own retransmission flag (kept for Snoop until it judges retransmissions from
+    /// the wire alone).
+    fn forward(
+        &mut self,
+        _ctx: &mut HookCtx,
+        _pkt: &mut Wire,
+        _out: &DeviceView,
+        _sender_retx: bool,
+    ) -> Verdict {
+        Verdict::Accept
+    }
+    fn post_routing(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _out: &DeviceView) -> Verdict {
+        Verdict::Accept
+    }
+    fn local_out(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _end: LocalEnd) -> Verdict {
+        Verdict::Accept
+    }
+    /// A device of this node lost `pkt` (e.g. to a channel error).
+    fn on_device_loss(&mut self, _ctx: &mut HookCtx, _dev: DevId, _pkt: &Wire, _cause: DropCause) {}
+    /// Which points the hook uses, so nodes skip the others cheaply.
+    fn points(&self) -> Points;
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    fn handle_timeout(&mut self, _ctx: &mut HookCtx) {}
+    /// Close time integrals at the end of the run.
+    fn finish(&mut self, _end: Time) {}
+    fn result(&self, node: &str) -> HookResult;
+}
+
+/// The hook points a hook uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Points {
+    pub pre_routing: bool,
+    pub local_in: bool,
+    pub forward: bool,
+    pub post_routing: bool,
+    pub local_out: bool,
+}

@@ -1,0 +1,280 @@
+//! SNR-driven activation/deactivation (seed paper 004): a thin layer at a mobile host, between
+//! IP and TCP, samples the channel's SNR every `interval`. When the SNR falls below the
+//! threshold it stops the local TCP senders by presenting a zero receive window on the ACKs it
+//! passes up; when the SNR rises above the threshold it resumes them with a window update
+//! carrying the real window. TCP itself is unchanged, and packets already below TCP (queued
+//! at the interface) still go out.
+
+use super::{Hook, HookAction, HookCtx, HookResult, LocalEnd, Points, Verdict};
+use crate::engine::Time;
+use crate::ids::{FlowId, NodeId};
+use crate::packet::Wire;
+
+pub struct SnrGate {
+    pub node: NodeId,
+    /// Index of the SNR series of the node's wireless channel.
+    pub series: usize,
+    pub threshold_db: f64,
+    pub interval: Time,
+    pub open: bool,
+    prev_snr: Option<f64>,
+    closed_since: Option<Time>,
+    pub closed_total: Time,
+    pub closures: u64,
+    pub new_data_while_closed: u64,
+    /// Last real ACK passed up to each local sender, to rebuild the window update.
+    last_ack: Vec<(FlowId, Wire)>,
+    /// Highest sequence number sent so far per local sender: a segment below it is a
+    /// retransmission, one at it is new data.
+    sent_end: Vec<(FlowId, u64)>,
+    /// When the next SNR sample is due.
+    next_sample: Time,
+}
+
+/// What a sample decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateChange {
+    None,
+    Closed,
+    Opened,
+}
+
+impl SnrGate {
+    pub fn new(node: NodeId, series: usize, threshold_db: f64, interval: Time) -> Self {
+        SnrGate {
+            node,
+            series,
+            threshold_db,
+            interval,
+            open: true,
+            prev_snr: None,
+            closed_since: None,
+            closed_total: 0,
+            closures: 0,
+            new_data_while_closed: 0,
+            last_ack: Vec::new(),
+            sent_end: Vec::new(),
+            next_sample: 0,
+        }
+    }
+
+    /// Feed the SNR sampled at `now`.
+    pub fn sample(&mut self, now: Time, snr_db: f64) -> GateChange {
+        let falling = self.prev_snr.is_none_or(|p| snr_db < p);
+        self.prev_snr = Some(snr_db);
+        if self.open && snr_db < self.threshold_db && falling {
+            self.open = false;
+            self.closures += 1;
+            self.closed_since = Some(now);
+            GateChange::Closed
+        } else if !self.open && snr_db > self.threshold_db {
+            self.open = true;
+            if let Some(s) = self.closed_since.take() {
+                self.closed_total += now - s;
+            }
+            GateChange::Opened
+        } else {
+            GateChange::None
+        }
+    }
+
+    /// An ACK for local sender `flow` passes up: remember it, and hide the window while closed.
+    pub fn filter_ack(&mut self, pkt: &mut Wire) {
+        match self.last_ack.iter_mut().find(|(f, _)| *f == pkt.flow) {
+            Some(slot) => slot.1 = *pkt,
+            None => self.last_ack.push((pkt.flow, *pkt)),
+        }
+        if !self.open {
+            pkt.tcp.wnd = 0;
+        }
+    }
+
+    /// A local sender sends `pkt`: count new data produced while closed.
+    pub fn on_send(&mut self, pkt: &Wire) {
+        if pkt.tcp.len == 0 {
+            return;
+        }
+        let end = pkt.tcp.seq + pkt.tcp.len as u64;
+        let slot = match self.sent_end.iter_mut().find(|(f, _)| *f == pkt.flow) {
+            Some(s) => s,
+            None => {
+                self.sent_end.push((pkt.flow, 0));
+                self.sent_end.last_mut().expect("just pushed")
+            }
+        };
+        if pkt.tcp.seq >= slot.1 {
+            if !self.open {
+                self.new_data_while_closed += 1;
+            }
+            slot.1 = end;
+        }
+    }
+
+    /// Window updates to hand to the local senders when the gate opens.
+    pub fn window_updates(&self) -> impl Iterator<Item = Wire> + '_ {
+        self.last_ack.iter().map(|(_, p)| {
+            let mut u = *p;
+            // A pure window update: no SACK news, no ECN signal.
+            u.tcp.n_sack = 0;
+            u.tcp.flags &= !(crate::packet::flags::ECE | crate::packet::flags::ELN);
+            u
+        })
+    }
+}
+
+impl Hook for SnrGate {
+    fn kind(&self) -> &'static str {
+        "snr_gate"
+    }
+
+    fn points(&self) -> Points {
+        Points {
+            local_in: true,
+            local_out: true,
+            ..Default::default()
+        }
+    }
+
+    fn local_in(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, end: LocalEnd) -> Verdict {
+        if end == LocalEnd::Sender {
+            self.filter_ack(pkt);
+        }
+        Verdict::Accept
+    }
+
+    fn local_out(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, end: LocalEnd) -> Verdict {
+        if end == LocalEnd::Sender {
+            self.on_send(pkt);
+        }
+        Verdict::Accept
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        Some(self.next_sample)
+    }
+
+    fn handle_timeout(&mut self, ctx: &mut HookCtx) {
+        if ctx.now < self.next_sample {
+            return;
+        }
+        let snr = ctx.snr[self.series].at(ctx.now);
+        if self.sample(ctx.now, snr) == GateChange::Opened {
+            for u in self.window_updates() {
+                ctx.actions.push(HookAction::DeliverLocal(u));
+            }
+        }
+        self.next_sample = ctx.now + self.interval;
+    }
+
+    fn finish(&mut self, end: Time) {
+        if let Some(s) = self.closed_since.take() {
+            self.closed_total += end - s;
+        }
+    }
+
+    fn result(&self, node: &str) -> HookResult {
+        HookResult {
+            kind: "snr_gate",
+            node: node.to_string(),
+            closures: self.closures,
+            closed_s: crate::engine::secs(self.closed_total),
+            new_data_while_closed: self.new_data_while_closed,
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+    use crate::packet::TcpHeader;
+
+    #[test]
+    fn closes_only_while_falling_and_opens_above_threshold() {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        assert_eq!(g.sample(0, 10.0), GateChange::None);
+        assert_eq!(g.sample(100 * MS, 6.0), GateChange::None);
+        assert_eq!(
+            g.sample(200 * MS, 4.0),
+            GateChange::Closed,
+            "below and falling"
+        );
+        assert_eq!(g.sample(300 * MS, 3.0), GateChange::None);
+        assert_eq!(
+            g.sample(400 * MS, 4.5),
+            GateChange::None,
+            "rising but still below"
+        );
+        assert_eq!(g.sample(500 * MS, 5.5), GateChange::Opened);
+        assert_eq!(g.closed_total, 300 * MS);
+        // Below the threshold but rising: stays open.
+        assert_eq!(g.sample(600 * MS, 2.0), GateChange::Closed);
+        assert_eq!(g.sample(700 * MS, 6.0), GateChange::Opened);
+        let mut g2 = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        g2.sample(0, 1.0);
+        g2.open = true;
+        g2.closures = 0;
+        assert_eq!(
+            g2.sample(100 * MS, 3.0),
+            GateChange::None,
+            "rising below the threshold"
+        );
+        assert_eq!(g.closures, 2);
+    }
+
+    fn ack(flow: u32, ack: u64) -> Wire {
+        Wire {
+            flow: FlowId(flow),
+            src: NodeId(1),
+            dst: NodeId(0),
+            size: 40,
+            proto: crate::packet::Proto::Tcp,
+            ip: Default::default(),
+            tcp: TcpHeader {
+                ack,
+                wnd: 65_536,
+                ..Default::default()
+            },
+            udp_seq: 0,
+        }
+    }
+
+    #[test]
+    fn hides_window_while_closed_and_restores_it() {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut h = ack(3, 5000);
+        g.filter_ack(&mut h);
+        assert_eq!(h.tcp.wnd, 65_536);
+        g.sample(0, 1.0);
+        let mut h2 = ack(3, 6000);
+        g.filter_ack(&mut h2);
+        assert_eq!(h2.tcp.wnd, 0);
+        g.sample(MS, 9.0);
+        let ups: Vec<_> = g.window_updates().collect();
+        assert_eq!(ups.len(), 1);
+        assert_eq!(
+            (ups[0].flow, ups[0].tcp.ack, ups[0].tcp.wnd),
+            (FlowId(3), 6000, 65_536)
+        );
+    }
+
+    #[test]
+    fn counts_new_data_sent_while_closed_but_not_retransmissions() {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut seg = ack(1, 0);
+        seg.tcp.len = 1000;
+        for s in [0, 1000] {
+            seg.tcp.seq = s;
+            g.on_send(&seg);
+        }
+        g.sample(0, 1.0);
+        // A resend below the highest sequence sent is not new data.
+        seg.tcp.seq = 0;
+        g.on_send(&seg);
+        assert_eq!(g.new_data_while_closed, 0);
+        seg.tcp.seq = 2000;
+        g.on_send(&seg);
+        assert_eq!(g.new_data_while_closed, 1);
+    }
+}

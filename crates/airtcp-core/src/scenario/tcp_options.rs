@@ -1,0 +1,105 @@
+//! Resolving a flow's TCP options from the scenario into the endpoints' configuration.
+
+use super::schema::TcpOptions;
+use crate::tcp::TcpConfig;
+
+/// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
+/// offending key.
+pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
+    let mut c = TcpConfig::default();
+    if let Some(v) = o.segment_size {
+        if v == 0 || v > 65_000 {
+            return Err((
+                "segment_size".into(),
+                format!("must be in 1..=65000, got {v}"),
+            ));
+        }
+        c.mss = v;
+    }
+    if let Some(v) = o.header_size {
+        if v > 1000 {
+            return Err(("header_size".into(), format!("must be <= 1000, got {v}")));
+        }
+        c.header = v;
+    }
+    if let Some(v) = o.initial_cwnd {
+        if v == 0 {
+            return Err(("initial_cwnd".into(), "must be >= 1, got 0".into()));
+        }
+        c.initial_cwnd = v;
+    }
+    if let Some(v) = o.initial_ssthresh {
+        c.initial_ssthresh = v.bytes().max(2 * c.mss as u64);
+    }
+    if let Some(v) = o.rcv_window {
+        if v.bytes() < c.mss as u64 {
+            return Err((
+                "rcv_window".into(),
+                format!(
+                    "must hold at least one segment ({} bytes), got {}",
+                    c.mss, v.0
+                ),
+            ));
+        }
+        c.rcv_window = v.bytes();
+    }
+    if let Some(v) = o.min_rto {
+        c.min_rto = v.ns();
+    }
+    if let Some(v) = o.initial_rto {
+        if v.ns() == 0 {
+            return Err(("initial_rto".into(), "must be > 0".into()));
+        }
+        c.initial_rto = v.ns();
+    }
+    if let Some(v) = o.max_rto {
+        c.max_rto = v.ns();
+    }
+    if c.max_rto < c.min_rto || c.max_rto == 0 {
+        return Err((
+            "max_rto".into(),
+            format!(
+                "must be > 0 and >= min_rto ({} s), got {} s",
+                crate::engine::secs(c.min_rto),
+                crate::engine::secs(c.max_rto)
+            ),
+        ));
+    }
+    if let Some(v) = o.delayed_ack {
+        c.delayed_ack = v;
+    }
+    if let Some(v) = o.delack_count {
+        if v == 0 {
+            return Err(("delack_count".into(), "must be >= 1, got 0".into()));
+        }
+        c.delack_count = v;
+    }
+    if let Some(v) = o.delack_timeout {
+        c.delack_timeout = v.ns();
+    }
+    if let Some(v) = o.sack {
+        c.sack = v;
+    }
+    if let Some(v) = o.timestamps {
+        c.timestamps = v;
+    }
+    if let Some(v) = o.ecn {
+        c.ecn = v;
+    }
+    if let Some(v) = o.dda_delay {
+        if v.ns() == 0 {
+            return Err(("dda_delay".into(), "must be > 0".into()));
+        }
+        c.dda_delay = Some(v.ns());
+    }
+    if let Some(v) = o.handshake {
+        c.handshake = v;
+    }
+    if let Some(v) = o.dupack_threshold {
+        if v == 0 {
+            return Err(("dupack_threshold".into(), "must be >= 1, got 0".into()));
+        }
+        c.dupack_threshold = v;
+    }
+    Ok(c)
+}
