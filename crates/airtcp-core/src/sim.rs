@@ -338,16 +338,12 @@ impl Sim {
             }
             let view = out.map(|(d, next)| self.devices[d.idx()].view(d, self.now(), next));
             let mut wire = self.pool.get(id).wire;
-            let retx = self.pool.get(id).meta.retx;
             let verdict = self.call_hook(h, |hook, ctx| match point {
                 Point::PreRouting => hook.pre_routing(ctx, &mut wire),
                 Point::LocalIn(end) => hook.local_in(ctx, &mut wire, end),
-                Point::Forward => hook.forward(
-                    ctx,
-                    &mut wire,
-                    view.as_ref().expect("forward has a device"),
-                    retx,
-                ),
+                Point::Forward => {
+                    hook.forward(ctx, &mut wire, view.as_ref().expect("forward has a device"))
+                }
                 Point::PostRouting => hook.post_routing(
                     ctx,
                     &mut wire,

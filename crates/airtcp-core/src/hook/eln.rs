@@ -55,13 +55,7 @@ impl Hook for Eln {
         }
     }
 
-    fn forward(
-        &mut self,
-        _ctx: &mut HookCtx,
-        pkt: &mut Wire,
-        _out: &DeviceView,
-        _sender_retx: bool,
-    ) -> Verdict {
+    fn forward(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _out: &DeviceView) -> Verdict {
         if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
             self.on_ack(pkt.flow, &mut pkt.tcp);
         }

@@ -104,16 +104,8 @@ pub trait Hook {
     fn local_in(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _end: LocalEnd) -> Verdict {
         Verdict::Accept
     }
-    /// A packet passes through this node toward `out`. `sender_retx` is the sending
-    /// endpoint's own retransmission flag (kept for Snoop until it judges retransmissions from
-    /// the wire alone).
-    fn forward(
-        &mut self,
-        _ctx: &mut HookCtx,
-        _pkt: &mut Wire,
-        _out: &DeviceView,
-        _sender_retx: bool,
-    ) -> Verdict {
+    /// A packet passes through this node toward `out`.
+    fn forward(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _out: &DeviceView) -> Verdict {
         Verdict::Accept
     }
     fn post_routing(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _out: &DeviceView) -> Verdict {

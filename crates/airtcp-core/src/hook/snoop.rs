@@ -27,6 +27,9 @@ struct FlowState {
     /// Duplicate ACKs to swallow after a local retransmission (one per segment that was in
     /// flight behind the lost one).
     expected_dups: u32,
+    /// End of the highest segment seen: a segment starting below it is one the sender sent
+    /// again (what a base station can tell from sequence numbers alone).
+    high: u64,
     srtt: Option<Time>,
     /// Smallest local RTT sample.
     min_rtt: Option<Time>,
@@ -62,8 +65,10 @@ impl Snoop {
     }
 
     /// A data segment is forwarded onto the wireless link at `now`.
-    pub fn on_data(&mut self, now: Time, pkt: &Wire, sender_retx: bool) {
+    pub fn on_data(&mut self, now: Time, pkt: &Wire) {
         let st = self.flows.entry(pkt.flow).or_default();
+        let sender_retx = pkt.tcp.seq < st.high;
+        st.high = st.high.max(pkt.tcp.seq + pkt.tcp.len as u64);
         if pkt.tcp.seq < st.last_ack {
             return; // already acknowledged by the mobile host
         }
@@ -196,20 +201,14 @@ impl Hook for Snoop {
         }
     }
 
-    fn forward(
-        &mut self,
-        ctx: &mut HookCtx,
-        pkt: &mut Wire,
-        out: &DeviceView,
-        sender_retx: bool,
-    ) -> Verdict {
+    fn forward(&mut self, ctx: &mut HookCtx, pkt: &mut Wire, out: &DeviceView) -> Verdict {
         if pkt.proto != Proto::Tcp || pkt.tcp.has(flags::SYN) {
             return Verdict::Accept;
         }
         if pkt.tcp.len > 0 {
             // Cache only what goes out on a wireless link.
             if out.wireless {
-                self.on_data(ctx.now, pkt, sender_retx);
+                self.on_data(ctx.now, pkt);
             }
             return Verdict::Accept;
         }
@@ -273,7 +272,7 @@ mod tests {
     fn local_retransmit_on_first_dupack_and_suppression() {
         let mut s = Snoop::new(NodeId(1), 20 * MS);
         for i in 0..5 {
-            s.on_data(i * MS, &seg(i * 1000), false);
+            s.on_data(i * MS, &seg(i * 1000));
         }
         assert!(matches!(
             s.on_ack(10 * MS, FlowId(0), 1000),
@@ -308,7 +307,7 @@ mod tests {
     fn uncached_dupack_is_forwarded_and_timer_retransmits() {
         let mut s = Snoop::new(NodeId(1), 20 * MS);
         assert!(matches!(s.on_ack(0, FlowId(0), 0), AckAction::Forward));
-        s.on_data(0, &seg(0), false);
+        s.on_data(0, &seg(0));
         assert_eq!(s.next_deadline(), Some(20 * MS));
         let mut out = vec![];
         s.on_timer(10 * MS, &mut out);
@@ -321,11 +320,12 @@ mod tests {
     #[test]
     fn dupacks_for_a_sender_retransmission_are_forwarded() {
         let mut s = Snoop::new(NodeId(1), 20 * MS);
-        s.on_data(0, &seg(0), false);
+        s.on_data(0, &seg(0));
         s.on_ack(5 * MS, FlowId(0), 1000);
-        s.on_data(6 * MS, &seg(2000), false);
-        let r = seg(1000);
-        s.on_data(100 * MS, &r, true);
+        s.on_data(6 * MS, &seg(2000));
+        // The sender's own retransmission of a segment lost before the base station: below
+        // the highest sequence seen, so the base station knows it is a resend.
+        s.on_data(100 * MS, &seg(1000));
         // A duplicate the mobile sent before the retransmission reached it.
         assert!(matches!(
             s.on_ack(101 * MS, FlowId(0), 1000),
@@ -337,11 +337,11 @@ mod tests {
     #[test]
     fn upstream_hole_is_left_to_the_sender() {
         let mut s = Snoop::new(NodeId(1), 20 * MS);
-        s.on_data(0, &seg(0), false);
+        s.on_data(0, &seg(0));
         s.on_ack(5 * MS, FlowId(0), 1000);
         // Segment 1000 was lost before the base station: 2000 and 3000 arrive and are cached.
-        s.on_data(6 * MS, &seg(2000), false);
-        s.on_data(7 * MS, &seg(3000), false);
+        s.on_data(6 * MS, &seg(2000));
+        s.on_data(7 * MS, &seg(3000));
         assert!(matches!(
             s.on_ack(10 * MS, FlowId(0), 1000),
             AckAction::Forward
@@ -351,7 +351,7 @@ mod tests {
         s.on_timer(500 * MS, &mut out);
         assert!(out.is_empty());
         // The sender's retransmission passes: now the timer covers it.
-        s.on_data(600 * MS, &seg(1000), false);
+        s.on_data(600 * MS, &seg(1000));
         assert_eq!(s.next_deadline(), Some(600 * MS + 20 * MS));
     }
 }
