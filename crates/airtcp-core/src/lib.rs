@@ -4,6 +4,7 @@
 pub mod app;
 pub mod device;
 pub mod engine;
+pub mod harness;
 pub mod hook;
 pub mod ids;
 pub mod link;

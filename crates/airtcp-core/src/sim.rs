@@ -767,6 +767,51 @@ impl Sim {
             .map(|i| DevId(i as u32))
     }
 
+    /// Device `d` as its concrete type, for inspection.
+    pub fn device<T: 'static>(&self, d: DevId) -> Option<&T> {
+        self.devices[d.idx()].as_any().downcast_ref::<T>()
+    }
+
+    /// Hook `h` as its concrete type, for inspection.
+    pub fn hook<T: 'static>(&self, h: HookId) -> Option<&T> {
+        self.hooks[h.idx()].hook.as_any().downcast_ref::<T>()
+    }
+
+    /// Install `hook` at `node`, after the hooks it has (tests and tools may add hooks that
+    /// no scenario kind names).
+    pub fn add_hook(&mut self, node: NodeId, hook: Box<dyn Hook>) -> HookId {
+        let h = HookId(self.hooks.len() as u32);
+        self.hooks.push(HookSlot {
+            node,
+            hook,
+            timer: TimerSlot::default(),
+        });
+        self.nodes[node.idx()].hooks.push(h);
+        self.sync_hook_timer(h);
+        h
+    }
+
+    /// The TCP sender of flow `f` (panics for a UDP flow).
+    pub fn sender(&self, f: FlowId) -> &TcpSender {
+        match &self.flows[f.idx()].transport {
+            Transport::Tcp(t) => &t.tx,
+            Transport::Udp(_) => panic!("flow {f:?} is UDP"),
+        }
+    }
+
+    /// Both TCP endpoints of flow `f`, to change them (e.g. install a receive-window policy).
+    pub fn tcp_mut(&mut self, f: FlowId) -> &mut TcpFlow {
+        self.tcp(f)
+    }
+
+    /// The TCP receiver of flow `f` (panics for a UDP flow).
+    pub fn receiver(&self, f: FlowId) -> &TcpReceiver {
+        match &self.flows[f.idx()].transport {
+            Transport::Tcp(t) => &t.rx,
+            Transport::Udp(_) => panic!("flow {f:?} is UDP"),
+        }
+    }
+
     pub fn node_named(&self, name: &str) -> Option<NodeId> {
         self.nodes
             .iter()

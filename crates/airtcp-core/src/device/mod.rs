@@ -98,4 +98,6 @@ pub trait Device {
     }
     /// The device's name (`A->B` for a link direction).
     fn name(&self) -> &str;
+    /// For inspection in tests and tools (`Sim::device::<P2p>`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -157,6 +157,10 @@ impl Device for P2p {
         &self.name
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
         let now = ctx.now;
         // Every arrival goes through the policy, even to an idle link: RED-family averages

@@ -68,6 +68,10 @@ impl Hook for Eln {
         }
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn result(&self, node: &str) -> HookResult {
         HookResult {
             kind: "eln",

@@ -20,10 +20,12 @@
 //! and one arm in the builder (`scenario::build::hooks`).
 
 pub mod eln;
+pub mod explicit_rate;
 pub mod snoop;
 pub mod snr_gate;
 
 pub use eln::Eln;
+pub use explicit_rate::ExplicitRate;
 pub use snoop::Snoop;
 pub use snr_gate::SnrGate;
 
@@ -125,6 +127,8 @@ pub trait Hook {
     /// Close time integrals at the end of the run.
     fn finish(&mut self, _end: Time) {}
     fn result(&self, node: &str) -> HookResult;
+    /// For inspection in tests and tools (`Sim::hook::<Snoop>`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// The hook points a hook uses.

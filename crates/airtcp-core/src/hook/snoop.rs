@@ -234,6 +234,10 @@ impl Hook for Snoop {
         self.on_timer(ctx.now, ctx.actions);
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn result(&self, node: &str) -> HookResult {
         HookResult {
             kind: "snoop",

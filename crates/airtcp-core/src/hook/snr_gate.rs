@@ -172,6 +172,10 @@ impl Hook for SnrGate {
         }
     }
 
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
     fn result(&self, node: &str) -> HookResult {
         HookResult {
             kind: "snr_gate",

@@ -8,7 +8,7 @@ use super::ScenarioError;
 use crate::app::App;
 use crate::device::{Arq, Device, P2p};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
-use crate::hook::{Eln, Hook, Snoop, SnrGate};
+use crate::hook::{Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
 use crate::link::{ErrorKind, ErrorModel, SnrSeries};
 use crate::medium::Wire;
@@ -709,6 +709,16 @@ impl<'a> Builder<'a> {
                         return err(format!("{p}.min_rto"), "must be > 0");
                     }
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
+                }
+                AgentSpec::ExplicitRate { node, share } => {
+                    let n = self.lookup(node, format!("{p}.node"))?;
+                    if !(*share > 0.0 && *share <= 1.0) {
+                        return err(
+                            format!("{p}.share"),
+                            format!("must be in (0, 1], got {share}"),
+                        );
+                    }
+                    (n, Box::new(ExplicitRate::new(*share)))
                 }
             };
             self.nodes[node.idx()]

@@ -399,6 +399,14 @@ pub enum AgentSpec {
         #[serde(default = "snoop_min_rto")]
         min_rto: Duration,
     },
+    /// Explicit rate notification at a router: data segments leaving it carry the smallest
+    /// rate offered along their path (`share` of each output device's rate); receivers echo
+    /// it to the sender.
+    ExplicitRate {
+        node: String,
+        #[serde(default = "one")]
+        share: f64,
+    },
 }
 
 fn snoop_min_rto() -> Duration {

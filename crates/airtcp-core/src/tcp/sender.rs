@@ -123,6 +123,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// Every verdict of a scheme that judges the cause of losses, in order.
     pub decisions: Vec<LossDecision>,
+    /// What the scheme was told on the latest ACK (for inspection).
+    pub last_ack: AckInfo,
 }
 
 impl TcpSender {
@@ -185,6 +187,7 @@ impl TcpSender {
             last_account: now,
             stats: SenderStats::default(),
             decisions: Vec::new(),
+            last_ack: AckInfo::default(),
         }
     }
 
@@ -594,6 +597,7 @@ impl TcpSender {
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
         self.cc.on_ack(&info, &mut self.st);
+        self.last_ack = info;
         // After the scheme's growth step, so the reduced window is what the ACK leaves.
         if info.ece && self.ecn_ok && !self.multilevel {
             self.on_ece(now);
@@ -1102,5 +1106,44 @@ mod tests {
         assert!(s.is_done());
         assert_eq!(s.stats.completed_at, Some(5));
         assert_eq!(s.rto_deadline(), None);
+    }
+
+    /// NewReno's window rules, paced at a fixed rate.
+    struct Paced(f64);
+
+    impl CongestionControl for Paced {
+        fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+            crate::tcp::cc::NewReno.on_ack(ack, st)
+        }
+        fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+            crate::tcp::cc::NewReno.on_congestion(ev, st)
+        }
+        fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
+            Some(self.0)
+        }
+    }
+
+    #[test]
+    fn pacing_spaces_segments_and_asks_for_the_clock() {
+        let cfg = TcpConfig {
+            initial_cwnd: 10,
+            ..Default::default()
+        };
+        // 1040-byte packets at 8.32 Mb/s: one every millisecond.
+        let mut s = TcpSender::new(cfg, Box::new(Paced(8.32e6)), RecoveryKind::NewReno, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        let rto = s.rto_deadline().unwrap();
+        assert_eq!(s.poll_timeout(), Some(MS));
+        assert!(drain(&mut s, MS - 1).is_empty());
+        assert!(s.handle_timeout(MS));
+        assert_eq!(drain(&mut s, MS).len(), 1);
+        assert_eq!(s.poll_timeout(), Some(2 * MS));
+        // Once the window is what holds it back, only the retransmission timer is left.
+        for k in 2..10 {
+            assert_eq!(drain(&mut s, k * MS).len(), 1);
+        }
+        assert!(drain(&mut s, 20 * MS).is_empty());
+        assert_eq!(s.poll_timeout(), Some(rto));
     }
 }
