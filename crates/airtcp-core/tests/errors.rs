@@ -146,3 +146,25 @@ fn unknown_scheme_parameter() {
     );
     assert_eq!(error_of(&t).message, "'newreno' takes no parameters");
 }
+
+#[test]
+fn unknown_keys_inside_tagged_tables_are_named_in_the_path() {
+    let t = base().replacen(
+        "queue = { limit = 1000 }",
+        "queue = { kind = \"droptail\", limit = 5, max_p = 0.1 }",
+        1,
+    );
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[0].queue.max_p");
+    assert!(
+        e.message.contains("a droptail queue does not take it"),
+        "{e}"
+    );
+    // A queue table without a kind is DropTail.
+    let t = base().replacen(
+        "queue = { limit = 1000 }",
+        "queue = { limit = 5, weight = 0.1 }",
+        1,
+    );
+    assert_eq!(error_of(&t).path, "links[0].queue.weight");
+}

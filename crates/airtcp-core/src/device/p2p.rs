@@ -44,7 +44,7 @@ pub struct P2p {
     pub kind: LinkKind,
     pub rate_bps: u64,
     pub fifo: Fifo,
-    pub policy: QueuePolicy,
+    pub policy: Box<dyn QueuePolicy>,
     pub error: ErrorModel,
     pub arq: Option<Arq>,
     /// Frame being serialized, if any.
@@ -64,7 +64,7 @@ impl P2p {
         link_name: String,
         kind: LinkKind,
         rate_bps: u64,
-        policy: QueuePolicy,
+        policy: Box<dyn QueuePolicy>,
         error: ErrorModel,
         arq: Option<Arq>,
         name: String,

@@ -1,6 +1,6 @@
 //! DropTail: accept while the queue is below its limit (in packets or bytes), else drop.
 
-use super::{Fifo, Verdict};
+use super::{Fifo, QueuePolicy, Verdict};
 use crate::engine::Time;
 use crate::packet::{DropCause, Packet};
 
@@ -24,8 +24,8 @@ pub struct DropTail {
     pub limit: Limit,
 }
 
-impl DropTail {
-    pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+impl QueuePolicy for DropTail {
+    fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
         if self.limit.fits(fifo, pkt.size) {
             Verdict::Accept
         } else {

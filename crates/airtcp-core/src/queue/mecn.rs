@@ -13,6 +13,7 @@
 
 use super::droptail::Limit;
 use super::red::{mark, occupancy, RedAverage};
+use super::QueuePolicy;
 use super::{Fifo, MarkCounts, Verdict};
 use crate::engine::{Rng, Time};
 use crate::packet::{DropCause, Packet};
@@ -199,6 +200,36 @@ impl Wmecn {
             }
         }
         Verdict::Accept
+    }
+}
+
+impl QueuePolicy for Mecn {
+    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        Mecn::admit(self, now, pkt, fifo)
+    }
+    fn on_idle(&mut self, now: Time) {
+        self.est.on_idle(now);
+    }
+    fn average(&self) -> Option<f64> {
+        Some(self.est.avg)
+    }
+    fn marks(&self) -> MarkCounts {
+        self.counts
+    }
+}
+
+impl QueuePolicy for Wmecn {
+    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        Wmecn::admit(self, now, pkt, fifo)
+    }
+    fn on_idle(&mut self, now: Time) {
+        self.est.on_idle(now);
+    }
+    fn average(&self) -> Option<f64> {
+        Some(self.est.avg)
+    }
+    fn marks(&self) -> MarkCounts {
+        self.counts
     }
 }
 

@@ -59,15 +59,6 @@ impl Fifo {
     }
 }
 
-/// Queue policies, dispatched by enum (fast, and every policy is visible in one place).
-pub enum QueuePolicy {
-    DropTail(DropTail),
-    ThresholdMark(ThresholdMark),
-    Red(Box<Red>),
-    Mecn(Box<Mecn>),
-    Wmecn(Box<Wmecn>),
-}
-
 /// Marks and early drops a policy made: (marks '10', marks '11' or CE, AQM drops).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MarkCounts {
@@ -76,59 +67,29 @@ pub struct MarkCounts {
     pub early_drops: u64,
 }
 
-impl QueuePolicy {
-    /// Decide on `pkt` arriving at a queue holding `fifo`; may rewrite header fields.
-    pub fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
-        match self {
-            QueuePolicy::DropTail(q) => q.admit(now, pkt, fifo),
-            QueuePolicy::ThresholdMark(q) => q.admit(now, pkt, fifo),
-            QueuePolicy::Red(q) => q.admit(now, pkt, fifo),
-            QueuePolicy::Mecn(q) => q.admit(now, pkt, fifo),
-            QueuePolicy::Wmecn(q) => q.admit(now, pkt, fifo),
-        }
-    }
+/// An interface queue's admission policy. Adding a kind: one file implementing this trait,
+/// one variant in `scenario::schema::QueueSpec`, one arm in `scenario::build::queue_policy`.
+pub trait QueuePolicy {
+    /// Decide on `pkt` arriving at a queue holding `fifo`; may rewrite header fields (ECN
+    /// codepoints, rate fields). Called for every arrival, also one that finds the link idle.
+    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict;
 
-    /// The channel went idle (nothing queued or sending) at `now`: RED-family averages decay
+    /// The link went idle (nothing queued or sending) at `now`: RED-family averages decay
     /// over idle time.
-    pub fn on_idle(&mut self, now: Time) {
-        match self {
-            QueuePolicy::DropTail(_) | QueuePolicy::ThresholdMark(_) => {}
-            QueuePolicy::Red(q) => q.est.on_idle(now),
-            QueuePolicy::Mecn(q) => q.est.on_idle(now),
-            QueuePolicy::Wmecn(q) => q.est.on_idle(now),
-        }
-    }
+    fn on_idle(&mut self, _now: Time) {}
 
     /// The RED-family average queue, for policies that keep one.
-    pub fn average(&self) -> Option<f64> {
-        match self {
-            QueuePolicy::DropTail(_) | QueuePolicy::ThresholdMark(_) => None,
-            QueuePolicy::Red(q) => Some(q.est.avg),
-            QueuePolicy::Mecn(q) => Some(q.est.avg),
-            QueuePolicy::Wmecn(q) => Some(q.est.avg),
-        }
+    fn average(&self) -> Option<f64> {
+        None
     }
 
     /// Marks by level and early drops so far.
-    pub fn marks(&self) -> MarkCounts {
-        match self {
-            QueuePolicy::DropTail(_) => MarkCounts::default(),
-            QueuePolicy::ThresholdMark(q) => MarkCounts {
-                severe: q.marked,
-                ..Default::default()
-            },
-            QueuePolicy::Red(q) => MarkCounts {
-                mild: 0,
-                severe: q.marked,
-                early_drops: q.early_drops,
-            },
-            QueuePolicy::Mecn(q) => q.counts,
-            QueuePolicy::Wmecn(q) => q.counts,
-        }
+    fn marks(&self) -> MarkCounts {
+        MarkCounts::default()
     }
 
     /// Packets this policy marked (any level).
-    pub fn ecn_marks(&self) -> u64 {
+    fn ecn_marks(&self) -> u64 {
         let m = self.marks();
         m.mild + m.severe
     }

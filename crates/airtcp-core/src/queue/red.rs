@@ -9,6 +9,7 @@
 
 use super::droptail::Limit;
 use super::{Fifo, Verdict};
+use super::{MarkCounts, QueuePolicy};
 use crate::engine::{Rng, Time};
 use crate::packet::{DropCause, Ecn, Packet};
 
@@ -180,6 +181,25 @@ impl Red {
             return Verdict::Drop(DropCause::QueueOverflow);
         }
         Verdict::Accept
+    }
+}
+
+impl QueuePolicy for Red {
+    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        Red::admit(self, now, pkt, fifo)
+    }
+    fn on_idle(&mut self, now: Time) {
+        self.est.on_idle(now);
+    }
+    fn average(&self) -> Option<f64> {
+        Some(self.est.avg)
+    }
+    fn marks(&self) -> MarkCounts {
+        MarkCounts {
+            mild: 0,
+            severe: self.marked,
+            early_drops: self.early_drops,
+        }
     }
 }
 

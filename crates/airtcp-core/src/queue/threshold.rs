@@ -2,7 +2,7 @@
 //! queue of at least `mark_at` packets is marked CE; non-ECT packets pass unmarked. Drops
 //! happen only on overflow. With `mark_at = 0` every ECN-capable packet is marked.
 
-use super::{Fifo, Verdict};
+use super::{Fifo, MarkCounts, QueuePolicy, Verdict};
 use crate::engine::Time;
 use crate::packet::{DropCause, Ecn, Packet};
 use crate::queue::droptail::Limit;
@@ -13,8 +13,8 @@ pub struct ThresholdMark {
     pub marked: u64,
 }
 
-impl ThresholdMark {
-    pub fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+impl QueuePolicy for ThresholdMark {
+    fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
         if !self.limit.fits(fifo, pkt.size) {
             return Verdict::Drop(DropCause::QueueOverflow);
         }
@@ -23,6 +23,13 @@ impl ThresholdMark {
             self.marked += 1;
         }
         Verdict::Accept
+    }
+
+    fn marks(&self) -> MarkCounts {
+        MarkCounts {
+            severe: self.marked,
+            ..Default::default()
+        }
     }
 }
 

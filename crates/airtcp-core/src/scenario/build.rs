@@ -172,51 +172,6 @@ fn error_model(
     Ok(ErrorModel { applies_to, kind })
 }
 
-/// Fields only some queue kinds read, and which kinds read them.
-const QUEUE_FIELDS: &[(&str, &[QueueKind])] = &[
-    ("mark_threshold", &[QueueKind::EcnThreshold]),
-    (
-        "min_threshold",
-        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
-    ),
-    ("mid_threshold", &[QueueKind::Mecn, QueueKind::Wmecn]),
-    (
-        "max_threshold",
-        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
-    ),
-    (
-        "max_p",
-        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
-    ),
-    ("max_p2", &[QueueKind::Mecn]),
-    (
-        "weight",
-        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
-    ),
-    ("gentle", &[QueueKind::Red]),
-    ("ecn", &[QueueKind::Red]),
-    (
-        "mean_packet_size",
-        &[QueueKind::Red, QueueKind::Mecn, QueueKind::Wmecn],
-    ),
-];
-
-fn queue_field_given(q: &QueueSpec, field: &str) -> bool {
-    match field {
-        "mark_threshold" => q.mark_threshold.is_some(),
-        "min_threshold" => q.min_threshold.is_some(),
-        "mid_threshold" => q.mid_threshold.is_some(),
-        "max_threshold" => q.max_threshold.is_some(),
-        "max_p" => q.max_p.is_some(),
-        "max_p2" => q.max_p2.is_some(),
-        "weight" => q.weight.is_some(),
-        "gentle" => q.gentle.is_some(),
-        "ecn" => q.ecn.is_some(),
-        "mean_packet_size" => q.mean_packet_size.is_some(),
-        _ => false,
-    }
-}
-
 /// A probability field: in (0, 1].
 fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
     let v = v.unwrap_or(default);
@@ -226,55 +181,80 @@ fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
     Ok(v)
 }
 
+/// The queue policy of one link direction.
 fn queue_policy(
     q: &QueueSpec,
-    limit: Limit,
     path: &str,
     rate_bps: u64,
     rng: impl FnOnce() -> Rng,
-) -> R<QueuePolicy> {
-    for (field, kinds) in QUEUE_FIELDS {
-        if queue_field_given(q, field) && !kinds.contains(&q.kind) {
-            let users: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-            return err(
-                format!("{path}.{field}"),
-                format!(
-                    "given, but a {} queue does not use it (it applies to kind = {})",
-                    q.kind.name(),
-                    users
-                        .iter()
-                        .map(|u| format!("\"{u}\""))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ),
-            );
-        }
-    }
-    match q.kind {
-        QueueKind::Droptail => Ok(QueuePolicy::DropTail(DropTail { limit })),
-        QueueKind::EcnThreshold => {
-            let Some(mark_at) = q.mark_threshold else {
-                return err(
-                    format!("{path}.mark_threshold"),
-                    "required for an ecn_threshold queue",
-                );
-            };
-            Ok(QueuePolicy::ThresholdMark(ThresholdMark {
+) -> R<Box<dyn QueuePolicy>> {
+    let limit = match q.unit() {
+        QueueUnit::Packets => Limit::Packets(q.limit()),
+        QueueUnit::Bytes => Limit::Bytes(q.limit()),
+    };
+    Ok(match q {
+        QueueSpec::Droptail { .. } => Box::new(DropTail { limit }),
+        QueueSpec::EcnThreshold { mark_threshold, .. } => Box::new(ThresholdMark {
+            limit,
+            mark_at: *mark_threshold,
+            marked: 0,
+        }),
+        QueueSpec::Red { gentle, ecn, .. } => {
+            let r = red_family(q, limit, path, rate_bps)?;
+            Box::new(Red::new(
                 limit,
-                mark_at,
-                marked: 0,
-            }))
+                r.th.min,
+                r.th.max,
+                r.max_p,
+                r.weight,
+                gentle.unwrap_or(false),
+                ecn.unwrap_or(true),
+                r.size,
+                r.typical_tx,
+                rng(),
+            ))
         }
-        QueueKind::Red | QueueKind::Mecn | QueueKind::Wmecn => {
-            red_family(q, limit, path, rate_bps, rng())
+        QueueSpec::Mecn { max_p2, .. } => {
+            let r = red_family(q, limit, path, rate_bps)?;
+            let max_p2 = probability(*max_p2, r.max_p, &format!("{path}.max_p2"))?;
+            Box::new(Mecn::new(
+                limit,
+                r.th,
+                r.max_p,
+                max_p2,
+                r.weight,
+                r.typical_tx,
+                rng(),
+            ))
         }
-    }
+        QueueSpec::Wmecn { .. } => {
+            let r = red_family(q, limit, path, rate_bps)?;
+            Box::new(Wmecn::new(
+                limit,
+                r.th,
+                r.max_p,
+                r.weight,
+                r.typical_tx,
+                rng(),
+            ))
+        }
+    })
+}
+
+/// Checked RED-family settings.
+struct RedFamily {
+    th: Thresholds,
+    max_p: f64,
+    weight: f64,
+    size: u32,
+    typical_tx: Time,
 }
 
 /// RED, MECN and WMECN: thresholds in the queue's unit (defaults 5/10/15 packets, or that many
 /// typical packets in bytes), w_q 0.002, max_p 0.1 (see docs/scenario.md for the sources).
-fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) -> R<QueuePolicy> {
-    let size = q.mean_packet_size.unwrap_or(1000);
+fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFamily> {
+    let p = q.red_params().expect("a RED-family queue");
+    let size = p.mean_packet_size.unwrap_or(1000);
     if size == 0 {
         return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
     }
@@ -282,9 +262,9 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) 
         Limit::Packets(n) => (1.0, n as f64),
         Limit::Bytes(b) => (size as f64, b as f64),
     };
-    let min = q.min_threshold.unwrap_or(5.0 * scale);
-    let mid = q.mid_threshold.unwrap_or(10.0 * scale);
-    let max = q.max_threshold.unwrap_or(15.0 * scale);
+    let min = p.min_threshold.unwrap_or(5.0 * scale);
+    let mid = p.mid_threshold.unwrap_or(10.0 * scale);
+    let max = p.max_threshold.unwrap_or(15.0 * scale);
     for (f, v) in [
         ("min_threshold", min),
         ("mid_threshold", mid),
@@ -294,7 +274,7 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) 
             return err(format!("{path}.{f}"), format!("must be >= 0, got {v}"));
         }
     }
-    let multi = q.kind != QueueKind::Red;
+    let multi = !matches!(q, QueueSpec::Red { .. });
     if multi && !(min < mid && mid < max) {
         return err(
             format!("{path}.mid_threshold"),
@@ -313,32 +293,12 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64, rng: Rng) 
             format!("{max} is above the queue limit ({cap}): the average could never reach it"),
         );
     }
-    let max_p = probability(q.max_p, 0.1, &format!("{path}.max_p"))?;
-    let weight = probability(q.weight, 0.002, &format!("{path}.weight"))?;
-    let typical_tx = tx_time(size as u64, rate_bps);
-    let th = Thresholds { min, mid, max };
-    Ok(match q.kind {
-        QueueKind::Red => QueuePolicy::Red(Box::new(Red::new(
-            limit,
-            min,
-            max,
-            max_p,
-            weight,
-            q.gentle.unwrap_or(false),
-            q.ecn.unwrap_or(true),
-            size,
-            typical_tx,
-            rng,
-        ))),
-        QueueKind::Mecn => {
-            let max_p2 = probability(q.max_p2, max_p, &format!("{path}.max_p2"))?;
-            QueuePolicy::Mecn(Box::new(Mecn::new(
-                limit, th, max_p, max_p2, weight, typical_tx, rng,
-            )))
-        }
-        _ => QueuePolicy::Wmecn(Box::new(Wmecn::new(
-            limit, th, max_p, weight, typical_tx, rng,
-        ))),
+    Ok(RedFamily {
+        th: Thresholds { min, mid, max },
+        max_p: probability(p.max_p, 0.1, &format!("{path}.max_p"))?,
+        weight: probability(p.weight, 0.002, &format!("{path}.weight"))?,
+        size,
+        typical_tx: tx_time(size as u64, rate_bps),
     })
 }
 
@@ -476,7 +436,7 @@ impl<'a> Builder<'a> {
                     format!("duplicate link name '{name}' (first at links[{prev}])"),
                 );
             }
-            if l.queue.limit == 0 {
+            if l.queue.limit() == 0 {
                 return err(format!("{p}.queue.limit"), "must be >= 1, got 0");
             }
             let rate = l.rate.bps();
@@ -516,12 +476,8 @@ impl<'a> Builder<'a> {
                 ),
             ] {
                 let dname = format!("{}->{}", sc.nodes[from.idx()].name, sc.nodes[to.idx()].name);
-                let limit = match l.queue.unit {
-                    QueueUnit::Packets => Limit::Packets(l.queue.limit),
-                    QueueUnit::Bytes => Limit::Bytes(l.queue.limit),
-                };
                 let d = DevId(self.devices.len() as u32);
-                let policy = queue_policy(&l.queue, limit, &format!("{p}.queue"), rate, || {
+                let policy = queue_policy(&l.queue, &format!("{p}.queue"), rate, || {
                     Rng::for_component(sc.seed, &format!("link/{name}/{dir}/queue"))
                 })?;
                 let error = error_model(

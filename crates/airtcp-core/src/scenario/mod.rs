@@ -57,6 +57,22 @@ fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
             };
             return ScenarioError::new(full, "missing required field");
         }
+        // Likewise an unknown key: name it in the path.
+        if let Some((field, rest)) = msg
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split_once('`'))
+        {
+            // serde_path_to_error already names it; a table that checks its own keys (the
+            // queue) reports at the table.
+            let full = if path.is_empty() {
+                field.to_string()
+            } else if path.ends_with(&format!(".{field}")) {
+                path.clone()
+            } else {
+                format!("{path}.{field}")
+            };
+            return ScenarioError::new(full, format!("unknown field `{field}`{rest}"));
+        }
         ScenarioError::new(path, msg)
     })
 }

@@ -62,7 +62,7 @@ pub struct LinkSpec {
     pub kind: LinkKind,
     pub rate: Rate,
     pub delay: Duration,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "queue_spec")]
     pub queue: QueueSpec,
     pub error: Option<ErrorSpec>,
     pub error_ab: Option<ErrorSpec>,
@@ -98,82 +98,207 @@ pub enum QueueUnit {
     Bytes,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueKind {
-    #[default]
-    Droptail,
-    /// Step ECN marking at `mark_threshold` packets; drops only on overflow.
-    EcnThreshold,
-    /// Random Early Detection (Floyd & Jacobson 1993), marking ECN-capable packets CE.
-    Red,
-    /// Multi-level ECN (Durresi et al. 2001): '10' and '11' marks, drops above max.
-    Mecn,
-    /// Wireless MECN marking (seed paper 000 §3.1): drops only on overflow.
-    Wmecn,
-}
-
-impl QueueKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            QueueKind::Droptail => "droptail",
-            QueueKind::EcnThreshold => "ecn_threshold",
-            QueueKind::Red => "red",
-            QueueKind::Mecn => "mecn",
-            QueueKind::Wmecn => "wmecn",
-        }
-    }
-}
-
+/// A link's interface queue: its kind and the kind's parameters (`kind` defaults to
+/// `droptail`). Adding a kind is one variant here and one arm in `build::queue_policy`; a
+/// key the kind does not take is an error naming it.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct QueueSpec {
-    #[serde(default)]
-    pub kind: QueueKind,
-    #[serde(default = "default_queue_limit")]
-    pub limit: u64,
-    #[serde(default)]
-    pub unit: QueueUnit,
-    /// Queue length (packets) from which `ecn_threshold` marks ECN-capable packets CE.
-    pub mark_threshold: Option<u64>,
-    /// RED-family thresholds on the average queue, in the queue's unit.
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    Droptail {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+    },
+    /// Step ECN marking above a fixed occupancy.
+    EcnThreshold {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+        mark_threshold: u64,
+    },
+    Red {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+        min_threshold: Option<f64>,
+        max_threshold: Option<f64>,
+        max_p: Option<f64>,
+        weight: Option<f64>,
+        mean_packet_size: Option<u32>,
+        gentle: Option<bool>,
+        ecn: Option<bool>,
+    },
+    Mecn {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+        min_threshold: Option<f64>,
+        max_threshold: Option<f64>,
+        max_p: Option<f64>,
+        weight: Option<f64>,
+        mean_packet_size: Option<u32>,
+        mid_threshold: Option<f64>,
+        max_p2: Option<f64>,
+    },
+    Wmecn {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+        min_threshold: Option<f64>,
+        max_threshold: Option<f64>,
+        max_p: Option<f64>,
+        weight: Option<f64>,
+        mean_packet_size: Option<u32>,
+        mid_threshold: Option<f64>,
+    },
+}
+
+/// Parameters the RED family shares: thresholds on the average queue in the queue's unit,
+/// the mark/drop probability at max, the EWMA weight w_q, and the packet size that turns
+/// idle time into packets (and thresholds into bytes for a byte queue).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RedParams {
     pub min_threshold: Option<f64>,
     pub mid_threshold: Option<f64>,
     pub max_threshold: Option<f64>,
-    /// RED max_p; MECN's top probability of '10'; WMECN's P_max.
     pub max_p: Option<f64>,
-    /// MECN's top probability of '11'.
-    pub max_p2: Option<f64>,
-    /// EWMA weight w_q of the average queue.
     pub weight: Option<f64>,
-    /// RED: ramp the probability from max_p to 1 between max_th and 2 max_th.
-    pub gentle: Option<bool>,
-    /// RED: mark ECN-capable packets instead of dropping them.
-    pub ecn: Option<bool>,
-    /// RED-family: typical packet size in bytes (idle-time decay; byte-mode scaling).
     pub mean_packet_size: Option<u32>,
 }
+
+impl QueueSpec {
+    /// The RED-family parameters of a red, mecn or wmecn queue.
+    pub fn red_params(&self) -> Option<RedParams> {
+        match *self {
+            QueueSpec::Red {
+                min_threshold,
+                max_threshold,
+                max_p,
+                weight,
+                mean_packet_size,
+                ..
+            } => Some(RedParams {
+                min_threshold,
+                mid_threshold: None,
+                max_threshold,
+                max_p,
+                weight,
+                mean_packet_size,
+            }),
+            QueueSpec::Mecn {
+                min_threshold,
+                mid_threshold,
+                max_threshold,
+                max_p,
+                weight,
+                mean_packet_size,
+                ..
+            }
+            | QueueSpec::Wmecn {
+                min_threshold,
+                mid_threshold,
+                max_threshold,
+                max_p,
+                weight,
+                mean_packet_size,
+                ..
+            } => Some(RedParams {
+                min_threshold,
+                mid_threshold,
+                max_threshold,
+                max_p,
+                weight,
+                mean_packet_size,
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn limit(&self) -> u64 {
+        match self {
+            QueueSpec::Droptail { limit, .. }
+            | QueueSpec::EcnThreshold { limit, .. }
+            | QueueSpec::Red { limit, .. }
+            | QueueSpec::Mecn { limit, .. }
+            | QueueSpec::Wmecn { limit, .. } => *limit,
+        }
+    }
+
+    pub fn unit(&self) -> QueueUnit {
+        match self {
+            QueueSpec::Droptail { unit, .. }
+            | QueueSpec::EcnThreshold { unit, .. }
+            | QueueSpec::Red { unit, .. }
+            | QueueSpec::Mecn { unit, .. }
+            | QueueSpec::Wmecn { unit, .. } => *unit,
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            QueueSpec::Droptail { .. } => "droptail",
+            QueueSpec::EcnThreshold { .. } => "ecn_threshold",
+            QueueSpec::Red { .. } => "red",
+            QueueSpec::Mecn { .. } => "mecn",
+            QueueSpec::Wmecn { .. } => "wmecn",
+        }
+    }
+}
+
 fn default_queue_limit() -> u64 {
     100
 }
+
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec {
-            kind: QueueKind::Droptail,
+        QueueSpec::Droptail {
             limit: default_queue_limit(),
             unit: QueueUnit::Packets,
-            mark_threshold: None,
-            min_threshold: None,
-            mid_threshold: None,
-            max_threshold: None,
-            max_p: None,
-            max_p2: None,
-            weight: None,
-            gentle: None,
-            ecn: None,
-            mean_packet_size: None,
         }
     }
+}
+
+/// A queue table without `kind` is a DropTail queue; a key its kind does not take is
+/// reported with the kind and the keys it does take.
+fn queue_spec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<QueueSpec, D::Error> {
+    use serde::de::Error;
+    let mut v = serde_json::Value::deserialize(d)?;
+    let kind = match v.as_object_mut() {
+        Some(m) => m
+            .entry("kind")
+            .or_insert_with(|| "droptail".into())
+            .as_str()
+            .unwrap_or("?")
+            .to_string(),
+        None => {
+            return Err(D::Error::custom(
+                "expected a table such as { kind = \"droptail\", limit = 100 }",
+            ))
+        }
+    };
+    QueueSpec::deserialize(v).map_err(|e| {
+        let msg = e.to_string();
+        // "unknown field `x`, expected ..." -> say which kind refused it.
+        match msg
+            .strip_prefix("unknown field `")
+            .and_then(|r| r.split_once('`'))
+        {
+            Some((field, rest)) => {
+                let takes = rest
+                    .trim_start_matches(", expected ")
+                    .replace("one of ", "");
+                D::Error::custom(format!(
+                    "unknown field `{field}`: a {kind} queue does not take it (it takes {takes})"
+                ))
+            }
+            None => D::Error::custom(msg),
+        }
+    })
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
