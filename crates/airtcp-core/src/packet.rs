@@ -29,8 +29,9 @@ pub struct IpHeader {
     pub ttl: u8,
     /// Rate-adjustment index written by routers (minimum along the path), if any.
     pub rate_index: Option<f32>,
-    /// Explicit rate in bits/s written by routers (minimum along the path), if any.
-    pub explicit_rate: Option<f64>,
+    /// Explicit rate in bits/s written by routers (minimum along the path), if any. f32 keeps
+    /// the header small; its 24-bit mantissa resolves rates to 1 part in 10^7.
+    pub explicit_rate: Option<f32>,
 }
 
 pub mod flags {
@@ -76,7 +77,7 @@ pub struct TcpHeader {
     /// receiver (an option on the wire).
     pub rate_index_echo: Option<f32>,
     /// Router-written explicit rate (bits/s) echoed by the receiver, likewise.
-    pub explicit_rate_echo: Option<f64>,
+    pub explicit_rate_echo: Option<f32>,
 }
 
 impl TcpHeader {

@@ -3,7 +3,7 @@
 //! the node layer only routes, runs hooks and hands packets to endpoints.
 
 use crate::app::App;
-use crate::device::{DevCtx, DevEv, DevOut, Device};
+use crate::device::{AnyDevice, DevCtx, DevEv, DevOut};
 use crate::engine::{Scheduler, Time, Timed, TimerSlot};
 use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
@@ -101,7 +101,7 @@ pub struct Sim {
     pub sched: Scheduler<Ev>,
     pub pool: PacketPool,
     pub nodes: Vec<Node>,
-    pub devices: Vec<Box<dyn Device>>,
+    pub devices: Vec<AnyDevice>,
     pub routes: Routes,
     pub flows: Vec<Flow>,
     pub hooks: Vec<HookSlot>,
@@ -140,7 +140,7 @@ impl Sim {
         end: Time,
         sched: Scheduler<Ev>,
         nodes: Vec<Node>,
-        devices: Vec<Box<dyn Device>>,
+        devices: Vec<AnyDevice>,
         routes: Routes,
         flows: Vec<Flow>,
         hooks: Vec<HookSlot>,
@@ -217,34 +217,42 @@ impl Sim {
 
     // ---- devices -----------------------------------------------------------------------
 
-    /// Run `f` on device `d` with a context, then act on what it reports.
-    fn with_device(&mut self, d: DevId, f: impl FnOnce(&mut dyn Device, DevId, &mut DevCtx)) {
-        let mut out = std::mem::take(&mut self.dev_out);
+    /// Run `f` on device `d` with a context, then act on what it reports. Reports are
+    /// appended to one shared buffer and handled in order; a nested device call (a received
+    /// packet forwarded on) handles and removes its own before this one goes on.
+    #[inline]
+    fn with_device(&mut self, d: DevId, f: impl FnOnce(&mut AnyDevice, DevId, &mut DevCtx)) {
+        let start = self.dev_out.len();
         {
             let mut ctx = DevCtx {
                 now: self.sched.now(),
                 sched: &mut self.sched,
                 pool: &mut self.pool,
                 snr: &self.snr,
-                out: &mut out,
+                out: &mut self.dev_out,
                 packet_hops: &mut self.counters.packet_hops,
             };
-            f(&mut *self.devices[d.idx()], d, &mut ctx);
+            f(&mut self.devices[d.idx()], d, &mut ctx);
         }
-        for o in out.drain(..) {
+        let mut i = start;
+        while i < self.dev_out.len() {
+            let o = self.dev_out[i];
+            i += 1;
             match o {
                 DevOut::Drop(p, cause) => self.device_dropped(d, p, cause),
                 DevOut::Receive(node, p) => self.receive(node, p),
             }
         }
-        self.dev_out = out;
+        self.dev_out.truncate(start);
     }
 
+    #[inline]
     fn device_event(&mut self, d: DevId, e: DevEv) {
         self.with_device(d, |dev, me, ctx| dev.handle(me, ctx, e));
     }
 
     /// Hand a packet to the output device toward `next_hop`.
+    #[inline]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
         self.with_device(d, |dev, me, ctx| {
             if front {
@@ -413,6 +421,7 @@ impl Sim {
     }
 
     /// A device of `node` received a packet.
+    #[inline]
     fn receive(&mut self, node: NodeId, id: PacketId) {
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
@@ -440,6 +449,7 @@ impl Sim {
     }
 
     /// Hand a routed packet, through `node`'s post-routing hooks, to its output device.
+    #[inline]
     fn send_on(&mut self, node: NodeId, id: PacketId, route: (DevId, NodeId), hooks: bool) {
         if hooks && !self.run_hooks(node, Point::PostRouting, id, Some(route)) {
             return;
@@ -465,8 +475,9 @@ impl Sim {
         }
     }
 
+    #[inline]
     fn deliver(&mut self, id: PacketId) {
-        let pkt = *self.pool.get(id);
+        let pkt = self.pool.get(id).wire;
         self.pool.free(id);
         self.counters.delivered += 1;
         let f = pkt.flow;
@@ -476,8 +487,8 @@ impl Sim {
                 u.received_packets += 1;
                 u.received_bytes += pkt.size as u64;
             }
-            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt.wire),
-            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt.wire),
+            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt),
+            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt),
         }
     }
 

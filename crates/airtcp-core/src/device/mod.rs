@@ -101,3 +101,58 @@ pub trait Device {
     /// For inspection in tests and tools (`Sim::device::<P2p>`).
     fn as_any(&self) -> &dyn std::any::Any;
 }
+
+/// A device in the simulator's arena. The point-to-point device carries nearly every packet of
+/// wired scenarios, so it is dispatched statically (the compiler inlines it into the event
+/// loop); any other device goes through the trait. The point-to-point variant is stored
+/// inline on purpose: devices live in one arena and are touched on every hop.
+#[allow(clippy::large_enum_variant)]
+pub enum AnyDevice {
+    P2p(P2p),
+    Other(Box<dyn Device>),
+}
+
+impl AnyDevice {
+    #[inline]
+    pub fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+        match self {
+            AnyDevice::P2p(d) => d.enqueue(me, ctx, pkt, next_hop),
+            AnyDevice::Other(d) => d.enqueue(me, ctx, pkt, next_hop),
+        }
+    }
+
+    #[inline]
+    pub fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+        match self {
+            AnyDevice::P2p(d) => d.enqueue_front(me, ctx, pkt, next_hop),
+            AnyDevice::Other(d) => d.enqueue_front(me, ctx, pkt, next_hop),
+        }
+    }
+
+    #[inline]
+    pub fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+        match self {
+            AnyDevice::P2p(d) => d.handle(me, ctx, ev),
+            AnyDevice::Other(d) => d.handle(me, ctx, ev),
+        }
+    }
+}
+
+impl std::ops::Deref for AnyDevice {
+    type Target = dyn Device;
+    fn deref(&self) -> &(dyn Device + 'static) {
+        match self {
+            AnyDevice::P2p(d) => d,
+            AnyDevice::Other(d) => &**d,
+        }
+    }
+}
+
+impl std::ops::DerefMut for AnyDevice {
+    fn deref_mut(&mut self) -> &mut (dyn Device + 'static) {
+        match self {
+            AnyDevice::P2p(d) => d,
+            AnyDevice::Other(d) => &mut **d,
+        }
+    }
+}

@@ -40,6 +40,9 @@ pub struct Arq {
 pub struct P2p {
     pub node: NodeId,
     pub wire: Wire,
+    /// Who the wire delivers to, and after how long (asked once: a wire does not change).
+    peer: NodeId,
+    delay: Time,
     pub link_name: String,
     pub kind: LinkKind,
     pub rate_bps: u64,
@@ -69,9 +72,17 @@ impl P2p {
         arq: Option<Arq>,
         name: String,
     ) -> P2p {
+        let me = if wire.ends[0].0 == node {
+            wire.ends[0].1
+        } else {
+            wire.ends[1].1
+        };
+        let (peer, delay) = wire.receiver(me);
         P2p {
             node,
             wire,
+            peer,
+            delay,
             link_name,
             kind,
             rate_bps,
@@ -88,6 +99,7 @@ impl P2p {
     }
 
     /// Account for the queue length changing at `now` (call before the change).
+    #[inline]
     fn note_queue(&mut self, now: Time) {
         let len = self.fifo.len() as u128;
         let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
@@ -95,6 +107,7 @@ impl P2p {
         self.stats.queue_last_change = now;
     }
 
+    #[inline]
     fn idle(&self) -> bool {
         self.tx.is_none() && self.fifo.is_empty()
     }
@@ -104,6 +117,7 @@ impl P2p {
         ctx.out.push(DevOut::Drop(id, cause));
     }
 
+    #[inline]
     fn start_tx(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
         let size = ctx.pool.get(id).size as u64;
         // With ARQ every frame also holds the medium for its link-level ACK.
@@ -116,6 +130,7 @@ impl P2p {
         ctx.at(ctx.now + dt, me, DevEv::TxDone);
     }
 
+    #[inline]
     fn on_tx_done(&mut self, me: DevId, ctx: &mut DevCtx) {
         let now = ctx.now;
         let id = self.tx.take().expect("TxDone on an idle device");
@@ -128,15 +143,14 @@ impl P2p {
                     ctx.pool.get_mut(id).meta.link_tries = tries + 1;
                     self.stats.arq_retransmissions += 1;
                     self.awaiting_retry += 1;
-                    let wait = 2 * self.wire.delay + arq.ack_time;
+                    let wait = 2 * self.delay + arq.ack_time;
                     ctx.at(now + wait, me, DevEv::Retry(id));
                 }
                 _ => self.drop(ctx, id, DropCause::ChannelError),
             }
         } else {
             self.propagating += 1;
-            let (_, delay) = self.wire.receiver(me);
-            ctx.at(now + delay, me, DevEv::Arrive(id));
+            ctx.at(now + self.delay, me, DevEv::Arrive(id));
         }
         if !self.fifo.is_empty() {
             self.note_queue(now);
@@ -161,6 +175,7 @@ impl Device for P2p {
         self
     }
 
+    #[inline]
     fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
         let now = ctx.now;
         // Every arrival goes through the policy, even to an idle link: RED-family averages
@@ -177,6 +192,7 @@ impl Device for P2p {
         }
     }
 
+    #[inline]
     fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
         if self.idle() {
             self.start_tx(me, ctx, id);
@@ -188,19 +204,18 @@ impl Device for P2p {
         }
     }
 
+    #[inline]
     fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
         match ev {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
                 self.propagating -= 1;
                 ctx.pool.get_mut(id).meta.link_tries = 0;
-                let (to, _) = self.wire.receiver(me);
-                ctx.out.push(DevOut::Receive(to, id));
+                ctx.out.push(DevOut::Receive(self.peer, id));
             }
             DevEv::Retry(id) => {
                 self.awaiting_retry -= 1;
-                let (to, _) = self.wire.receiver(me);
-                self.enqueue_front(me, ctx, id, to);
+                self.enqueue_front(me, ctx, id, self.peer);
             }
             DevEv::Timer(_) => {}
         }
@@ -246,11 +261,7 @@ impl Device for P2p {
 
     fn link_result(&self, nodes: &[Node], end: Time) -> Option<LinkResult> {
         let s = &self.stats;
-        let to = if self.wire.ends[0].0 == self.node {
-            self.wire.ends[1].0
-        } else {
-            self.wire.ends[0].0
-        };
+        let to = self.peer;
         Some(LinkResult {
             name: self.name.clone(),
             link: self.link_name.clone(),

@@ -24,7 +24,7 @@ impl ExplicitRate {
         if pkt.proto != Proto::Tcp || pkt.tcp.len == 0 {
             return;
         }
-        let offer = self.share * out.rate_bps as f64;
+        let offer = (self.share * out.rate_bps as f64) as f32;
         if pkt.ip.explicit_rate.is_none_or(|r| offer < r) {
             pkt.ip.explicit_rate = Some(offer);
             self.written += 1;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::schema::*;
 use super::ScenarioError;
 use crate::app::App;
-use crate::device::{Arq, Device, P2p};
+use crate::device::{AnyDevice, Arq, P2p};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::hook::{Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
@@ -315,7 +315,7 @@ struct Builder<'a> {
     end: Time,
     by_name: BTreeMap<&'a str, NodeId>,
     nodes: Vec<Node>,
-    devices: Vec<Box<dyn Device>>,
+    devices: Vec<AnyDevice>,
     adjacency: Vec<Adjacency>,
     snr: Vec<SnrSeries>,
     /// Link name -> (index, [device a->b, device b->a]).
@@ -494,7 +494,7 @@ impl<'a> Builder<'a> {
                 });
                 self.nodes[from.idx()].devices.push(d);
                 self.adjacency.push(Adjacency { dev: d, from, to });
-                self.devices.push(Box::new(P2p::new(
+                self.devices.push(AnyDevice::P2p(P2p::new(
                     from,
                     wire,
                     name.clone(),

@@ -66,7 +66,7 @@ pub struct TcpReceiver {
     pub dupacks_dropped: u64,
     /// Router-written fields of the latest data segment, echoed in the next ACK.
     rate_index: Option<f32>,
-    explicit_rate: Option<f64>,
+    explicit_rate: Option<f32>,
     /// ACKs owed: sent by [`TcpReceiver::poll_ack`].
     acks_due: u32,
     policy: Option<Box<dyn RwndPolicy>>,

@@ -63,7 +63,7 @@ pub struct AckInfo {
     /// Router-written rate index echoed by the receiver, if any.
     pub rate_index: Option<f32>,
     /// Router-written explicit rate (bits/s) echoed by the receiver, if any.
-    pub explicit_rate: Option<f64>,
+    pub explicit_rate: Option<f32>,
     /// Explicit Loss Notification: the reported hole was lost to a channel error.
     pub eln: bool,
 }
