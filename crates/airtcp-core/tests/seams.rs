@@ -6,7 +6,7 @@
 use airtcp_core::device::{DeviceView, P2p};
 use airtcp_core::engine::{Time, MS, SEC};
 use airtcp_core::harness::Net;
-use airtcp_core::hook::{ExplicitRate, Hook, HookCtx, HookResult, LocalEnd, Points, Verdict};
+use airtcp_core::hook::{ExplicitRate, Hook, HookCtx, LocalEnd, Metric, Points, Verdict};
 use airtcp_core::packet::{DropCause, IpHeader, TcpHeader, Wire};
 use airtcp_core::stats::RunResult;
 use airtcp_core::tcp::receiver::RwndPolicy;
@@ -43,13 +43,7 @@ impl Hook for IndexWriter {
         }
         Verdict::Accept
     }
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "test_index",
-            node: node.into(),
-            ..Default::default()
-        }
-    }
+    fn metrics(&self, _: &mut Vec<(&'static str, Metric)>) {}
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -132,13 +126,7 @@ impl Hook for Counter {
         self.local_ends.push(end);
         Verdict::Accept
     }
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "test_counter",
-            node: node.into(),
-            ..Default::default()
-        }
-    }
+    fn metrics(&self, _: &mut Vec<(&'static str, Metric)>) {}
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -190,7 +178,7 @@ fn every_hook_point_runs_and_several_hooks_share_a_node() {
     assert!(cb.local_ends.iter().all(|e| *e == LocalEnd::Receiver));
     // The explicit-rate hook installed first still ran at the same node.
     assert_eq!(r.agents[0].kind, "explicit_rate");
-    assert!(r.agents[0].marked > 0);
+    assert!(r.agents[0].count("written") > 0);
 }
 
 #[test]

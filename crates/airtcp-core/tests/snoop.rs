@@ -28,9 +28,9 @@ fn snoop_raises_goodput_over_a_lossy_last_hop() {
         println!(
             "per {per}: newreno {:.0} bps ({} fast retx, {} timeouts); snoop {:.0} bps ({} fast retx, {} timeouts), {} local retx, {} dupacks suppressed",
             fp.goodput_bps, fp.fast_retransmits, fp.timeouts, fs.goodput_bps,
-            fs.fast_retransmits, fs.timeouts, a.local_retransmits, a.suppressed
+            fs.fast_retransmits, fs.timeouts, a.count("local_retransmits"), a.count("suppressed")
         );
-        assert!(a.local_retransmits > 0 && a.suppressed > 0);
+        assert!(a.count("local_retransmits") > 0 && a.count("suppressed") > 0);
         assert!(fs.goodput_bps > 1.5 * fp.goodput_bps, "per {per}");
         // Local repair hides most losses from the sender.
         assert!(

@@ -3,7 +3,7 @@
 //! a duplicate ACK for such a segment passes back toward the sender, the agent sets the ELN bit
 //! on it, and the sender retransmits without treating the loss as congestion.
 
-use super::{Hook, HookCtx, HookResult, Points, Verdict};
+use super::{Hook, HookCtx, Metric, Points, Verdict};
 use crate::device::DeviceView;
 use crate::ids::{DevId, FlowId, NodeId};
 use crate::packet::{flags, DropCause, Proto, TcpHeader, Wire};
@@ -72,13 +72,9 @@ impl Hook for Eln {
         self
     }
 
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "eln",
-            node: node.to_string(),
-            marked: self.marked,
-            ..Default::default()
-        }
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>) {
+        // ACKs marked with the ELN bit.
+        out.push(("marked", Metric::Count(self.marked)));
     }
 }
 

@@ -3,7 +3,7 @@
 //! device's rate (for a TDMA hop, its slot share); it lowers the field to that if smaller, so
 //! the receiver sees the path minimum and echoes it to the sender.
 
-use super::{Hook, HookCtx, HookResult, Points, Verdict};
+use super::{Hook, HookCtx, Metric, Points, Verdict};
 use crate::device::DeviceView;
 use crate::packet::{Proto, Wire};
 
@@ -53,13 +53,9 @@ impl Hook for ExplicitRate {
         self
     }
 
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "explicit_rate",
-            node: node.to_string(),
-            marked: self.written,
-            ..Default::default()
-        }
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>) {
+        // Segments whose explicit rate this node lowered.
+        out.push(("written", Metric::Count(self.written)));
     }
 }
 

@@ -77,23 +77,37 @@ pub struct HookCtx<'a> {
     pub snr: &'a [SnrSeries],
 }
 
-/// Per-hook results (one row per hook in the result's `agents` table).
-#[derive(Serialize, Debug, Clone, Default)]
+/// A figure a hook reports: a count or a real number.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(untagged)]
+pub enum Metric {
+    Count(u64),
+    Real(f64),
+}
+
+/// Per-hook results: one row per hook in the result's `agents` table, with the hook's own
+/// figures as columns.
+#[derive(Serialize, Debug, Clone)]
 pub struct HookResult {
     pub kind: &'static str,
     pub node: String,
-    /// Times the hook closed (stopped its node's TCP senders).
-    pub closures: u64,
-    /// Total time closed, seconds.
-    pub closed_s: f64,
-    /// New data segments the node's TCP senders produced while closed (must be 0).
-    pub new_data_while_closed: u64,
-    /// ACKs the hook marked (ELN).
-    pub marked: u64,
-    /// Local retransmissions (Snoop).
-    pub local_retransmits: u64,
-    /// Duplicate ACKs kept from the sender (Snoop).
-    pub suppressed: u64,
+    #[serde(flatten)]
+    pub metrics: std::collections::BTreeMap<&'static str, Metric>,
+}
+
+impl HookResult {
+    /// A metric by name (tests and tools).
+    pub fn get(&self, name: &str) -> Option<Metric> {
+        self.metrics.get(name).copied()
+    }
+
+    /// A count metric by name, 0 if absent.
+    pub fn count(&self, name: &str) -> u64 {
+        match self.get(name) {
+            Some(Metric::Count(n)) => n,
+            _ => 0,
+        }
+    }
 }
 
 pub trait Hook {
@@ -126,7 +140,8 @@ pub trait Hook {
     fn handle_timeout(&mut self, _ctx: &mut HookCtx) {}
     /// Close time integrals at the end of the run.
     fn finish(&mut self, _end: Time) {}
-    fn result(&self, node: &str) -> HookResult;
+    /// The hook's own figures, each a column of its row in the `agents` table.
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>);
     /// For inspection in tests and tools (`Sim::hook::<Snoop>`).
     fn as_any(&self) -> &dyn std::any::Any;
 }

@@ -3,7 +3,7 @@
 //! wireless link, retransmits them locally on a duplicate ACK or when its local timer expires,
 //! and keeps the duplicate ACKs it handled from reaching the sender.
 
-use super::{Hook, HookAction, HookCtx, HookResult, Points, Verdict};
+use super::{Hook, HookAction, HookCtx, Metric, Points, Verdict};
 use crate::device::DeviceView;
 use crate::engine::Time;
 use crate::ids::{FlowId, NodeId};
@@ -238,14 +238,10 @@ impl Hook for Snoop {
         self
     }
 
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "snoop",
-            node: node.to_string(),
-            local_retransmits: self.local_retransmits,
-            suppressed: self.suppressed,
-            ..Default::default()
-        }
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>) {
+        out.push(("local_retransmits", Metric::Count(self.local_retransmits)));
+        // Duplicate ACKs kept from the sender.
+        out.push(("suppressed", Metric::Count(self.suppressed)));
     }
 }
 

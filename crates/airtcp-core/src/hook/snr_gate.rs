@@ -5,7 +5,7 @@
 //! carrying the real window. TCP itself is unchanged, and packets already below TCP (queued
 //! at the interface) still go out.
 
-use super::{Hook, HookAction, HookCtx, HookResult, LocalEnd, Points, Verdict};
+use super::{Hook, HookAction, HookCtx, LocalEnd, Metric, Points, Verdict};
 use crate::engine::Time;
 use crate::ids::{FlowId, NodeId};
 use crate::packet::Wire;
@@ -176,15 +176,18 @@ impl Hook for SnrGate {
         self
     }
 
-    fn result(&self, node: &str) -> HookResult {
-        HookResult {
-            kind: "snr_gate",
-            node: node.to_string(),
-            closures: self.closures,
-            closed_s: crate::engine::secs(self.closed_total),
-            new_data_while_closed: self.new_data_while_closed,
-            ..Default::default()
-        }
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>) {
+        // Times the gate closed, total time closed (s), and new data segments the node's
+        // senders produced while closed (must be 0).
+        out.push(("closures", Metric::Count(self.closures)));
+        out.push((
+            "closed_s",
+            Metric::Real(crate::engine::secs(self.closed_total)),
+        ));
+        out.push((
+            "new_data_while_closed",
+            Metric::Count(self.new_data_while_closed),
+        ));
     }
 }
 

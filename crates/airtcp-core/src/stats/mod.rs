@@ -367,7 +367,15 @@ impl RunResult {
             agents: sim
                 .hooks
                 .iter()
-                .map(|h| h.hook.result(&sim.nodes[h.node.idx()].name))
+                .map(|h| {
+                    let mut m = Vec::new();
+                    h.hook.metrics(&mut m);
+                    crate::hook::HookResult {
+                        kind: h.hook.kind(),
+                        node: sim.nodes[h.node.idx()].name.clone(),
+                        metrics: m.into_iter().collect(),
+                    }
+                })
                 .collect(),
             series,
         }
