@@ -442,6 +442,7 @@ pub struct TcpOptions {
     pub dupack_threshold: Option<u32>,
     pub handshake: Option<bool>,
     pub dda_delay: Option<Duration>,
+    pub limited_transmit: Option<bool>,
 }
 
 impl TcpOptions {
@@ -467,7 +468,8 @@ impl TcpOptions {
             ecn,
             dupack_threshold,
             handshake,
-            dda_delay
+            dda_delay,
+            limited_transmit
         )
     }
 }

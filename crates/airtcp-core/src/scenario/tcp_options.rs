@@ -92,6 +92,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         }
         c.dda_delay = Some(v.ns());
     }
+    if let Some(v) = o.limited_transmit {
+        c.limited_transmit = v;
+    }
     if let Some(v) = o.handshake {
         c.handshake = v;
     }

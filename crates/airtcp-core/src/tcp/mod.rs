@@ -37,6 +37,8 @@ pub struct TcpConfig {
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
     /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
     pub dda_delay: Option<Time>,
+    /// RFC 3042 limited transmit: the first two duplicate ACKs each let one new segment out.
+    pub limited_transmit: bool,
 }
 
 impl Default for TcpConfig {
@@ -62,6 +64,8 @@ impl Default for TcpConfig {
             // ns-2's one-way agents, which the seed papers used, start established.
             handshake: false,
             dda_delay: None,
+            // ns-2's agents (the seed papers' baseline) have no limited transmit.
+            limited_transmit: false,
         }
     }
 }

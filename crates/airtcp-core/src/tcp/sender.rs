@@ -399,7 +399,18 @@ impl TcpSender {
         if self.snd_nxt >= self.app_end {
             return None;
         }
-        let wnd = self.st.cwnd.min(self.rwnd);
+        let mut cwnd = self.st.cwnd;
+        if self.cfg.limited_transmit
+            && !self.in_recovery
+            && self.dupacks > 0
+            && self.dupacks < self.cfg.dupack_threshold
+            && self.snd_nxt == self.snd_max
+        {
+            // RFC 3042: each of the first two duplicate ACKs lets one new segment out
+            // (outstanding data up to cwnd + 2 SMSS), cwnd itself unchanged.
+            cwnd += self.dupacks.min(2) as u64 * self.mss();
+        }
+        let wnd = cwnd.min(self.rwnd);
         let len = self.seg_len(self.snd_nxt) as u64;
         // Send only whole segments that fit in the window (no silly-window sends).
         if self.snd_nxt + len > self.snd_una + wnd {
@@ -664,6 +675,10 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
+        // The retransmission leaves now: restart the timer from it (ns-2's dupack_action
+        // and Linux do), or the old timer fires about one RTT later on the segment just
+        // resent, a spurious timeout.
+        self.arm_rto(now);
     }
 
     fn exit_recovery(&mut self, now: Time) {
@@ -1145,5 +1160,56 @@ mod tests {
         }
         assert!(drain(&mut s, 20 * MS).is_empty());
         assert_eq!(s.poll_timeout(), Some(rto));
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        // RFC 6298 5.1 runs the timer for the oldest outstanding segment; once it is resent
+        // the timer must run from that retransmission (ns-2 dupack_action, Linux).
+        let mut s = sender();
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        assert_eq!(s.rto_deadline(), Some(SEC));
+        for _ in 0..3 {
+            s.on_ack(300 * MS, &ack(0));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.rto_deadline(), Some(300 * MS + s.rtt.rto));
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            limited_transmit: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 4_000;
+        assert_eq!(drain(&mut s, 0).len(), 4);
+        s.on_ack(10 * MS, &ack(0));
+        let first = drain(&mut s, 10 * MS);
+        assert_eq!(
+            first.iter().map(|g| (g.seq, g.retx)).collect::<Vec<_>>(),
+            [(4000, false)]
+        );
+        s.on_ack(11 * MS, &ack(0));
+        let second = drain(&mut s, 11 * MS);
+        assert_eq!(second.iter().map(|g| g.seq).collect::<Vec<_>>(), [5000]);
+        // cwnd itself did not grow, and the third duplicate starts fast retransmit.
+        assert_eq!(s.st.cwnd, 4_000);
+        s.on_ack(12 * MS, &ack(0));
+        assert!(s.in_recovery());
+        assert_eq!(
+            s.next_segment(12 * MS).map(|g| (g.seq, g.retx)),
+            Some((0, true))
+        );
+        // Without the option the first duplicate sends nothing.
+        let mut plain = sender();
+        plain.st.cwnd = 4_000;
+        drain(&mut plain, 0);
+        plain.on_ack(10 * MS, &ack(0));
+        assert!(drain(&mut plain, 10 * MS).is_empty());
     }
 }
