@@ -470,6 +470,12 @@ impl Sim {
                 Proto::Udp => pkt.udp_seq,
             };
             flow.loss_log.push((seq, cause, now));
+            if let Transport::Tcp(t) = &mut flow.transport {
+                // Only the oracle scheme hears of it (it is its definition).
+                if t.tx.wants_oracle() {
+                    t.tx.oracle_loss(seq, cause);
+                }
+            }
         } else {
             flow.losses.acks[cause.index()] += 1;
         }

@@ -425,6 +425,8 @@ pub struct FlowSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOptions {
+    /// Take every default from a stack: "ns2", "ns3" or "linux" (docs/tcp_profiles.md).
+    pub profile: Option<String>,
     pub segment_size: Option<u32>,
     pub header_size: Option<u32>,
     pub initial_cwnd: Option<u32>,
@@ -449,7 +451,10 @@ impl TcpOptions {
     /// `self` with every unset key taken from `base`.
     pub fn or(&self, base: &TcpOptions) -> TcpOptions {
         macro_rules! pick {
-            ($($f:ident),*) => { TcpOptions { $($f: self.$f.or(base.$f),)* } };
+            ($($f:ident),*) => { TcpOptions {
+                profile: self.profile.clone().or_else(|| base.profile.clone()),
+                $($f: self.$f.or(base.$f),)*
+            } };
         }
         pick!(
             segment_size,

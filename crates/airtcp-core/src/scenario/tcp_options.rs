@@ -1,12 +1,22 @@
 //! Resolving a flow's TCP options from the scenario into the endpoints' configuration.
 
 use super::schema::TcpOptions;
-use crate::tcp::TcpConfig;
+use crate::tcp::{Profile, TcpConfig};
 
 /// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
 /// offending key.
 pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
-    let mut c = TcpConfig::default();
+    let mut c = match &o.profile {
+        None => TcpConfig::default(),
+        Some(name) => Profile::from_name(name)
+            .ok_or_else(|| {
+                (
+                    "profile".to_string(),
+                    crate::util::unknown_name("profile", name, &Profile::NAMES),
+                )
+            })?
+            .config(),
+    };
     if let Some(v) = o.segment_size {
         if v == 0 || v > 65_000 {
             return Err((
@@ -105,4 +115,74 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         c.dupack_threshold = v;
     }
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{MS, SEC};
+    use crate::scenario::units::Duration;
+
+    #[test]
+    fn a_profile_sets_the_stack_defaults_and_keys_still_override() {
+        let ns3 = tcp_config(&TcpOptions {
+            profile: Some("ns3".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!((ns3.mss, ns3.initial_cwnd, ns3.min_rto), (536, 10, SEC));
+        assert!(ns3.sack && ns3.timestamps && ns3.delayed_ack && ns3.limited_transmit);
+        let tuned = tcp_config(&TcpOptions {
+            profile: Some("ns3".into()),
+            segment_size: Some(1448),
+            min_rto: Some(Duration(0.2)),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            (tuned.mss, tuned.min_rto, tuned.initial_cwnd),
+            (1448, 200 * MS, 10)
+        );
+        let linux = tcp_config(&TcpOptions {
+            profile: Some("linux".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            (linux.mss, linux.delack_timeout, linux.max_rto),
+            (1448, 40 * MS, 120 * SEC)
+        );
+        let ns2 = tcp_config(&TcpOptions {
+            profile: Some("ns2".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!((ns2.initial_rto, ns2.rcv_window), (3 * SEC, 20_000));
+    }
+
+    #[test]
+    fn unknown_profile_is_reported() {
+        let e = tcp_config(&TcpOptions {
+            profile: Some("ns-3".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.0, "profile");
+        assert!(e.1.contains("did you mean 'ns3'"), "{}", e.1);
+    }
+
+    #[test]
+    fn a_flow_inherits_the_scenario_profile_unless_it_names_its_own() {
+        let scenario = TcpOptions {
+            profile: Some("linux".into()),
+            ..Default::default()
+        };
+        let flow = TcpOptions::default();
+        assert_eq!(flow.or(&scenario).profile.as_deref(), Some("linux"));
+        let own = TcpOptions {
+            profile: Some("ns2".into()),
+            ..Default::default()
+        };
+        assert_eq!(own.or(&scenario).profile.as_deref(), Some("ns2"));
+    }
 }

@@ -125,6 +125,8 @@ pub struct TcpSender {
     pub decisions: Vec<LossDecision>,
     /// What the scheme was told on the latest ACK (for inspection).
     pub last_ack: AckInfo,
+    /// For the oracle scheme only: the simulator's record of lost segments and their causes.
+    oracle: Option<std::collections::BTreeMap<u64, crate::packet::DropCause>>,
 }
 
 impl TcpSender {
@@ -150,6 +152,7 @@ impl TcpSender {
         let rwnd = cfg.rcv_window;
         let ecn_ok = cfg.ecn && !cfg.handshake;
         let multilevel = cc.multilevel_ecn();
+        let wants_truth = cc.oracle();
         let syn = cfg.handshake.then_some(SynState {
             due: true,
             sent_at: None,
@@ -188,10 +191,22 @@ impl TcpSender {
             stats: SenderStats::default(),
             decisions: Vec::new(),
             last_ack: AckInfo::default(),
+            oracle: wants_truth.then(Default::default),
         }
     }
 
     /// The application has written data up to byte `end` (u64::MAX: never runs dry).
+    /// The simulator tells an oracle sender that data segment `seq` was lost, and why.
+    pub fn oracle_loss(&mut self, seq: u64, cause: crate::packet::DropCause) {
+        if let Some(m) = &mut self.oracle {
+            m.insert(seq, cause);
+        }
+    }
+
+    pub fn wants_oracle(&self) -> bool {
+        self.oracle.is_some()
+    }
+
     pub fn set_app_end(&mut self, end: u64) {
         self.app_end = self.app_end.max(end);
     }
@@ -487,6 +502,10 @@ impl TcpSender {
             kind,
             in_flight: self.in_flight(),
             min_rtt: self.rtt.min_rtt,
+            true_cause: self
+                .oracle
+                .as_ref()
+                .and_then(|m| m.get(&self.snd_una).copied()),
         };
         let r = self.cc.on_congestion(&ev, &self.st);
         if let Some(class) = r.verdict {
@@ -544,6 +563,9 @@ impl TcpSender {
             }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
+            if let Some(m) = &mut self.oracle {
+                *m = m.split_off(&ack);
+            }
             let was_in_recovery = self.in_recovery;
             let mut restart_timer = true;
             if self.in_recovery {

@@ -162,6 +162,7 @@ mod tests {
             kind: CongestionKind::DupAcks,
             in_flight: 100_000,
             min_rtt: None,
+            true_cause: None,
         };
         assert_eq!(c.on_congestion(&ev, &st).ssthresh, 70_000);
         assert_eq!(c.w_max, 100.0);

@@ -192,6 +192,7 @@ mod tests {
             kind: CongestionKind::DupAcks,
             in_flight: 20_000,
             min_rtt: None,
+            true_cause: None,
         };
         assert_eq!(c.on_congestion(&ev, &st()), Reaction::cut(10_000));
     }

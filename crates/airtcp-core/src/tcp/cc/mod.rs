@@ -8,6 +8,7 @@
 pub mod cubic;
 pub mod mecn;
 pub mod newreno;
+pub mod oracle;
 pub mod rttround;
 pub mod vegas;
 pub mod veno;
@@ -16,7 +17,8 @@ pub mod wmecn;
 
 pub use cubic::Cubic;
 pub use mecn::Mecn;
-pub use newreno::NewReno;
+pub use newreno::{reno_increase, NewReno};
+pub use oracle::Oracle;
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
@@ -85,6 +87,9 @@ pub struct CongestionEvent {
     pub kind: CongestionKind,
     pub in_flight: u64,
     pub min_rtt: Option<Time>,
+    /// The simulator's record of why the segment at snd_una was lost: given only to a scheme
+    /// that declares itself an oracle (`CongestionControl::oracle`), never to a real scheme.
+    pub true_cause: Option<crate::packet::DropCause>,
 }
 
 /// What a scheme that tells losses apart decided a loss was.
@@ -169,6 +174,11 @@ pub trait CongestionControl {
     /// Scheme-specific figures, each reported as an extra column of the flow's result row
     /// (`<name>` as given; use the scheme's name as a prefix, e.g. `bbr_state_changes`).
     fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The scheme is the named oracle: the sender passes it the true cause of each loss
+    /// (`CongestionEvent::true_cause`). Only for upper bounds; no real scheme may say yes.
+    fn oracle(&self) -> bool {
+        false
+    }
     /// Pacing rate in bits/s for schemes that pace their sending (None: window-limited
     /// bursts, as classic TCP).
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
@@ -316,6 +326,13 @@ pub const SCHEMES: &[SchemeInfo] = &[
         description: "Wireless MECN (seed paper 000): the sum of the last 10 multi-level ECN feedbacks decides whether a loss is wireless (no cut) or congestion (x0.8/0.6/0.5); needs a wmecn queue",
         recovery: RecoveryKind::Reno,
         build: |p| boxed(Wmecn::new(p)?),
+    },
+    SchemeInfo {
+        name: "oracle",
+        description: "Loss-cause oracle (upper bound): NewReno window rules told the true cause of each loss by the simulator; no cut on channel losses, the normal cut on congestion; SACK recovery",
+        // An upper bound should not be held back by recovery that repairs one hole per RTT.
+        recovery: RecoveryKind::Sack,
+        build: |_| boxed(Oracle),
     },
 ];
 

@@ -92,6 +92,7 @@ mod tests {
             kind: CongestionKind::DupAcks,
             in_flight: f,
             min_rtt: None,
+            true_cause: None,
         };
         assert_eq!(NewReno.on_congestion(&ev(20_000), &s).ssthresh, 10_000);
         assert_eq!(NewReno.on_congestion(&ev(3_000), &s).ssthresh, 2_000);

@@ -116,6 +116,7 @@ mod tests {
             kind: CongestionKind::DupAcks,
             in_flight: cwnd,
             min_rtt: None,
+            true_cause: None,
         };
         v.on_congestion(&ev, &st).ssthresh
     }

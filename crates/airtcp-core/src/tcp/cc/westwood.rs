@@ -257,6 +257,7 @@ mod tests {
             kind: super::super::CongestionKind::DupAcks,
             in_flight: 50_000,
             min_rtt: Some(80 * MS),
+            true_cause: None,
         };
         assert_eq!(w.on_congestion(&ev, &st).ssthresh, 10_000);
         w.bwe = 0.0;

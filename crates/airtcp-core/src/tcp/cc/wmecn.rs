@@ -235,6 +235,7 @@ mod tests {
             kind,
             in_flight: 20_000,
             min_rtt: None,
+            true_cause: None,
         };
         c.on_congestion(&ev, &st())
     }
