@@ -17,6 +17,7 @@ ALL = [
     "cubic",
     "mecn",
     "wmecn",
+    "oracle",
 ]
 
 
