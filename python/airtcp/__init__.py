@@ -26,29 +26,22 @@ ScenarioError = _core.ScenarioError
 SimulationError = _core.SimulationError
 
 
-def _install_error_str() -> None:
-    # The core raises ScenarioError(message, path, detail). Python's default str() of an
-    # exception with several args is the tuple, which would put "('links[0].rate: ...', ...)"
-    # in tracebacks. Show the message alone and expose path/detail as attributes.
-    cls = ScenarioError
-    if "__str__" not in cls.__dict__:
-        cls.__str__ = lambda self: str(self.args[0]) if self.args else ""  # type: ignore
-    if "path" not in cls.__dict__:
-        cls.path = property(  # type: ignore[attr-defined]
-            lambda self: str(self.args[1]) if len(self.args) > 1 else ""
-        )
-    if "detail" not in cls.__dict__:
-        cls.detail = property(  # type: ignore[attr-defined]
-            lambda self: str(self.args[2]) if len(self.args) > 2 else str(self)
-        )
-
-
-_install_error_str()
 
 
 def schemes() -> list[tuple[str, str]]:
     """Known congestion-control schemes as (name, description) pairs."""
     return [(str(n), str(d)) for n, d in _core.schemes()]
+
+
+def scheme_info() -> list[dict[str, str]]:
+    """The core's scheme registry: ``name``, ``description`` and default ``recovery``."""
+    return json.loads(_core.scheme_info_json())
+
+
+def defaults() -> dict[str, Any]:
+    """The core's defaults: ``tcp`` options without a profile (times in seconds, sizes in
+    bytes), the same per ``profiles`` name, and a link's ``queue``."""
+    return json.loads(_core.defaults_json())
 
 
 def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> Scenario:
@@ -75,11 +68,7 @@ def run(
     data: Any = sc.data
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ScenarioError(
-                f"seed: must be an integer >= 0, got {seed!r}",
-                "seed",
-                f"must be an integer >= 0, got {seed!r}",
-            )
+            raise _core.scenario_error("seed", f"must be an integer >= 0, got {seed!r}")
         data = {**data, "seed": seed}
         sc = Scenario(data, source=sc.source)
     raw = json.loads(_core.run_json(sc.to_json()))
@@ -100,6 +89,8 @@ __all__ = [
     "load",
     "parse_seconds",
     "run",
+    "defaults",
+    "scheme_info",
     "schemes",
     "sweep",
     "validate",

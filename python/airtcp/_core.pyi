@@ -1,28 +1,25 @@
-"""Type stubs for the compiled core (crates/airtcp-py)."""
+"""Type stubs of the compiled core (crates/airtcp-py)."""
 
 __version__: str
 __build__: str
 
 class ScenarioError(ValueError):
-    """A scenario value is invalid. ``args`` is (message, path, detail): the message starts
-    with the field path, e.g. ``flows[2].cc: unknown scheme 'nwereno' (did you mean
-    'newreno'?)``; ``path`` is ``flows[2].cc``; ``detail`` is the message after the path."""
+    """A bad scenario value: ``path`` is the field path (empty for the whole document),
+    ``message`` what is wrong; ``str()`` is ``"<path>: <message>"``."""
 
-    # Provided by airtcp/__init__.py on import of the package.
-    @property
-    def path(self) -> str: ...
-    @property
-    def detail(self) -> str: ...
+    path: str
+    message: str
+    detail: str
 
 class SimulationError(RuntimeError):
-    """The simulator failed internally (a bug: please report it with the scenario)."""
+    """The simulator failed internally (a bug)."""
 
-def run_json(scenario: str) -> str:
-    """Run a scenario given as JSON text; return the result as JSON text. Releases the GIL
-    while the simulation runs."""
-
-def validate_json(scenario: str) -> None:
-    """Check a scenario given as JSON text without running it."""
-
-def schemes() -> list[tuple[str, str]]:
-    """Known congestion-control schemes as (name, description) pairs."""
+def run_json(scenario: str) -> str: ...
+def validate_json(scenario: str) -> None: ...
+def schemes() -> list[tuple[str, str]]: ...
+def scheme_info_json() -> str: ...
+def defaults_json() -> str: ...
+def parse_duration(text: str) -> float: ...
+def parse_rate(text: str) -> float: ...
+def parse_size(text: str) -> float: ...
+def scenario_error(path: str, message: str) -> ScenarioError: ...

@@ -185,7 +185,7 @@ def _si(v: float) -> str:
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
-    from .cli import table
+    from ._common import table
 
     body = [
         [
@@ -230,7 +230,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    from .cli import UserError
+    from ._common import UserError
 
     keys: list[str] = []
     for item in args.only or []:

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from . import _core
 from .scenario import Scenario
 
 __all__ = ["dumbbell", "parse_seconds"]
 
-_DUR_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|ms|s|min)?\s*$")
-_DUR_UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, None: 1.0}
-
-
 def parse_seconds(v: float | int | str) -> float:
-    """A duration as seconds: a number is seconds, a string may carry a unit (``"2ms"``,
-    ``"100 us"``, ``"1.5s"``, ``"200ns"``, ``"1min"``), as in scenario files."""
+    """A duration as seconds: a number is seconds, a string is read by the core exactly as
+    scenario files are (``"2ms"``, ``"1.5s"``). A bad one raises ScenarioError (a ValueError)."""
     if isinstance(v, bool):
         raise ValueError(f"not a duration: {v!r}")
     if isinstance(v, (int, float)):
         return float(v)
-    m = _DUR_RE.match(str(v))
-    if not m:
-        raise ValueError(f"not a duration: {v!r} (use seconds or e.g. '2ms', '1.5s')")
-    return float(m.group(1)) * _DUR_UNIT[m.group(2)]
+    return _core.parse_duration(str(v))
 
 
 def _num(v: float) -> float | int:

@@ -8,7 +8,6 @@ stderr and exit with status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import json
 import sys
 import time
@@ -17,43 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, _core
+from ._common import UserError, parse_value, table
 from .result import Result
 from .scenario import PathError, Scenario
 
-try:  # Python >= 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
-
 EXIT_USER = 2
 EXIT_INTERNAL = 1
-
-
-class UserError(Exception):
-    """An error caused by the command's input; reported as ``error: ...`` with status 2."""
-
-
-# --------------------------------------------------------------------------------------------
-# formatting
-
-
-def table(rows: Sequence[Sequence[Any]], header: Sequence[str], align: str | None = None) -> str:
-    """A plain-text table. ``align`` has one letter per column: ``l`` or ``r`` (default: first
-    column left, the rest right)."""
-    cells = [[str(h) for h in header]] + [[str(c) for c in r] for r in rows]
-    ncol = len(header)
-    if align is None:
-        align = "l" + "r" * (ncol - 1)
-    widths = [max(len(r[i]) for r in cells) for i in range(ncol)]
-
-    def line(r: list[str]) -> str:
-        out = []
-        for i, c in enumerate(r):
-            out.append(c.ljust(widths[i]) if align[i] == "l" else c.rjust(widths[i]))
-        return "  ".join(out).rstrip()
-
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(cells[0]), sep] + [line(r) for r in cells[1:]])
 
 
 def fmt_rate(bps: float) -> str:
@@ -147,18 +115,6 @@ def summary_line(result: Result, wall_s: float | None = None) -> str:
 
 # --------------------------------------------------------------------------------------------
 # --set
-
-
-def parse_value(text: str) -> Any:
-    """A ``--set`` value: a TOML value when it parses as one (``0.01``, ``true``, ``"x"``,
-    ``[1, 2]``, ``{ kind = "bulk" }``), otherwise the text itself (``10s``, ``newreno``)."""
-    try:
-        v = tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
-        return text
-    if isinstance(v, (_dt.date, _dt.time, _dt.datetime)):
-        return text
-    return v
 
 
 def apply_sets(sc: Scenario, sets: Sequence[str] | None) -> None:
@@ -608,12 +564,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USER
     except _core.ScenarioError as e:
-        msg = e.args[0] if e.args else str(e)
-        print(f"error: {msg}", file=sys.stderr)
+        print(f"error: {e}", file=sys.stderr)
         return EXIT_USER
     except _core.SimulationError as e:
-        msg = e.args[0] if e.args else str(e)
-        print(f"error: {msg}", file=sys.stderr)
+        print(f"error: {e}", file=sys.stderr)
         print("this is a simulator bug; please report it with the scenario", file=sys.stderr)
         return EXIT_INTERNAL
     except OSError as e:  # writing outputs: a directory in the way, no permission, disk full

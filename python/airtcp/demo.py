@@ -180,7 +180,7 @@ def run_demo(
 
 
 def format_rows(rows: Sequence[dict[str, Any]]) -> str:
-    from .cli import table
+    from ._common import table
 
     def ci(v: float) -> str:
         return "-" if math.isnan(v) else f"±{v:.1f}"
@@ -209,7 +209,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    from .cli import UserError
+    from ._common import UserError
 
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be >= 1, got {args.workers}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +16,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .scenario import Scenario
 
-__all__ = ["Result", "jain"]
+__all__ = ["Result", "jain", "result_tables"]
 
-_TABLE_KEYS = ("flows", "links", "series")
+
+def result_tables(raw: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The tables of a core result: every top-level list of records (``flows``, ``links``,
+    ``agents``, and whatever table the core adds later), by name."""
+    return {
+        k: v
+        for k, v in raw.items()
+        if isinstance(v, list) and all(isinstance(r, dict) for r in v)
+    }
 
 
 def jain(values: Iterable[float]) -> float:
@@ -107,8 +115,22 @@ class Result:
         return self._links
 
     @property
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """Every table of the result (``flows``, ``links``, ``agents``, ...) as a DataFrame."""
+        return {k: self.table(k) for k in result_tables(self.raw)}
+
+    def table(self, name: str) -> pl.DataFrame:
+        """One table of the result by name, as a DataFrame."""
+        tables = result_tables(self.raw)
+        if name not in tables:
+            raise KeyError(f"no table {name!r} in this result (tables: {', '.join(tables)})")
+        return _frame(tables[name])
+
+    @property
     def summary(self) -> dict[str, Any]:
-        return {k: v for k, v in self.raw.items() if k not in _TABLE_KEYS}
+        """Everything in ``raw`` but the tables and the series."""
+        tables = result_tables(self.raw)
+        return {k: v for k, v in self.raw.items() if k not in tables and k != "series"}
 
     def flow(self, name: str) -> dict[str, Any]:
         """The result row of one flow as a dict."""

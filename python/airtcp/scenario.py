@@ -330,8 +330,7 @@ def _to_toml(d: Mapping[str, Any], header: str = "") -> str:
 
 
 def _toml_error(path: Path, exc: Exception) -> ScenarioError:
-    msg = f"{path}: invalid TOML: {exc}"
-    return ScenarioError(msg, "", f"invalid TOML: {exc}")
+    return _core.scenario_error("", f"{path}: invalid TOML: {exc}")
 
 
 class Scenario:
@@ -378,7 +377,7 @@ class Scenario:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"invalid TOML: {e}", "", f"invalid TOML: {e}") from None
+            raise _core.scenario_error("", f"invalid TOML: {e}") from None
         return cls(data)
 
     @classmethod
@@ -389,7 +388,7 @@ class Scenario:
             try:
                 data = json.load(f)
             except json.JSONDecodeError as e:
-                raise ScenarioError(f"{p}: invalid JSON: {e}", "", f"invalid JSON: {e}") from None
+                raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
         return cls(data, source=str(p))
 
     @classmethod
@@ -503,8 +502,7 @@ class Scenario:
         try:
             _core.validate_json(_dumps(work))
         except ScenarioError as e:
-            epath = e.args[1] if len(e.args) > 1 else ""
-            detail = e.args[2] if len(e.args) > 2 else str(e.args[0])
+            epath, detail = e.path, e.message
             if not str(detail).startswith("unknown field"):
                 return
             for c in created:

@@ -33,10 +33,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .result import result_tables
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -123,6 +126,9 @@ CREATE INDEX IF NOT EXISTS sweep_runs_key ON sweep_runs (scenario_hash, seed);
 """
 
 _KEY_COLUMNS = ("scenario_hash", "seed")
+# Tables of the store itself; every other table holds one kind of result row.
+_OWN_TABLES = ("runs", "sweeps", "sweep_runs", "meta")
+_TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 class StoreError(Exception):
@@ -260,6 +266,25 @@ class Store:
     def _columns(self, table: str) -> list[str]:
         return [r[1] for r in self._db.execute(f"PRAGMA table_info({_qi(table)})")]
 
+    def tables(self) -> list[str]:
+        """The result tables this store holds (``flows``, ``links``, ``agents``, ...)."""
+        rows = self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid"
+        ).fetchall()
+        return [r[0] for r in rows if r[0] not in _OWN_TABLES and not r[0].startswith("sqlite_")]
+
+    def _ensure_table(self, table: str) -> None:
+        """Create a result table the first time the core reports it; rows are keyed by run
+        and their position in the result."""
+        if not _TABLE_NAME.match(table) or table in _OWN_TABLES:
+            raise StoreError(f"{self.path}: result table name {table!r} is not allowed")
+        self._db.execute(
+            f"CREATE TABLE IF NOT EXISTS {_qi(table)} (scenario_hash TEXT NOT NULL, "
+            "seed INTEGER NOT NULL, row INTEGER NOT NULL, "
+            "PRIMARY KEY (scenario_hash, seed, row))"
+        )
+        self._ensure_columns(table, ["row"])
+
     def _ensure_columns(self, table: str, names: Iterable[str]) -> None:
         have = set(self._columns(table))
         for n in names:
@@ -321,7 +346,8 @@ class Store:
         if status not in ("ok", "failed"):
             raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
         raw = raw or {}
-        summary = {k: v for k, v in raw.items() if k not in ("flows", "links", "series")}
+        tables = result_tables(raw)
+        summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}
         row = {
             "scenario_hash": scenario_hash,
             "seed": int(seed),
@@ -348,8 +374,10 @@ class Store:
         cur.execute("BEGIN IMMEDIATE")
         try:
             key = (scenario_hash, int(seed))
-            for t in ("flows", "links"):
-                cur.execute(f"DELETE FROM {t} WHERE scenario_hash = ? AND seed = ?", key)
+            for t in tables:
+                self._ensure_table(t)
+            for t in self.tables():
+                cur.execute(f"DELETE FROM {_qi(t)} WHERE scenario_hash = ? AND seed = ?", key)
             cols = list(row)
             cur.execute(
                 f"INSERT OR REPLACE INTO runs ({', '.join(map(_qi, cols))}) "
@@ -357,21 +385,23 @@ class Store:
                 [row[c] for c in cols],
             )
             if status == "ok":
-                for t in ("flows", "links"):
-                    items = raw.get(t) or []
+                for t, items in tables.items():
                     names: dict[str, None] = {}
                     for it in items:
                         for k in it:
-                            if k not in _KEY_COLUMNS:
+                            if k not in _KEY_COLUMNS and k != "row":
                                 names.setdefault(k, None)
                     self._ensure_columns(t, names)
                     if not items:
                         continue
-                    cols = [*_KEY_COLUMNS, *names]
+                    cols = [*_KEY_COLUMNS, "row", *names]
                     cur.executemany(
-                        f"INSERT INTO {t} ({', '.join(map(_qi, cols))}) "
+                        f"INSERT INTO {_qi(t)} ({', '.join(map(_qi, cols))}) "
                         f"VALUES ({', '.join('?' for _ in cols)})",
-                        [[*key, *(_cell(it.get(c)) for c in names)] for it in items],
+                        [
+                            [*key, i, *(_cell(it.get(c)) for c in names)]
+                            for i, it in enumerate(items)
+                        ],
                     )
             cur.execute("COMMIT")
         except BaseException:
@@ -548,13 +578,17 @@ class Store:
                     d[renamed[k]] = p.get(k)
             dict_rows.append(d)
         key_first = ["scenario_hash", "seed"]
-        if table != "runs":
-            key_first.append("name")
+        # Rows of a table without a name column are kept in result order (`row`).
+        order_col = "name" if "name" in cols else ("row" if "row" in cols else None)
+        if table != "runs" and order_col:
+            key_first.append(order_col)
         order = (
             key_first + [renamed[k] for k in pcols] + [c for c in out_cols if c not in key_first]
         )
         df = frame(dict_rows, order)
-        sort_cols = [renamed[k] for k in pcols] + ["seed"] + (["name"] if table != "runs" else [])
+        sort_cols = [renamed[k] for k in pcols] + ["seed"]
+        if table != "runs" and order_col:
+            sort_cols.append(order_col)
         if df.height:
             df = df.sort(sort_cols, nulls_last=True, maintain_order=True)
         return df
@@ -583,6 +617,16 @@ class Store:
         """One row per link direction of every ``ok`` run, like :meth:`flows`."""
         return self._table("links", sweep=sweep, keys=keys)
 
+    def table(
+        self, name: str, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
+    ) -> pl.DataFrame:
+        """Any result table (``agents``, or one the core adds later) like :meth:`flows`."""
+        if name != "runs" and name not in self.tables():
+            raise StoreError(
+                f"{self.path}: no table {name!r} (tables: runs, {', '.join(self.tables())})"
+            )
+        return self._table(name, sweep=sweep, keys=keys)
+
     def series(self, scenario_hash: str, seed: int) -> pl.DataFrame:
         """The stored time series of one run (columns kind, name, t, value, ssthresh)."""
         import polars as pl
@@ -603,13 +647,13 @@ class Store:
     def export(
         self, out: str | os.PathLike[str], *, fmt: str = "parquet", sweep: str | None = None
     ) -> dict[str, Path]:
-        """Write the runs, flows and links tables to ``out/{runs,flows,links}.{parquet,csv}``."""
+        """Write the runs table and every result table to ``out/<table>.{parquet,csv}``."""
         if fmt not in ("parquet", "csv"):
             raise ValueError(f"format must be 'parquet' or 'csv', got {fmt!r}")
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths: dict[str, Path] = {}
-        for t in ("runs", "flows", "links"):
+        for t in ("runs", *self.tables()):
             df = self._table(t, sweep=sweep)
             p = d / f"{t}.{fmt}"
             if fmt == "parquet":

@@ -126,7 +126,7 @@ def split_values(text: str) -> list[str]:
 def parse_axis(item: str) -> tuple[str, list[Any]]:
     """``PATH=V1,V2,...`` -> ``(PATH, [v1, v2, ...])`` with each value read like a ``--set``
     value of ``airtcp run`` (a TOML value, or else the text)."""
-    from .cli import parse_value
+    from ._common import parse_value
 
     if "=" not in item:
         raise ValueError("expected PATH=VALUE[,VALUE...]")
@@ -258,7 +258,7 @@ def plan(
             try:
                 sc.validate()
             except ScenarioError as e:
-                invalid = str(e.args[0]) if e.args else str(e)
+                invalid = str(e)
         prepared.append((point, sc, scenario_key(sc), invalid))
     jobs = []
     for seed in seeds_:
@@ -298,10 +298,10 @@ def run_job(scenario_json: str, keep_series: bool = False) -> dict[str, Any]:
     try:
         raw = json.loads(_core.run_json(scenario_json))
     except _core.ScenarioError as e:
-        out.update(status="failed", error=str(e.args[0]) if e.args else str(e))
+        out.update(status="failed", error=str(e))
         out["error_kind"] = "ScenarioError"
     except _core.SimulationError as e:
-        out.update(status="failed", error=str(e.args[0]) if e.args else str(e))
+        out.update(status="failed", error=str(e))
         out["error_kind"] = "SimulationError"
     except Exception as e:  # noqa: BLE001 - anything else is recorded, not lost
         out.update(status="failed", error=f"{type(e).__name__}: {e}", error_kind=type(e).__name__)
@@ -589,7 +589,7 @@ def run_sweep(
     points, seeds_, jobs = plan(base, grid, seeds, seed_start=seed_start, trace=trace)
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
-        raise ScenarioError(jobs[0].invalid, "", jobs[0].invalid)
+        raise _core.scenario_error("", jobs[0].invalid)
     st = store if isinstance(store, Store) else Store(store)
     sweep_name = name or base.name
     axes = normalise_grid(grid)

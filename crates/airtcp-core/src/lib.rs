@@ -1,6 +1,7 @@
 //! airtcp-core: a deterministic packet-level simulator for TCP over error-prone wireless
 //! networks. Pure Rust; the Python bindings live in `airtcp-py`.
 
+pub mod api;
 pub mod app;
 pub mod device;
 pub mod engine;

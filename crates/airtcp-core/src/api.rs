@@ -1,0 +1,120 @@
+//! What the Python front asks the core for, so the two never disagree: unit parsing, the
+//! scheme registry, the TCP profiles and the defaults of every TCP option.
+
+use serde_json::{json, Value};
+
+use crate::engine::secs;
+use crate::scenario::units;
+use crate::scenario::ScenarioError;
+use crate::tcp::cc::{RecoveryKind, SCHEMES};
+use crate::tcp::{Profile, TcpConfig};
+
+fn unit_error(what: &str, text: &str, msg: String) -> ScenarioError {
+    ScenarioError::new("", format!("not a {what}: '{text}' ({msg})"))
+}
+
+/// A duration as seconds, exactly as scenario files read it ("2ms", "1.5s", "10").
+pub fn parse_duration(text: &str) -> Result<f64, ScenarioError> {
+    units::parse_duration(text).map_err(|m| unit_error("duration", text, m))
+}
+
+/// A rate in bits/s ("10Mbps", "512kbps").
+pub fn parse_rate(text: &str) -> Result<f64, ScenarioError> {
+    units::parse_rate(text).map_err(|m| unit_error("rate", text, m))
+}
+
+/// A size in bytes ("64KiB", "1MB").
+pub fn parse_size(text: &str) -> Result<f64, ScenarioError> {
+    units::parse_size(text).map_err(|m| unit_error("size", text, m))
+}
+
+fn recovery_name(r: RecoveryKind) -> &'static str {
+    match r {
+        RecoveryKind::Reno => "reno",
+        RecoveryKind::NewReno => "newreno",
+        RecoveryKind::Sack => "sack",
+    }
+}
+
+/// The scheme registry: name, description and default loss recovery of each scheme.
+pub fn schemes() -> Value {
+    Value::Array(
+        SCHEMES
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name,
+                    "description": s.description,
+                    "recovery": recovery_name(s.recovery),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn tcp_json(c: &TcpConfig) -> Value {
+    json!({
+        "segment_size": c.mss,
+        "header_size": c.header,
+        "initial_cwnd": c.initial_cwnd,
+        "initial_ssthresh": c.initial_ssthresh,
+        "rcv_window": c.rcv_window,
+        "min_rto": secs(c.min_rto),
+        "initial_rto": secs(c.initial_rto),
+        "max_rto": secs(c.max_rto),
+        "delayed_ack": c.delayed_ack,
+        "delack_count": c.delack_count,
+        "delack_timeout": secs(c.delack_timeout),
+        "sack": c.sack,
+        "timestamps": c.timestamps,
+        "ecn": c.ecn,
+        "dupack_threshold": c.dupack_threshold,
+        "handshake": c.handshake,
+        "limited_transmit": c.limited_transmit,
+    })
+}
+
+/// Defaults of the TCP options (times in seconds, sizes in bytes): without a profile, and for
+/// each profile.
+pub fn defaults() -> Value {
+    let mut profiles = serde_json::Map::new();
+    for name in Profile::NAMES {
+        let p = Profile::from_name(name).expect("listed");
+        profiles.insert(name.to_string(), tcp_json(&p.config()));
+    }
+    json!({
+        "tcp": tcp_json(&TcpConfig::default()),
+        "profiles": profiles,
+        "queue": serde_json::to_value(crate::scenario::schema::QueueSpec::default())
+            .expect("serializes"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_parse_as_in_scenarios_and_errors_name_the_text() {
+        assert_eq!(parse_duration("2ms").unwrap(), 0.002);
+        assert_eq!(parse_rate("10Mbps").unwrap(), 1e7);
+        assert_eq!(parse_size("64KiB").unwrap(), 65536.0);
+        let e = parse_duration("10 parsecs").unwrap_err();
+        assert!(e.message.contains("'10 parsecs'"), "{e}");
+    }
+
+    #[test]
+    fn registry_and_defaults() {
+        let s = schemes();
+        assert!(s
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["name"] == "sack" && x["recovery"] == "sack"));
+        let d = defaults();
+        assert_eq!(d["tcp"]["initial_cwnd"], 2);
+        assert_eq!(d["profiles"]["ns3"]["segment_size"], 536);
+        assert_eq!(d["queue"]["kind"], "droptail");
+        assert_eq!(d["queue"]["limit"], 100);
+    }
+}

@@ -1,0 +1,113 @@
+"""One contract between the core and the Python front: errors defined in the bindings, unit
+parsing, schemes and defaults asked of the core, result tables handled generically, and a
+library that does not import the command line."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+import airtcp
+from airtcp import _core
+from airtcp.result import Result
+
+
+def test_scenario_error_carries_path_and_message_and_survives_pickling():
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.run(airtcp.dumbbell(1, cc="nwereno"))
+    e = ei.value
+    assert isinstance(e, ValueError)
+    assert e.path == "flows[0].cc"
+    assert e.message == "unknown scheme 'nwereno' (did you mean 'newreno'?)"
+    assert str(e) == f"{e.path}: {e.message}"
+    # A process pool sends it back whole.
+    e2 = pickle.loads(pickle.dumps(e))
+    assert type(e2) is airtcp.ScenarioError
+    assert (e2.path, e2.message, str(e2)) == (e.path, e.message, str(e))
+
+
+def test_errors_raised_by_the_front_have_the_same_shape():
+    e = _core.scenario_error("seed", "must be an integer >= 0, got -1")
+    assert str(e) == "seed: must be an integer >= 0, got -1"
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.run(airtcp.dumbbell(1), seed=-1)
+    assert ei.value.path == "seed"
+    # Made directly from Python, it still answers path and message.
+    bare = airtcp.ScenarioError("text")
+    assert (bare.path, str(bare)) == ("", "text")
+
+
+@pytest.mark.parametrize("text", ["2ms", "1.5s", "10sec", "100 us", "3"])
+def test_durations_are_read_by_the_core_as_in_scenario_files(text):
+    seconds = airtcp.parse_seconds(text)
+    assert _core.parse_duration(text) == seconds
+    # A scenario whose duration is that text runs for that many seconds.
+    sc = airtcp.dumbbell(1).set("duration", text).set("flows.*.start", 0)
+    assert airtcp.run(sc).summary["duration_s"] == pytest.approx(seconds)
+
+
+def test_a_bad_duration_is_refused_by_both():
+    with pytest.raises(airtcp.ScenarioError):
+        airtcp.parse_seconds("10 parsecs")
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.dumbbell(1).set("duration", "10 parsecs").validate()
+    assert ei.value.path == "duration"
+
+
+def test_schemes_and_defaults_come_from_the_core():
+    info = airtcp.scheme_info()
+    assert [s["name"] for s in info] == [n for n, _ in airtcp.schemes()]
+    assert {s["name"]: s["recovery"] for s in info}["sack"] == "sack"
+    d = airtcp.defaults()
+    assert d["tcp"]["initial_cwnd"] == 2
+    assert d["profiles"]["ns3"]["initial_cwnd"] == 10
+    assert d["queue"] == {"kind": "droptail", "limit": 100, "unit": "packets"}
+
+
+def _with_extra_table(raw: dict) -> dict:
+    raw = dict(raw)
+    raw["mac"] = [
+        {"node": "R1", "frames": 10, "collisions": 1},
+        {"node": "R2", "frames": 7, "collisions": 0, "busy_fraction": 0.25},
+    ]
+    return raw
+
+
+def test_a_new_result_table_reaches_result_store_and_export(tmp_path):
+    sc = airtcp.dumbbell(1, duration=2.0)
+    raw = _with_extra_table(json.loads(_core.run_json(sc.to_json())))
+    r = Result(raw)
+    assert set(r.tables) >= {"flows", "links", "agents", "mac"}
+    assert r.table("mac")["frames"].to_list() == [10, 7]
+    assert "mac" not in r.summary
+    st = airtcp.Store(tmp_path / "s.sqlite")
+    st.record(
+        scenario_hash="h" * 64,
+        seed=1,
+        params="{}",
+        scenario=sc.to_json(),
+        status="ok",
+        raw=raw,
+    )
+    assert "mac" in st.tables()
+    mac = st.table("mac")
+    assert mac["frames"].to_list() == [10, 7]
+    assert mac["busy_fraction"].to_list() == [None, 0.25]
+    paths = st.export(tmp_path / "out", fmt="csv")
+    assert "mac" in paths and paths["mac"].exists()
+    with pytest.raises(airtcp.StoreError, match="no table 'nope'"):
+        st.table("nope")
+    st.close()
+
+
+def test_the_library_does_not_import_the_command_line():
+    code = (
+        "import sys, airtcp, airtcp.sweeps, airtcp.bench, airtcp.demo, airtcp.report, "
+        "airtcp.papers; print('airtcp.cli' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
