@@ -17,6 +17,8 @@ Tables
 ``flows``       one row per flow of an ``ok`` run: the run key plus every column of the
                 result's flow table
 ``links``       one row per link direction of an ``ok`` run, likewise
+(any other)     every other table the core reports (``agents``, ...), created when a run first
+                carries it: the run key, ``row`` (position in the result) and its columns
 ``sweeps``      one row per named sweep: its base scenario, grid and seeds
 ``sweep_runs``  which runs belong to which sweep, with the grid point they came from
 
