@@ -444,10 +444,10 @@ def test_dask_local_cluster_matches_the_process_pool(capsys, tmp_path, short_dum
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(capsys, monkeypatch, short_dumbbell):
-    from airtcp import sweeps
+    from airtcp.sweeps import progress
 
     # Normally a line every 30 s; with no interval every run but the last prints one.
-    monkeypatch.setattr(sweeps, "PROGRESS_INTERVAL", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_INTERVAL", 0.0)
     airtcp.sweep(short_dumbbell, {"duration": ["1s", "2s"]}, seeds=2, workers=2, progress=True)
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if "runs, 0 failed" in ln]

@@ -1,0 +1,321 @@
+"""The sweep driver: plans the runs, skips those the store has, runs the rest on a backend
+and writes every finished run to the store (this process is its only writer)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import _core
+from ..scenario import Scenario, as_scenario
+from .backends import DaskCluster, DaskError, LocalPool, SweepAborted, run_job, run_jobs
+from .plan import Job, normalise_grid, plan
+from .progress import _Progress
+
+if TYPE_CHECKING:  # pragma: no cover
+    import polars as pl
+
+    from ..store import Store
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did. ``ran`` runs were executed now (``ok_now`` + ``failed_now``, plus
+    ``lost`` whose worker vanished and that were not recorded), ``skipped`` were already in the
+    store; ``failed`` counts every failed run of the sweep at the end, with ``errors`` the
+    distinct error messages and how often each occurred."""
+
+    name: str
+    store: Path | None
+    points: list[dict[str, Any]]
+    seeds: list[int]
+    keys: list[tuple[str, int]]
+    total: int = 0
+    ran: int = 0
+    skipped: int = 0
+    ok_now: int = 0
+    failed_now: int = 0
+    lost: int = 0
+    ok: int = 0
+    failed: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    lost_errors: Counter[str] = field(default_factory=Counter)
+    wall_s: float = 0.0
+    backend: str = "local"
+    aborted: str | None = None
+
+    def summary(self) -> str:
+        """The closing summary (first line, then one line per distinct error)."""
+        shape = f"{len(self.points)} point{'s' * (len(self.points) != 1)} x " + (
+            f"{len(self.seeds)} seed{'s' * (len(self.seeds) != 1)}"
+        )
+        head = (
+            f"sweep {self.name}: {self.total} runs ({shape}): {self.ran} ran, "
+            f"{self.skipped} skipped (already in the store), {self.failed} failed"
+        )
+        if self.lost:
+            head += f", {self.lost} lost (not recorded; rerun to retry)"
+        head += f"; {self.wall_s:.1f} s on {self.backend}"
+        if self.store is not None:
+            head += f"; store {self.store}"
+        lines = [head]
+        for msg, n in sorted(self.errors.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  {n} x {msg}")
+        for msg, n in sorted(self.lost_errors.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  {n} x lost: {msg}")
+        if self.aborted:
+            lines.append(f"aborted: {self.aborted}")
+        return "\n".join(lines)
+
+
+def _backend_name(dask: str | None, workers: int) -> str:
+    if dask is None:
+        return f"{workers} local worker{'s' * (workers != 1)}"
+    return "a local dask cluster" if dask == "local" else f"dask at {dask}"
+
+
+def run_sweep(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    grid: Mapping[str, Any] | None = None,
+    *,
+    seeds: int | Sequence[int] = 10,
+    seed_start: int = 1,
+    store: Store | str | os.PathLike[str],
+    workers: int | None = None,
+    dask: str | None = None,
+    name: str | None = None,
+    trace: bool = False,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+) -> SweepOutcome:
+    """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
+    from ..store import Store
+
+    t0 = time.perf_counter()
+    base = as_scenario(scenario)
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    points, seeds_, jobs = plan(base, grid, seeds, seed_start=seed_start, trace=trace)
+    if points and all(j.invalid for j in jobs):
+        # Every grid point is invalid: the command line, not the grid, is wrong.
+        raise _core.scenario_error("", jobs[0].invalid)
+    st = store if isinstance(store, Store) else Store(store)
+    sweep_name = name or base.name
+    axes = normalise_grid(grid)
+    st.register_sweep(
+        sweep_name,
+        base_scenario=base.canonical_json(),
+        grid=axes,
+        seeds=seeds_,
+        members=((j.scenario_hash, j.seed, j.params) for j in jobs),
+    )
+    nworkers = workers or (os.cpu_count() or 1)
+    out = SweepOutcome(
+        name=sweep_name,
+        store=st.path,
+        points=points,
+        seeds=seeds_,
+        keys=[j.key for j in jobs],
+        total=len(jobs),
+        backend=_backend_name(dask, nworkers),
+    )
+    have = st.status(out.keys)
+    traced = st.has_series(out.keys) if trace else {}
+    todo: list[Job] = []
+    for j in jobs:
+        s = have.get(j.key)
+        if s == "ok" and trace and not traced.get(j.key):
+            todo.append(j)  # done before without --trace: run again for its series
+        elif s == "ok" or (s == "failed" and not retry_failed):
+            out.skipped += 1
+        else:
+            todo.append(j)
+    bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
+
+    def record(job: Job, res: dict[str, Any]) -> None:
+        raw = res.get("raw")
+        series_file = None
+        if res["status"] == "ok" and raw and raw.get("series"):
+            series_file = st.write_series(job.scenario_hash, job.seed, raw["series"])
+        st.record(
+            scenario_hash=job.scenario_hash,
+            seed=job.seed,
+            params=job.params,
+            scenario=job.scenario_json,
+            status=res["status"],
+            raw=raw,
+            error=res.get("error"),
+            error_kind=res.get("error_kind"),
+            airtcp_version=res.get("version"),
+            wall_s=res.get("wall_s"),
+            sweep=sweep_name,
+            series=series_file,
+        )
+        out.ran += 1
+        if res["status"] == "ok":
+            out.ok_now += 1
+        else:
+            out.failed_now += 1
+        bar.update(res["status"] != "ok")
+
+    try:
+        # Invalid points fail without a worker: the core's validation is the whole run.
+        runnable = []
+        for j in todo:
+            if j.invalid is not None:
+                record(
+                    j,
+                    {
+                        "status": "failed",
+                        "error": j.invalid,
+                        "error_kind": "ScenarioError",
+                        "version": _core.__version__,
+                        "wall_s": 0.0,
+                    },
+                )
+            else:
+                runnable.append(j)
+        if runnable:
+            if dask is not None:
+                results = run_jobs(DaskCluster(dask, workers), runnable, trace)
+            elif nworkers == 1 and len(runnable) == 1:
+                results = ((j, run_job(j.scenario_json, trace)) for j in runnable)
+            else:
+                results = run_jobs(LocalPool(min(nworkers, len(runnable))), runnable, trace)
+            for job, res in results:
+                if isinstance(res, BaseException):
+                    out.lost += 1
+                    out.ran += 1
+                    out.lost_errors[f"{type(res).__name__}: {res}"] += 1
+                    bar.update(True)
+                    continue
+                record(job, res)
+    except DaskError:
+        raise
+    except SweepAborted as e:
+        out.aborted = str(e)
+    finally:
+        bar.close()
+        final = st.status(out.keys)
+        out.ok = sum(1 for s in final.values() if s == "ok")
+        out.failed = sum(1 for s in final.values() if s == "failed")
+        if out.failed:
+            failed = st.runs(keys=out.keys, status="failed")
+            out.errors = Counter(failed["error"].to_list())
+        out.wall_s = time.perf_counter() - t0
+        if not isinstance(store, Store):
+            st.close()
+    return out
+
+
+def sweep(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    grid: Mapping[str, Any] | None = None,
+    *,
+    seeds: int | Sequence[int] = 10,
+    seed_start: int = 1,
+    store: Store | str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    name: str | None = None,
+    trace: bool = False,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+    table: str = "runs",
+) -> pl.DataFrame:
+    """Run ``scenario`` at every point of ``grid`` (``{path: [values]}``, cross product; paths
+    as in :meth:`Scenario.set`, e.g. ``"links.R2-D1.error.per"`` or ``"flows.*.cc"``) with
+    each seed (``seeds=N`` means ``seed_start .. seed_start + N - 1``; a list gives them
+    explicitly), and return the ``table`` (``"runs"``, ``"flows"`` or ``"links"``) of the
+    sweep's runs as a polars DataFrame, with one column per grid path.
+
+    ``store`` is the results database (path or :class:`Store`); runs already in it are not
+    run again. Without one, a temporary store is used and discarded. ``workers`` sizes the
+    local process pool (default: every core); ``dask="tcp://host:8786"`` runs on a
+    dask.distributed cluster instead, ``dask="local"`` on a local one with worker processes.
+    ``trace=True`` records cwnd and queue time series (``Store.series``). ``progress``:
+    True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the summary
+    goes to stderr when progress is on.
+
+    Raises ValueError/PathError for a bad grid and ScenarioError when every point is invalid;
+    a run that fails is recorded (``status == "failed"``, ``error``) and the sweep goes on.
+    """
+    from ..store import Store
+
+    if table not in ("runs", "flows", "links"):
+        raise ValueError(f"table must be 'runs', 'flows' or 'links', got {table!r}")
+    tmp = None
+    if store is None:
+        tmp = tempfile.TemporaryDirectory(prefix="airtcp-sweep-")
+        store = Path(tmp.name) / "store.sqlite"
+    st = store if isinstance(store, Store) else Store(store)
+    try:
+        res = run_sweep(
+            scenario,
+            grid,
+            seeds=seeds,
+            seed_start=seed_start,
+            store=st,
+            workers=workers,
+            dask=dask,
+            name=name,
+            trace=trace,
+            retry_failed=retry_failed,
+            progress=progress,
+        )
+        if progress or (progress is None and sys.stderr.isatty()):
+            print(res.summary(), file=sys.stderr)
+        if res.aborted:
+            raise SweepAborted(res.aborted)
+        return getattr(st, table)(res.name, keys=res.keys)
+    finally:
+        if st is not store:
+            st.close()
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def point_table(store: Store, outcome: SweepOutcome, *, level: float = 0.95) -> pl.DataFrame:
+    """One row per grid point of a finished sweep: the point's values, runs ok and failed, and
+    over the ok runs the mean and CI half-width of the total goodput of all flows (bits/s) and
+    the mean Jain fairness."""
+    import polars as pl
+
+    from ..analysis import mean_ci
+    from ..store import frame
+
+    runs = store.runs(outcome.name, keys=outcome.keys)
+    flows = store.flows(outcome.name, keys=outcome.keys)
+    total: dict[tuple[str, int], float] = {}
+    if flows.height:
+        sums = flows.group_by(["scenario_hash", "seed"]).agg(pl.col("goodput_bps").sum())
+        total = {(h, s): g for h, s, g in sums.iter_rows()}
+    by_hash: dict[str, list[dict[str, Any]]] = {}
+    for r in runs.iter_rows(named=True):
+        by_hash.setdefault(r["scenario_hash"], []).append(r)
+    rows = []
+    # Jobs are seed-major: the first len(points) keys are the points in grid order.
+    for i, point in enumerate(outcome.points):
+        h = outcome.keys[i][0]
+        rs = by_hash.get(h, [])
+        ok = [r for r in rs if r["status"] == "ok"]
+        stats = mean_ci([total.get((h, r["seed"]), 0.0) for r in ok], level)
+        fair = mean_ci([r["fairness"] for r in ok], level)
+        rows.append(
+            {
+                **point,
+                "ok": len(ok),
+                "failed": sum(1 for r in rs if r["status"] == "failed"),
+                "goodput_bps": stats["mean"],
+                "goodput_ci_bps": stats["ci_half"],
+                "fairness": fair["mean"],
+            }
+        )
+    return frame(rows)

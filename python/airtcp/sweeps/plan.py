@@ -1,0 +1,225 @@
+"""Planning a sweep: grid values from the command line, the grid's cross product times the
+seeds, and each run's scenario and key."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import _core
+from ..scenario import Scenario, as_scenario
+
+ScenarioError = _core.ScenarioError
+
+def split_values(text: str) -> list[str]:
+    """Split ``--set`` value text at top-level commas: ``0,0.01`` -> ``["0", "0.01"]``, while
+    ``[1, 2]``, ``{ a = 1, b = 2 }`` and ``"a,b"`` stay whole."""
+    items: list[str] = []
+    buf: list[str] = []
+    depth = 0
+    quote: str | None = None
+    escaped = False
+    for ch in text:
+        if quote is not None:
+            buf.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{text!r}: unbalanced {ch!r}")
+        elif ch == "," and depth == 0:
+            items.append("".join(buf).strip())
+            buf = []
+            continue
+        buf.append(ch)
+    if quote is not None:
+        raise ValueError(f"{text!r}: unterminated {quote} string")
+    if depth:
+        raise ValueError(f"{text!r}: unbalanced brackets")
+    items.append("".join(buf).strip())
+    if any(not it for it in items):
+        raise ValueError(f"{text!r}: empty value (values are separated by single commas)")
+    return items
+
+
+def parse_axis(item: str) -> tuple[str, list[Any]]:
+    """``PATH=V1,V2,...`` -> ``(PATH, [v1, v2, ...])`` with each value read like a ``--set``
+    value of ``airtcp run`` (a TOML value, or else the text)."""
+    from .._common import parse_value
+
+    if "=" not in item:
+        raise ValueError("expected PATH=VALUE[,VALUE...]")
+    path, _, text = item.partition("=")
+    path = path.strip()
+    if not path:
+        raise ValueError("empty path")
+    if not text.strip():
+        raise ValueError("no value")
+    return path, [parse_value(v) for v in split_values(text.strip())]
+
+
+# --------------------------------------------------------------------------------------------
+# planning
+
+
+@dataclass
+class Job:
+    """One run of a sweep."""
+
+    point: dict[str, Any]
+    seed: int
+    scenario_hash: str
+    scenario_json: str  #: the full scenario with the seed, canonical JSON
+    params: str  #: the grid point as JSON
+    invalid: str | None = None  #: the ScenarioError message when the point is invalid
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.scenario_hash, self.seed)
+
+
+def _canon(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, default=str)
+
+
+def normalise_grid(grid: Mapping[str, Any] | None) -> dict[str, list[Any]]:
+    """Check a grid ``{path: values}``: a scalar becomes a one-value axis, duplicates and empty
+    axes are errors, the seed is not a grid axis."""
+    out: dict[str, list[Any]] = {}
+    for path, values in (grid or {}).items():
+        if not isinstance(path, str) or not path.strip():
+            raise ValueError(f"grid: a path is a non-empty string, got {path!r}")
+        if path.strip() == "seed":
+            raise ValueError("grid: 'seed' is not a grid axis; use seeds= (--seeds/--seed-start)")
+        if isinstance(values, (list, tuple)):
+            vals = list(values)
+        elif hasattr(values, "tolist") and not isinstance(values, (str, bytes)):
+            vals = list(values.tolist())
+        else:
+            vals = [values]
+        if not vals:
+            raise ValueError(f"grid: {path}: no values")
+        seen = Counter(_canon(v) for v in vals)
+        dups = [k for k, n in seen.items() if n > 1]
+        if dups:
+            raise ValueError(f"grid: {path}: value {dups[0]} is given twice")
+        if path in out:
+            raise ValueError(f"grid: {path} is given twice")
+        out[path] = vals
+    return out
+
+
+def seed_list(seeds: int | Sequence[int], seed_start: int = 1) -> list[int]:
+    """Seeds ``seed_start .. seed_start + seeds - 1``, or an explicit list."""
+    if isinstance(seeds, bool):
+        raise ValueError(f"seeds must be a count or a list of seeds, got {seeds!r}")
+    if isinstance(seeds, int):
+        if seeds < 1:
+            raise ValueError(f"seeds must be >= 1, got {seeds}")
+        if isinstance(seed_start, bool) or not isinstance(seed_start, int) or seed_start < 0:
+            raise ValueError(f"seed start must be an integer >= 0, got {seed_start!r}")
+        return list(range(seed_start, seed_start + seeds))
+    out = []
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ValueError(f"seeds: {s!r} is not an integer >= 0")
+        out.append(int(s))
+    if not out:
+        raise ValueError("seeds: empty list")
+    if len(set(out)) != len(out):
+        raise ValueError("seeds: a seed is given twice")
+    return out
+
+
+def trace_everything(sc: Scenario) -> Scenario:
+    """Add a ``[trace]`` table recording cwnd of every flow and the queue of every link
+    direction (unless the scenario has its own)."""
+    if sc.data.get("trace"):
+        return sc
+    dirs = []
+    for link in sc.data.get("links", []) or []:
+        a, b = link.get("a"), link.get("b")
+        if isinstance(a, str) and isinstance(b, str):
+            dirs += [f"{a}->{b}", f"{b}->{a}"]
+    sc.data["trace"] = {"cwnd": True, "queue": dirs}
+    return sc
+
+
+def plan(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    grid: Mapping[str, Any] | None = None,
+    seeds: int | Sequence[int] = 10,
+    *,
+    seed_start: int = 1,
+    trace: bool = False,
+    validate: bool = True,
+) -> tuple[list[dict[str, Any]], list[int], list[Job]]:
+    """The grid points, the seeds and every run of a sweep, seed-major (all points of the first
+    seed, then the next seed), so an interrupted sweep has covered the whole grid evenly.
+
+    A path that does not resolve raises :class:`airtcp.PathError` (or ValueError for a
+    malformed one) before anything runs. With ``validate`` each point is checked by the core;
+    an invalid point's runs carry the error in ``Job.invalid``.
+    """
+    base = as_scenario(scenario).copy()
+    if trace:
+        trace_everything(base)
+    axes = normalise_grid(grid)
+    seeds_ = seed_list(seeds, seed_start)
+    points = [dict(zip(axes, combo, strict=False)) for combo in itertools.product(*axes.values())]
+    prepared = []
+    for point in points:
+        sc = base.copy()
+        for path, value in point.items():
+            sc.set(path, value)
+        invalid = None
+        if validate:
+            try:
+                sc.validate()
+            except ScenarioError as e:
+                invalid = str(e)
+        prepared.append((point, sc, scenario_key(sc), invalid))
+    jobs = []
+    for seed in seeds_:
+        for point, sc, h, invalid in prepared:
+            d = copy.deepcopy(sc.data)
+            d["seed"] = seed
+            jobs.append(
+                Job(
+                    point=point,
+                    seed=seed,
+                    scenario_hash=h,
+                    scenario_json=Scenario(d).canonical_json(),
+                    params=json.dumps(point, default=str),
+                    invalid=invalid,
+                )
+            )
+    return points, seeds_, jobs
+
+
+def scenario_key(sc: Scenario) -> str:
+    """The store's scenario hash of a run: SHA-256 of the scenario without its seed together
+    with the simulator's build fingerprint, so runs are redone, not reused, after the core
+    changes."""
+    return hashlib.sha256(f"{sc.hash(include_seed=False)}:{_core.__build__}".encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------
+# the worker side
