@@ -6,14 +6,20 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    /// (time << 64) | seq: one integer compare orders by time, then insertion.
+    key: u128,
     ev: E,
+}
+
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -25,7 +31,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed so the std max-heap pops the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -59,16 +65,20 @@ impl<E> Scheduler<E> {
         let time = at.max(self.now);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, ev });
+        self.heap.push(Entry {
+            key: (time as u128) << 64 | seq as u128,
+            ev,
+        });
     }
 
     /// Pop the next event if it is earlier than `until`, advancing the clock to it.
     pub fn pop_before(&mut self, until: Time) -> Option<(Time, E)> {
         match self.heap.peek() {
-            Some(e) if e.time < until => {
+            Some(e) if e.time() < until => {
                 let e = self.heap.pop().expect("peeked");
-                self.now = e.time;
-                Some((e.time, e.ev))
+                let t = e.time();
+                self.now = t;
+                Some((t, e.ev))
             }
             _ => None,
         }
