@@ -71,6 +71,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "dupack_threshold": c.dupack_threshold,
         "handshake": c.handshake,
         "limited_transmit": c.limited_transmit,
+        "prr": c.prr,
     })
 }
 

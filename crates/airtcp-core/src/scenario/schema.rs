@@ -445,6 +445,7 @@ pub struct TcpOptions {
     pub handshake: Option<bool>,
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
+    pub prr: Option<bool>,
 }
 
 impl TcpOptions {
@@ -474,7 +475,8 @@ impl TcpOptions {
             dupack_threshold,
             handshake,
             dda_delay,
-            limited_transmit
+            limited_transmit,
+            prr
         )
     }
 }

@@ -105,6 +105,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.limited_transmit {
         c.limited_transmit = v;
     }
+    if let Some(v) = o.prr {
+        c.prr = v;
+    }
     if let Some(v) = o.handshake {
         c.handshake = v;
     }

@@ -39,6 +39,9 @@ pub struct TcpConfig {
     pub dda_delay: Option<Time>,
     /// RFC 3042 limited transmit: the first two duplicate ACKs each let one new segment out.
     pub limited_transmit: bool,
+    /// RFC 6937 proportional rate reduction during SACK recovery (instead of RFC 6675's
+    /// cwnd = ssthresh at once).
+    pub prr: bool,
 }
 
 /// Stacks whose defaults a flow can take as a whole (`tcp.profile`); every value and its source
@@ -99,6 +102,7 @@ impl Profile {
                 timestamps: true,         // TcpSocketBase::Timestamp
                 dupack_threshold: 3,      // TcpSocketBase::ReTxThreshold
                 limited_transmit: true,   // TcpSocketBase::LimitedTransmit
+                prr: true,                // TcpSocketBase::RecoveryType = TcpPrrRecovery
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -116,6 +120,7 @@ impl Profile {
                 timestamps: true,        // tcp_timestamps
                 dupack_threshold: 3,     // tcp_reordering
                 limited_transmit: true,
+                prr: true, // tcp_input.c: PRR since Linux 3.2
                 ..base
             },
         }
@@ -147,6 +152,7 @@ impl Default for TcpConfig {
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,
+            prr: false,
         }
     }
 }

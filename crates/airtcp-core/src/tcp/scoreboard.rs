@@ -191,6 +191,14 @@ impl Scoreboard {
             .map(|i| self.seq_of(i))
     }
 
+    /// NextSeg() rule 4 (rescue): the highest outstanding un-SACKed segment.
+    pub fn highest_unsacked(&self) -> Option<u64> {
+        (0..self.segs.len())
+            .rev()
+            .find(|&i| !self.segs[i].sacked)
+            .map(|i| self.seq_of(i))
+    }
+
     pub fn clear_sacks(&mut self) {
         for s in &mut self.segs {
             s.sacked = false;

@@ -30,6 +30,14 @@ pub struct Outgoing {
     pub retx: bool,
 }
 
+/// Proportional rate reduction (RFC 6937) bookkeeping for one recovery episode.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prr {
+    recover_fs: u64,
+    delivered: u64,
+    out: u64,
+}
+
 /// Spaces segments at the scheme's pacing rate: a segment may leave once the previous one's
 /// serialization at that rate has passed.
 #[derive(Clone, Copy, Debug, Default)]
@@ -125,6 +133,10 @@ pub struct TcpSender {
     pub decisions: Vec<LossDecision>,
     /// What the scheme was told on the latest ACK (for inspection).
     pub last_ack: AckInfo,
+    /// RFC 6937 state of the current recovery: RecoverFS, prr_delivered, prr_out (bytes).
+    prr: Prr,
+    /// RFC 6675 RescueRxt: the recovery point when the rescue retransmission was sent.
+    rescue_rxt: Option<u64>,
     /// For the oracle scheme only: the simulator's record of lost segments and their causes.
     oracle: Option<std::collections::BTreeMap<u64, crate::packet::DropCause>>,
 }
@@ -191,6 +203,8 @@ impl TcpSender {
             stats: SenderStats::default(),
             decisions: Vec::new(),
             last_ack: AckInfo::default(),
+            prr: Prr::default(),
+            rescue_rxt: None,
             oracle: wants_truth.then(Default::default),
         }
     }
@@ -472,12 +486,24 @@ impl TcpSender {
             self.snd_max = self.snd_max.max(self.snd_nxt);
             return Some(seg);
         }
-        let seq = self.board.next_unsacked(self.recovery_epoch)?;
-        Some(self.emit(now, seq, true))
+        if let Some(seq) = self.board.next_unsacked(self.recovery_epoch) {
+            return Some(self.emit(now, seq, true));
+        }
+        // NextSeg() rule 4: one rescue retransmission per recovery, of the highest
+        // outstanding un-SACKed segment (RFC 6675 4), so a lost tail does not wait for the RTO.
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            let seq = self.board.highest_unsacked()?;
+            self.rescue_rxt = self.recover;
+            return Some(self.emit(now, seq, true));
+        }
+        None
     }
 
     fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
         let len = self.seg_len(seq);
+        if self.in_recovery {
+            self.prr.out += len as u64;
+        }
         self.board.on_send(now, seq, retx, self.recovery_epoch);
         self.stats.sent_packets += 1;
         self.stats.sent_bytes += len as u64;
@@ -626,6 +652,13 @@ impl TcpSender {
             self.maybe_fast_retransmit(now, h.has(flags::ELN));
             info.in_recovery = self.in_recovery;
         }
+        if self.in_recovery
+            && self.cfg.prr
+            && self.recovery_kind == RecoveryKind::Sack
+            && self.eln_saved.is_none()
+        {
+            self.prr_step(info.acked_bytes + info.sacked_bytes);
+        }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
@@ -694,6 +727,11 @@ impl TcpSender {
         }
         self.recovery_epoch += 1;
         self.recover = Some(self.snd_max);
+        self.prr = Prr {
+            recover_fs: self.snd_max - self.snd_una,
+            delivered: 0,
+            out: 0,
+        };
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
@@ -701,6 +739,32 @@ impl TcpSender {
         // and Linux do), or the old timer fires about one RTT later on the segment just
         // resent, a spurious timeout.
         self.arm_rto(now);
+    }
+
+    /// RFC 6937 3.1, on each ACK in recovery: spread the window reduction over the recovery
+    /// in proportion to the data delivered, and once pipe is below ssthresh grow back no
+    /// faster than slow start (PRR-SSRB).
+    fn prr_step(&mut self, delivered: u64) {
+        let mss = self.mss();
+        self.prr.delivered += delivered;
+        let pipe = self
+            .board
+            .pipe(self.cfg.dupack_threshold, self.recovery_epoch, self.app_end);
+        let ss = self.st.ssthresh;
+        let sndcnt = if pipe > ss {
+            (self.prr.delivered * ss)
+                .div_ceil(self.prr.recover_fs.max(1))
+                .saturating_sub(self.prr.out)
+        } else {
+            let limit = self
+                .prr
+                .delivered
+                .saturating_sub(self.prr.out)
+                .max(delivered)
+                + mss;
+            (ss - pipe).min(limit)
+        };
+        self.st.cwnd = pipe + sndcnt;
     }
 
     fn exit_recovery(&mut self, now: Time) {
@@ -715,6 +779,8 @@ impl TcpSender {
             return;
         }
         self.st.cwnd = match self.recovery_kind {
+            // RFC 6937 3.1: PRR ends recovery with cwnd = ssthresh.
+            RecoveryKind::Sack if self.cfg.prr => self.st.ssthresh,
             RecoveryKind::NewReno | RecoveryKind::Sack => self.st.ssthresh.min(flight + self.mss()),
             // RFC 5681 3.2 step 6: deflate to ssthresh.
             RecoveryKind::Reno => self.st.ssthresh,
@@ -1233,5 +1299,108 @@ mod tests {
         drain(&mut plain, 0);
         plain.on_ack(10 * MS, &ack(0));
         assert!(drain(&mut plain, 10 * MS).is_empty());
+    }
+
+    fn sack_sender(prr: bool) -> TcpSender {
+        let (c, r) = cc::build_default("sack");
+        let cfg = TcpConfig {
+            sack: true,
+            prr,
+            ..Default::default()
+        };
+        TcpSender::new(cfg, c, r, 0)
+    }
+
+    /// A duplicate ACK of `ack` SACKing [ack + 1000, top).
+    fn sack_ack(ack: u64, top: u64) -> TcpHeader {
+        let mut h = TcpHeader {
+            ack,
+            wnd: 1 << 20,
+            flags: flags::ACK,
+            ..Default::default()
+        };
+        h.sack[0] = crate::packet::SackBlock {
+            start: ack + 1000,
+            end: top,
+        };
+        h.n_sack = 1;
+        h
+    }
+
+    /// Segments sent in reply to each of the ACKs SACKing segments 4, 5, 6, ... in turn,
+    /// after segment 0 of a 20-segment window was lost.
+    fn sends_per_ack(prr: bool, acks: u64) -> Vec<usize> {
+        let mut s = sack_sender(prr);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 20_000;
+        s.rwnd = 1 << 20;
+        assert_eq!(drain(&mut s, 0).len(), 20);
+        for k in 1..=3 {
+            s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.st.ssthresh, 10_000);
+        // The fast retransmission of segment 0 goes out regardless of the window.
+        let first = drain(&mut s, 10 * MS);
+        assert_eq!((first[0].seq, first[0].retx), (0, true));
+        (0..acks)
+            .map(|k| {
+                s.on_ack(11 * MS, &sack_ack(0, 5000 + k * 1000));
+                drain(&mut s, 11 * MS).len()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_one_segment_per_two_acks() {
+        // RFC 6937: with pipe above ssthresh the sender sends in proportion to what is
+        // delivered, ssthresh/RecoverFS = 10/20, so one segment for every second ACK.
+        let prr = sends_per_ack(true, 6);
+        assert_eq!(prr, [0, 0, 1, 0, 1, 0]);
+        // RFC 6675 alone sets cwnd = ssthresh at once: nothing until pipe falls below it.
+        let plain = sends_per_ack(false, 6);
+        assert_eq!(plain, [0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn prr_slow_start_bound_once_pipe_is_below_ssthresh() {
+        // Later in the same recovery pipe falls below ssthresh: PRR-SSRB lets the window grow
+        // back by at most the data delivered plus one segment per ACK.
+        let sends = sends_per_ack(true, 16);
+        assert!(sends.iter().all(|&n| n <= 2), "{sends:?}");
+        assert!(
+            sends[10..].iter().sum::<usize>() > sends[..6].iter().sum::<usize>(),
+            "{sends:?}"
+        );
+    }
+
+    #[test]
+    fn rescue_retransmission_resends_the_tail_once() {
+        // A 5-segment transfer; segment 0 is lost and so is the tail segment 4, which no SACK
+        // above it will ever mark lost (RFC 6675 NextSeg rule 4).
+        let mut s = sack_sender(false);
+        s.set_app_end(5000);
+        s.st.cwnd = 10_000;
+        assert_eq!(drain(&mut s, 0).len(), 5);
+        for k in 1..=3 {
+            s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+        }
+        assert!(s.in_recovery());
+        let sent: Vec<(u64, bool)> = drain(&mut s, 10 * MS)
+            .iter()
+            .map(|g| (g.seq, g.retx))
+            .collect();
+        assert_eq!(sent, [(0, true)]);
+        // The resent segment 0 arrives: a partial ACK up to the tail. Rules 1-3 find nothing
+        // (nothing is lost by IsLost, nothing is SACKed above the tail), so the rescue
+        // retransmission resends the highest outstanding segment, once.
+        s.on_ack(20 * MS, &ack(4000));
+        assert!(s.in_recovery());
+        let sent: Vec<(u64, bool)> = drain(&mut s, 20 * MS)
+            .iter()
+            .map(|g| (g.seq, g.retx))
+            .collect();
+        assert_eq!(sent, [(4000, true)]);
+        assert!(drain(&mut s, 21 * MS).is_empty());
     }
 }
