@@ -27,6 +27,18 @@ pub use stats::RunResult;
 pub fn run(sc: &Scenario) -> Result<RunResult, ScenarioError> {
     let mut sim = scenario::build(sc)?;
     sim.run();
+    if sim.budget_exceeded {
+        return Err(ScenarioError::new(
+            "max_events",
+            format!(
+                "the run reached its budget of {} events at t = {} s of {} s; raise \
+                 max_events or make the scenario smaller",
+                sim.max_events,
+                engine::secs(sim.now()),
+                engine::secs(sim.end)
+            ),
+        ));
+    }
     Ok(RunResult::from_sim(&sim))
 }
 

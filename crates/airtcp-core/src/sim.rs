@@ -115,6 +115,9 @@ pub struct Sim {
     /// SNR series of SNR-driven channels (indexed by their error models).
     pub snr: Vec<SnrSeries>,
     pub finished: bool,
+    /// Event budget; `budget_exceeded` is set when a run stopped on it.
+    pub max_events: u64,
+    pub budget_exceeded: bool,
     /// Scratch buffers, reused so the steady state allocates nothing per event.
     dev_out: Vec<DevOut>,
     hook_actions: Vec<HookAction>,
@@ -164,6 +167,8 @@ impl Sim {
             warmup: 0,
             snr,
             finished: false,
+            max_events: u64::MAX,
+            budget_exceeded: false,
             dev_out: Vec::new(),
             hook_actions: Vec::new(),
         };
@@ -190,6 +195,10 @@ impl Sim {
         while let Some((_, ev)) = self.sched.pop_before(until) {
             self.counters.events += 1;
             self.dispatch(ev);
+            if self.counters.events >= self.max_events {
+                self.budget_exceeded = true;
+                return;
+            }
         }
         self.sched.set_now(until);
     }

@@ -39,3 +39,30 @@ fn onoff_averages_rate_times_duty_cycle() {
     // Mean 250 kbps; 2000 on/off cycles keep the sample mean within a few percent.
     assert!((rate - 250e3).abs() < 0.06 * 250e3, "rate {rate}");
 }
+
+#[test]
+fn a_file_transfer_stopped_before_it_finishes_reports_no_completion_time() {
+    use airtcp_core::harness::Net;
+    use serde_json::json;
+    let net = |stop: &str| {
+        let mut sim = Net::new("20s")
+            .host("a")
+            .host("b")
+            .link("a", "b", "1Mbps", "10ms")
+            .flow(json!({
+                "name": "f", "src": "a", "dst": "b", "cc": "newreno",
+                "app": {"kind": "file", "size": "500KB"}, "stop": stop,
+            }))
+            .build()
+            .unwrap();
+        sim.run();
+        airtcp_core::stats::RunResult::from_sim(&sim)
+    };
+    // 500 kB at 1 Mb/s takes over 4 s: stopped at 1 s it never completes.
+    let cut = net("1s");
+    assert!(cut.flows[0].delivered_bytes < 500_000);
+    assert_eq!(cut.flows[0].completion_time_s, None);
+    let whole = net("15s");
+    assert_eq!(whole.flows[0].delivered_bytes, 500_000);
+    assert!(whole.flows[0].completion_time_s.is_some());
+}

@@ -168,3 +168,62 @@ fn unknown_keys_inside_tagged_tables_are_named_in_the_path() {
     );
     assert_eq!(error_of(&t).path, "links[0].queue.weight");
 }
+
+#[test]
+fn values_outside_their_documented_range_are_refused_with_the_field() {
+    let cases = [
+        (
+            "delay = \"30ms\"",
+            "delay = 1e11",
+            "links[1].delay",
+            "at most",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = \"0.3bps\"",
+            "links[0].rate",
+            "at least",
+        ),
+        (
+            "rate = \"10Mbps\"",
+            "rate = 1e30",
+            "links[0].rate",
+            "at most",
+        ),
+        (
+            "queue = { limit = 1000 }",
+            "queue = { limit = 9223372036854775807 }",
+            "links[0].queue.limit",
+            "at most",
+        ),
+    ];
+    for (from, to, path, what) in cases {
+        let t = base().replacen(from, to, 1);
+        assert!(t.contains(to), "{from} not in the base scenario");
+        let e = error_of(&t);
+        assert_eq!(e.path, path, "{to}: {e}");
+        assert!(e.message.contains(what), "{to}: {e}");
+    }
+    let t = base().replacen("duration = ", "duration = 1e300 #", 1);
+    assert_eq!(error_of(&t).path, "duration");
+    let t = base().replacen("[tcp]\n", "[tcp]\ninitial_cwnd = 4294967295\n", 1);
+    let e = error_of(&t);
+    assert_eq!(e.path, "tcp.initial_cwnd", "{e}");
+}
+
+#[test]
+fn a_run_over_its_event_budget_stops_with_an_error() {
+    let t = format!("max_events = 1000\n{}", base());
+    let e = error_of(&t);
+    assert_eq!(e.path, "max_events");
+    assert!(e.message.contains("budget of 1000 events"), "{e}");
+}
+
+#[test]
+fn a_trace_that_would_not_fit_in_memory_is_refused() {
+    let t = base().replacen("duration = ", "duration = 100 #", 1)
+        + "[trace]\nqueue = [\"R1->R2\"]\nqueue_interval = \"1us\"\n";
+    let e = error_of(&t);
+    assert_eq!(e.path, "trace.queue_interval");
+    assert!(e.message.contains("limit"), "{e}");
+}

@@ -22,6 +22,14 @@ use crate::util::unknown_name;
 
 type R<T> = Result<T, ScenarioError>;
 
+/// Most samples a synthesized or traced series may hold (memory is proportional to it).
+const MAX_SERIES: usize = 10_000_000;
+/// Longest interface queue: 10^7 packets, or 10^11 bytes.
+const MAX_QUEUE_PACKETS: u64 = 10_000_000;
+const MAX_QUEUE_BYTES: u64 = 100_000_000_000;
+/// Event budget when the scenario sets none (about ten minutes of a fast core).
+pub const DEFAULT_MAX_EVENTS: u64 = 5_000_000_000;
+
 fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
@@ -151,6 +159,16 @@ fn error_model(
                 sy.check()
                     .map_err(|(k, m)| ScenarioError::new(format!("{path}.synth.{k}"), m))?;
                 let n = (end / iv) as usize + 1;
+                if n > MAX_SERIES {
+                    return err(
+                        format!("{path}.interval"),
+                        format!(
+                        "{} s over the run's {} s would make {n} SNR samples (limit {MAX_SERIES})",
+                        interval.0,
+                        end as f64 / SEC as f64
+                    ),
+                    );
+                }
                 sy.generate(
                     n,
                     iv,
@@ -354,6 +372,7 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         b.snr,
     );
     sim.trace_verdicts = sc.trace.verdicts;
+    sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
     Ok(sim)
@@ -438,6 +457,16 @@ impl<'a> Builder<'a> {
             }
             if l.queue.limit() == 0 {
                 return err(format!("{p}.queue.limit"), "must be >= 1, got 0");
+            }
+            let cap = match l.queue.unit() {
+                QueueUnit::Packets => MAX_QUEUE_PACKETS,
+                QueueUnit::Bytes => MAX_QUEUE_BYTES,
+            };
+            if l.queue.limit() > cap {
+                return err(
+                    format!("{p}.queue.limit"),
+                    format!("must be at most {cap}, got {}", l.queue.limit()),
+                );
             }
             let rate = l.rate.bps();
             if tx_time(1, rate) > 3600 * SEC {
@@ -813,6 +842,17 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
             return err(
                 "trace.queue_interval",
                 format!("must be >= 1us, got {} s", sc.trace.queue_interval.0),
+            );
+        }
+        let n = sim.end / sim.queue_interval + 1;
+        if n as usize > MAX_SERIES {
+            return err(
+                "trace.queue_interval",
+                format!(
+                    "{} s over the run's {} s would make {n} samples per queue (limit {MAX_SERIES})",
+                    sc.trace.queue_interval.0,
+                    sc.duration.0
+                ),
             );
         }
         sim.sched.at(0, Ev::QueueSample);

@@ -17,6 +17,9 @@ pub struct Scenario {
     /// Start of the steady state: loss-cause verdicts from then on are also scored apart
     /// (the `steady_*` columns). Default 0.
     pub warmup: Option<Duration>,
+    /// Event budget of the run: a run that would process more events stops with an error
+    /// naming this key (protects sweeps from a scenario that would run for days).
+    pub max_events: Option<u64>,
     #[serde(default)]
     pub tcp: TcpOptions,
     #[serde(default)]

@@ -33,13 +33,24 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         c.header = v;
     }
     if let Some(v) = o.initial_cwnd {
-        if v == 0 {
-            return Err(("initial_cwnd".into(), "must be >= 1, got 0".into()));
+        // A window of a million segments already exceeds any path the simulator is meant for;
+        // more would only exhaust memory at the first send.
+        if v == 0 || v > 1_000_000 {
+            return Err((
+                "initial_cwnd".into(),
+                format!("must be in 1..=1000000 segments, got {v}"),
+            ));
         }
         c.initial_cwnd = v;
     }
     if let Some(v) = o.initial_ssthresh {
         c.initial_ssthresh = v.bytes().max(2 * c.mss as u64);
+    }
+    if let Some(v) = o.rcv_window.filter(|v| v.bytes() > 1 << 40) {
+        return Err((
+            "rcv_window".into(),
+            format!("must be at most 1 TiB, got {} bytes", v.bytes()),
+        ));
     }
     if let Some(v) = o.rcv_window {
         if v.bytes() < c.mss as u64 {

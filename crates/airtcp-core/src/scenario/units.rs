@@ -115,6 +115,15 @@ macro_rules! unit_type {
     };
 }
 
+/// Largest duration a scenario may give (about 3 years): every time stays below 2^63 ns even
+/// after a few are added, so time arithmetic cannot overflow.
+pub const MAX_DURATION_S: f64 = 1e8;
+/// Fastest rate (1 Pb/s) and slowest (1 b/s) a link or source may have.
+pub const MAX_RATE_BPS: f64 = 1e15;
+pub const MIN_RATE_BPS: f64 = 1.0;
+/// Largest size (2^53 bytes: whole bytes stay exact in a float).
+pub const MAX_SIZE_B: f64 = 9_007_199_254_740_992.0;
+
 fn finite(v: f64) -> Result<(), String> {
     if v.is_finite() {
         Ok(())
@@ -129,10 +138,16 @@ unit_type!(
     parse_rate,
     |v| {
         finite(v)?;
-        if v > 0.0 {
-            Ok(())
-        } else {
+        if v <= 0.0 {
             Err(format!("rate must be > 0, got {v}"))
+        } else if v < MIN_RATE_BPS {
+            Err(format!("rate must be at least {MIN_RATE_BPS} bps, got {v}"))
+        } else if v > MAX_RATE_BPS {
+            Err(format!(
+                "rate must be at most {MAX_RATE_BPS:e} bps, got {v:e}"
+            ))
+        } else {
+            Ok(())
         }
     },
     "A rate in bits per second."
@@ -143,10 +158,14 @@ unit_type!(
     parse_duration,
     |v| {
         finite(v)?;
-        if v >= 0.0 {
-            Ok(())
-        } else {
+        if v < 0.0 {
             Err(format!("duration must be >= 0, got {v}"))
+        } else if v > MAX_DURATION_S {
+            Err(format!(
+                "duration must be at most {MAX_DURATION_S:e} s, got {v:e}"
+            ))
+        } else {
+            Ok(())
         }
     },
     "A duration in seconds."
@@ -157,10 +176,12 @@ unit_type!(
     parse_size,
     |v| {
         finite(v)?;
-        if v >= 0.0 {
-            Ok(())
-        } else {
+        if v < 0.0 {
             Err(format!("size must be >= 0, got {v}"))
+        } else if v > MAX_SIZE_B {
+            Err(format!("size must be at most 2^53 bytes, got {v:e}"))
+        } else {
+            Ok(())
         }
     },
     "A size in bytes."

@@ -133,6 +133,8 @@ pub struct TcpSender {
     pub decisions: Vec<LossDecision>,
     /// What the scheme was told on the latest ACK (for inspection).
     pub last_ack: AckInfo,
+    /// The application stopped before writing all it meant to (a file app's `stop`).
+    app_cut: bool,
     /// RFC 6937 state of the current recovery: RecoverFS, prr_delivered, prr_out (bytes).
     prr: Prr,
     /// RFC 6675 RescueRxt: the recovery point when the rescue retransmission was sent.
@@ -205,6 +207,7 @@ impl TcpSender {
             last_ack: AckInfo::default(),
             prr: Prr::default(),
             rescue_rxt: None,
+            app_cut: false,
             oracle: wants_truth.then(Default::default),
         }
     }
@@ -227,6 +230,10 @@ impl TcpSender {
 
     /// The application writes nothing more: data not yet sent is withdrawn.
     pub fn stop_app(&mut self) {
+        // A transfer cut short never completes: its completion time would be a lie.
+        if self.app_end != u64::MAX && self.snd_max < self.app_end {
+            self.app_cut = true;
+        }
         self.app_end = self.app_end.min(self.snd_max);
     }
 
@@ -288,7 +295,11 @@ impl TcpSender {
     }
 
     fn persist_interval(&self) -> Time {
-        (self.rtt.rto << self.persist_backoff.min(16)).min(self.cfg.max_rto)
+        (self
+            .rtt
+            .rto
+            .saturating_mul(1 << self.persist_backoff.min(16)))
+        .min(self.cfg.max_rto)
     }
 
     /// Start the persist timer when the peer's window holds no segment, nothing is in flight
@@ -622,7 +633,7 @@ impl TcpSender {
             } else if restart_timer {
                 self.arm_rto(now);
             }
-            if self.is_done() && self.stats.completed_at.is_none() {
+            if self.is_done() && self.stats.completed_at.is_none() && !self.app_cut {
                 self.stats.completed_at = Some(now);
             }
         } else if ack == self.snd_una
