@@ -10,6 +10,7 @@ import sys
 import polars as pl
 import pytest
 
+import airtcp
 from airtcp import Scenario
 from airtcp.cli import main, parse_value
 
@@ -39,6 +40,12 @@ def test_run_prints_tables_and_summary(capsys):
     assert last.startswith("dumbbell: seed 1, 10 s simulated") and "packet-hops" in last
 
 
+def test_set_takes_one_value_so_the_file_may_follow(capsys):
+    code, out, _ = run_cli(capsys, "run", "--set", "duration=1s", str(DUMBBELL))
+    assert code == 0
+    assert "1 s simulated" in out
+
+
 def test_run_seed_and_set(capsys):
     code, out, _ = run_cli(
         capsys,
@@ -48,6 +55,7 @@ def test_run_seed_and_set(capsys):
         "5",
         "--set",
         "duration=2s",
+        "--set",
         "links.R2-D1.error.per=0.02",
         "--set",
         "flows.*.tcp={ delayed_ack = true }",
@@ -208,3 +216,14 @@ def test_python_dash_m_end_to_end():
 def test_usage_error_exits_2():
     p = _subprocess("run")
     assert p.returncode == 2 and "error:" in p.stderr
+
+
+def test_run_table_shows_a_file_transfers_completion_time(capsys, tmp_path):
+    sc = airtcp.dumbbell(1, duration=20.0).set("flows.0.app", {"kind": "file", "size": "200KB"})
+    path = tmp_path / "file.json"
+    path.write_text(sc.to_json())
+    code, out, _ = run_cli(capsys, "run", str(path))
+    assert code == 0
+    assert "completed s" in out
+    done = airtcp.run(sc).flows["completion_time_s"][0]
+    assert f"{done:.3f}" in out

@@ -84,7 +84,7 @@ def test_a_new_result_table_reaches_result_store_and_export(tmp_path):
     assert set(r.tables) >= {"flows", "links", "agents", "mac"}
     assert r.table("mac")["frames"].to_list() == [10, 7]
     assert "mac" not in r.summary
-    st = airtcp.Store(tmp_path / "s.sqlite")
+    st = airtcp.Store(tmp_path / "s.sqlite", create=True)
     st.record(
         scenario_hash="h" * 64,
         seed=1,
@@ -111,3 +111,26 @@ def test_the_library_does_not_import_the_command_line():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_mistyped_store_path_is_an_error_not_an_empty_store(tmp_path):
+    with pytest.raises(airtcp.StoreError, match="no such store"):
+        airtcp.Store(tmp_path / "typo.sqlite")
+    assert not (tmp_path / "typo.sqlite").exists()
+
+
+def test_plots_leave_the_callers_matplotlib_backend_alone():
+    code = (
+        "import matplotlib; matplotlib.use('svg'); import airtcp; from airtcp import plots; "
+        "r = airtcp.run(airtcp.dumbbell(1, duration=2.0, trace=True)); "
+        "fig = plots.cwnd(r, 'ftp1'); import matplotlib.pyplot as plt; "
+        "print(matplotlib.get_backend(), len(plt.get_fignums()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["svg", "0"]
+
+
+def test_result_and_store_tables_convert_to_pandas():
+    r = airtcp.run(airtcp.dumbbell(1, duration=2.0))
+    df = r.flows.to_pandas()
+    assert list(df["name"]) == ["ftp1"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -40,7 +41,10 @@ def _f(v: Any, fmt: str, scale: float = 1.0) -> str:
 
 def flows_table(result: Result) -> str:
     rows = []
-    for f in result.raw.get("flows", []):
+    flows = result.raw.get("flows", [])
+    # A finite transfer's completion time is its headline figure; show it when there is one.
+    files = any(f.get("app") == "file" for f in flows)
+    for f in flows:
         tcp = f.get("transport") == "tcp"
         rows.append(
             [
@@ -52,12 +56,12 @@ def flows_table(result: Result) -> str:
                 _f(f.get("avg_cwnd_segments"), ".2f") if tcp else "-",
                 _f(f.get("rtt_mean_s"), ".1f", 1e3) if tcp else "-",
             ]
+            + ([_f(f.get("completion_time_s"), ".3f")] if files else [])
         )
-    return table(
-        rows,
-        ["flow", "cc", "goodput kbps", "retx", "timeouts", "avg cwnd", "rtt mean ms"],
-        "llrrrrr",
-    )
+    header = ["flow", "cc", "goodput kbps", "retx", "timeouts", "avg cwnd", "rtt mean ms"]
+    if files:
+        header.append("completed s")
+    return table(rows, header, "ll" + "r" * (len(header) - 2))
 
 
 _DROP_COLS = [
@@ -291,7 +295,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _positive("--workers", args.workers)
     name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
     try:
-        st = Store(args.store)
+        st = Store(args.store, create=True)
     except StoreError as e:
         raise UserError(str(e)) from None
     with st:
@@ -438,7 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--parquet", metavar="OUTDIR", help="write flows.parquet and links.parquet into OUTDIR"
     )
     r.add_argument(
-        "--set", metavar="PATH=VALUE", action="extend", nargs="+", default=[], help=set_help
+        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
     )
     r.add_argument(
         "--all-links",
@@ -450,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("file", metavar="FILE.toml")
     v.add_argument(
-        "--set", metavar="PATH=VALUE", action="extend", nargs="+", default=[], help=set_help
+        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
     )
     v.set_defaults(func=cmd_validate)
 
@@ -570,6 +574,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         print("this is a simulator bug; please report it with the scenario", file=sys.stderr)
         return EXIT_INTERNAL
+    except BrokenPipeError:  # e.g. `airtcp run x.toml | head`: the reader has gone
+        # Python would report the pipe again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except OSError as e:  # writing outputs: a directory in the way, no permission, disk full
         where = f"{e.filename}: " if e.filename else ""
         print(f"error: {where}{e.strerror or e}", file=sys.stderr)
@@ -577,8 +586,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `airtcp run x.toml | head`
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

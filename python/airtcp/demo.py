@@ -102,13 +102,11 @@ def _write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def _plot(path: Path, rows: Sequence[dict[str, Any]], duration: float, nseeds: int) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     x = [100 * r["per"] for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    fig = Figure(figsize=(6.4, 4.2), dpi=120)
+    ax = fig.subplots()
     for base, label, fmt in (
         ("wireless", "ftp1 (wireless last hop)", "o-"),
         ("wired", "ftp2 (wired last hop)", "s--"),
@@ -130,7 +128,6 @@ def _plot(path: Path, rows: Sequence[dict[str, Any]], duration: float, nseeds: i
     ax.legend()
     fig.tight_layout()
     fig.savefig(path)
-    plt.close(fig)
 
 
 def run_demo(

@@ -25,15 +25,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["metric_vs_param", "cwnd", "queue", "save"]
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def save(fig: Figure, out: str | os.PathLike[str]) -> Path:
     """Save ``fig`` as PNG or SVG (by the suffix of ``out``) and return the path."""
     p = Path(out)
@@ -49,8 +40,12 @@ def save(fig: Figure, out: str | os.PathLike[str]) -> Path:
 def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
         return ax.figure, ax
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=figsize)
+    # A bare Figure draws without pyplot, so the caller's backend (e.g. inline plots in a
+    # notebook) is left as it was and nothing is kept in pyplot's figure registry.
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    ax = fig.subplots()
     return fig, ax
 
 

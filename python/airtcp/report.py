@@ -147,9 +147,6 @@ def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path) -> tuple[st
     b64 = _png_b64(fig)
     for ext in ("png", "svg"):
         plots.save(fig, outdir / f"{spec.name}.{ext}")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
     ylab = spec.ylabel or spec.metric
     xlab = spec.xlabel or spec.x
     cols = [*groups, xlab, "n", f"mean {ylab}", "± 95% CI", "CI low", "CI high", "std"]

@@ -510,7 +510,8 @@ class Scenario:
                 # Tagged tables (app = { kind = ... }) report the unknown key at the table.
                 at_parent = epath == _core_path(c[:-1]) and f"unknown field `{c[-1]}`" in detail
                 if epath == full or at_parent:
-                    raise PathError(f"{path}: {full}: {detail}") from None
+                    where = path if full == path else f"{path}: {full}"
+                    raise PathError(f"{where}: {detail}") from None
 
     # -- checks, output, identity ------------------------------------------------------------
 

@@ -219,10 +219,13 @@ class Store:
     :meth:`series` reads a run's stored time series.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = False) -> None:
         self.path = Path(path)
         if not create and not self.path.is_file():
-            raise StoreError(f"{self.path}: no such store")
+            # A mistyped path must not quietly become an empty store.
+            raise StoreError(
+                f"{self.path}: no such store (Store(path, create=True) makes a new one)"
+            )
         if create and self.path.parent != Path(""):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

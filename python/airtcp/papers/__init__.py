@@ -351,7 +351,7 @@ def reproduce(
 
     paper = key if isinstance(key, Paper) else get(key)
     store_path = Path(store) if store is not None else default_store(paper.key, out)
-    with Store(store_path) as st:
+    with Store(store_path, create=True) as st:
         for r in paper.resolve(quick=quick, seeds=seeds):
             res = run_sweep(
                 r.scenario,

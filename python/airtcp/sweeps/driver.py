@@ -106,7 +106,7 @@ def run_sweep(
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
         raise _core.scenario_error("", jobs[0].invalid)
-    st = store if isinstance(store, Store) else Store(store)
+    st = store if isinstance(store, Store) else Store(store, create=True)
     sweep_name = name or base.name
     axes = normalise_grid(grid)
     st.register_sweep(
@@ -255,7 +255,7 @@ def sweep(
     if store is None:
         tmp = tempfile.TemporaryDirectory(prefix="airtcp-sweep-")
         store = Path(tmp.name) / "store.sqlite"
-    st = store if isinstance(store, Store) else Store(store)
+    st = store if isinstance(store, Store) else Store(store, create=True)
     try:
         res = run_sweep(
             scenario,

@@ -66,7 +66,7 @@ fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
             // queue) reports at the table.
             let full = if path.is_empty() {
                 field.to_string()
-            } else if path.ends_with(&format!(".{field}")) {
+            } else if path == field || path.ends_with(&format!(".{field}")) {
                 path.clone()
             } else {
                 format!("{path}.{field}")
