@@ -456,3 +456,19 @@ def test_progress_lines_when_stderr_is_not_a_terminal(capsys, monkeypatch, short
     # quiet by default in tests: nothing but what was asked for
     airtcp.sweep(short_dumbbell, {"duration": ["1s"]}, seeds=1, workers=1, progress=False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_sweep_name_reused_with_another_grid_is_refused(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    common = ["sweep", str(DUMBBELL), "--name", "x", "--seeds", "1", "--store", str(store)]
+    code, _, err = run_cli(capsys, *common, "--set", "duration=1s,2s", "--quiet")
+    assert code == 0, err
+    # The same definition again resumes (nothing new to run); more seeds extend it.
+    code, _, err = run_cli(capsys, *common, "--set", "duration=1s,2s", "--quiet")
+    assert code == 0 and "0 ran, 2 skipped" in err
+    # Another grid under the same name would mix the two sweeps' runs: refused, nothing run.
+    code, _, err = run_cli(capsys, *common, "--set", "duration=3s", "--quiet")
+    assert code == 2
+    assert "already exists with another grid" in err
+    with Store(store) as st:
+        assert st.runs("x").height == 2

@@ -313,7 +313,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 retry_failed=args.retry_failed,
                 progress=not args.quiet,
             )
-        except DaskError as e:
+        except (DaskError, StoreError) as e:
             raise UserError(str(e)) from None
         except KeyboardInterrupt:
             print(

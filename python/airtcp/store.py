@@ -307,13 +307,32 @@ class Store:
         grid: Mapping[str, Sequence[Any]],
         seeds: Sequence[int],
         members: Iterable[tuple[str, int, str]],
+        replace: bool = False,
     ) -> None:
         """Record a sweep and the runs it is made of: ``members`` are ``(scenario_hash, seed,
-        params JSON)``. Re-registering a sweep updates its grid and adds members."""
+        params JSON)``. Registering it again with the same base scenario and grid adds members
+        (more seeds). With another base scenario or grid it is refused, since the two sweeps'
+        runs would mix under one name, unless ``replace`` (the new definition's members
+        replace the old ones; their runs stay in the store)."""
         now = _now()
+        old = self._db.execute(
+            "SELECT base_scenario, grid FROM sweeps WHERE name = ?", (name,)
+        ).fetchone()
+        changed = old is not None and (
+            old[0] != base_scenario or json.loads(old[1]) != json.loads(json.dumps(grid))
+        )
+        if changed and not replace:
+            what = "base scenario" if old[0] != base_scenario else "grid"
+            raise StoreError(
+                f"{self.path}: a sweep named {name!r} already exists with another {what}; "
+                "its runs would mix with this one's. Give this sweep another name (--name) "
+                "or use another store."
+            )
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
+            if changed:
+                cur.execute("DELETE FROM sweep_runs WHERE sweep = ?", (name,))
             cur.execute(
                 "INSERT INTO sweeps (name, base_scenario, grid, seeds, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "

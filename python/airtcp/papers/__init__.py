@@ -364,6 +364,9 @@ def reproduce(
                 trace=r.spec.trace,
                 retry_failed=retry_failed,
                 progress=progress,
+                # The paper module owns its sweeps' definitions: an edited one replaces the
+                # old membership instead of mixing with it.
+                replace=True,
             )
             if log is not None:
                 log(res.summary())

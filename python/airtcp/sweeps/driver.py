@@ -94,6 +94,7 @@ def run_sweep(
     trace: bool = False,
     retry_failed: bool = False,
     progress: bool | None = None,
+    replace: bool = False,
 ) -> SweepOutcome:
     """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
     from ..store import Store
@@ -115,6 +116,7 @@ def run_sweep(
         grid=axes,
         seeds=seeds_,
         members=((j.scenario_hash, j.seed, j.params) for j in jobs),
+        replace=replace,
     )
     nworkers = workers or (os.cpu_count() or 1)
     out = SweepOutcome(
