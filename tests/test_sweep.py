@@ -169,6 +169,9 @@ def test_failing_runs_are_recorded_and_counted(tmp_path, short_dumbbell, capsys)
         "links.R1-R2.rate=-1Mbps,1Mbps",
         "--set",
         "flows.*.cc=newreno,nosuchcc",
+        # a sub-grid is another sweep; its runs are found in the store all the same
+        "--name",
+        "subset",
         "--seeds",
         "2",
         "--store",
@@ -183,6 +186,9 @@ def test_failing_runs_are_recorded_and_counted(tmp_path, short_dumbbell, capsys)
         "links.R1-R2.rate=-1Mbps,1Mbps",
         "--set",
         "flows.*.cc=newreno,nosuchcc",
+        # a sub-grid is another sweep; its runs are found in the store all the same
+        "--name",
+        "subset",
         "--seeds",
         "2",
         "--store",
