@@ -478,3 +478,19 @@ def test_a_sweep_name_reused_with_another_grid_is_refused(tmp_path, capsys):
     assert "already exists with another grid" in err
     with Store(store) as st:
         assert st.runs("x").height == 2
+
+
+def test_a_script_without_the_main_guard_is_told_what_to_do(tmp_path):
+    script = tmp_path / "noguard.py"
+    script.write_text(
+        "import airtcp\n"
+        "airtcp.sweep(airtcp.dumbbell(1, duration=1.0), {'duration': [1.0, 2.0]}, seeds=2,"
+        " workers=2)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert p.returncode != 0
+    assert 'call sweep() under `if __name__ == "__main__":`' in p.stderr
+    # One short report from the driver, not a traceback per worker process.
+    assert p.stderr.count("Traceback") <= 1, p.stderr

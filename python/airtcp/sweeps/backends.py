@@ -9,6 +9,7 @@ import json
 import logging
 import multiprocessing as mp
 import os
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -145,7 +146,13 @@ class LocalPool(Backend):
         try:
             return handle.result()
         except BrokenProcessPool as e:
-            raise SweepAborted(f"a worker process died ({e})") from None
+            hint = ""
+            if getattr(sys.modules.get("__main__"), "__file__", None):
+                hint = (
+                    "; if this is a script, call sweep() under "
+                    '`if __name__ == "__main__":` (workers import the script)'
+                )
+            raise SweepAborted(f"a worker process died ({e}){hint}") from None
         except Exception as e:  # noqa: BLE001
             return e
 

@@ -19,6 +19,23 @@ from .backends import DaskCluster, DaskError, LocalPool, SweepAborted, run_job, 
 from .plan import Job, normalise_grid, plan
 from .progress import _Progress
 
+def _importing_main_in_a_worker() -> bool:
+    """True while a worker process runs the user's script to start (multiprocessing runs it
+    under the name ``__mp_main__``): the script's top level is then among the callers."""
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_globals.get("__name__") == "__mp_main__":
+            return True
+        f = f.f_back
+    return False
+
+
+MAIN_GUARD = (
+    "airtcp.sweep() ran while a worker process was importing your script: the sweep's "
+    "worker processes import the script that started them, so a script must call sweep() "
+    "under `if __name__ == \"__main__\":`"
+)
+
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
@@ -98,6 +115,13 @@ def run_sweep(
 ) -> SweepOutcome:
     """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
     from ..store import Store
+
+    if _importing_main_in_a_worker():
+        # A pool worker is importing the user's script to start (multiprocessing runs it as
+        # __mp_main__), and the script calls sweep() at top level: it would start pools of
+        # its own. Say what to do once, and leave without a traceback.
+        print(f"error: {MAIN_GUARD}", file=sys.stderr)
+        raise SystemExit(2)
 
     t0 = time.perf_counter()
     base = as_scenario(scenario)
