@@ -19,6 +19,7 @@ from .backends import DaskCluster, DaskError, LocalPool, SweepAborted, run_job, 
 from .plan import Job, normalise_grid, plan
 from .progress import _Progress
 
+
 def _importing_main_in_a_worker() -> bool:
     """True while a worker process runs the user's script to start (multiprocessing runs it
     under the name ``__mp_main__``): the script's top level is then among the callers."""
