@@ -8,7 +8,7 @@ use crate::engine::{Scheduler, Time, Timed, TimerSlot};
 use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
 use crate::link::SnrSeries;
-use crate::packet::{DropCause, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
+use crate::packet::{DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
@@ -121,6 +121,24 @@ pub struct Sim {
     /// Scratch buffers, reused so the steady state allocates nothing per event.
     dev_out: Vec<DevOut>,
     hook_actions: Vec<HookAction>,
+}
+
+/// A TCP segment on the wire (data or ACK) from `src` to `dst`.
+fn tcp_wire(f: FlowId, src: NodeId, dst: NodeId, size: u32, ecn: Ecn, tcp: TcpHeader) -> Wire {
+    Wire {
+        flow: f,
+        src,
+        dst,
+        size,
+        proto: Proto::Tcp,
+        ip: IpHeader {
+            ecn,
+            ttl: 64,
+            ..Default::default()
+        },
+        tcp,
+        udp_seq: 0,
+    }
 }
 
 /// Where in the node a packet is when its hooks run.
@@ -542,22 +560,7 @@ impl Sim {
                 break;
             };
             let size = t.cfg.header;
-            let pkt = Packet::new(
-                Wire {
-                    flow: f,
-                    src,
-                    dst,
-                    size,
-                    proto: Proto::Tcp,
-                    ip: IpHeader {
-                        ttl: 64,
-                        ..Default::default()
-                    },
-                    tcp: hdr,
-                    udp_seq: 0,
-                },
-                now,
-            );
+            let pkt = Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now);
             self.inject(src, pkt);
         }
         let t = self.tcp(f);
@@ -613,23 +616,8 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
-            let mut pkt = Packet::new(
-                Wire {
-                    flow: f,
-                    src,
-                    dst,
-                    size: seg.tcp.len + t.cfg.header,
-                    proto: Proto::Tcp,
-                    ip: IpHeader {
-                        ecn: seg.ecn,
-                        ttl: 64,
-                        ..Default::default()
-                    },
-                    tcp: seg.tcp,
-                    udp_seq: 0,
-                },
-                now,
-            );
+            let size = seg.tcp.len + t.cfg.header;
+            let mut pkt = Packet::new(tcp_wire(f, src, dst, size, seg.ecn, seg.tcp), now);
             pkt.meta.retx = seg.retx;
             self.inject(src, pkt);
         }
