@@ -52,6 +52,8 @@ pub struct P2p {
     pub arq: Option<Arq>,
     /// Frame being serialized, if any.
     pub tx: Option<PacketId>,
+    /// The policy keeps an average that decays while the link is idle (RED family).
+    idle_hook: bool,
     /// Frames on the wire, and frames waiting for an ARQ resend.
     propagating: u64,
     awaiting_retry: u64,
@@ -87,6 +89,7 @@ impl P2p {
             kind,
             rate_bps,
             fifo: Fifo::default(),
+            idle_hook: policy.tracks_idle(),
             policy,
             error,
             arq,
@@ -156,7 +159,7 @@ impl P2p {
             self.note_queue(now);
             let next = self.fifo.pop().expect("non-empty");
             self.start_tx(me, ctx, next);
-        } else {
+        } else if self.idle_hook {
             self.policy.on_idle(now);
         }
     }
@@ -210,7 +213,10 @@ impl Device for P2p {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
                 self.propagating -= 1;
-                ctx.pool.get_mut(id).meta.link_tries = 0;
+                if self.arq.is_some() {
+                    // Tries count per hop; only ARQ counts them.
+                    ctx.pool.get_mut(id).meta.link_tries = 0;
+                }
                 ctx.out.push(DevOut::Receive(self.peer, id));
             }
             DevEv::Retry(id) => {

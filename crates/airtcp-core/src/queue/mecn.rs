@@ -210,6 +210,9 @@ impl QueuePolicy for Mecn {
     fn on_idle(&mut self, now: Time) {
         self.est.on_idle(now);
     }
+    fn tracks_idle(&self) -> bool {
+        true
+    }
     fn average(&self) -> Option<f64> {
         Some(self.est.avg)
     }
@@ -224,6 +227,9 @@ impl QueuePolicy for Wmecn {
     }
     fn on_idle(&mut self, now: Time) {
         self.est.on_idle(now);
+    }
+    fn tracks_idle(&self) -> bool {
+        true
     }
     fn average(&self) -> Option<f64> {
         Some(self.est.avg)

@@ -78,6 +78,11 @@ pub trait QueuePolicy {
     /// over idle time.
     fn on_idle(&mut self, _now: Time) {}
 
+    /// The policy wants `on_idle` (the device skips the call otherwise).
+    fn tracks_idle(&self) -> bool {
+        false
+    }
+
     /// The RED-family average queue, for policies that keep one.
     fn average(&self) -> Option<f64> {
         None

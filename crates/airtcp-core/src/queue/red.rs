@@ -191,6 +191,9 @@ impl QueuePolicy for Red {
     fn on_idle(&mut self, now: Time) {
         self.est.on_idle(now);
     }
+    fn tracks_idle(&self) -> bool {
+        true
+    }
     fn average(&self) -> Option<f64> {
         Some(self.est.avg)
     }
