@@ -54,8 +54,10 @@ pub struct P2p {
     pub tx: Option<PacketId>,
     /// The policy keeps an average that decays while the link is idle (RED family).
     idle_hook: bool,
-    /// Frames on the wire, and frames waiting for an ARQ resend.
-    propagating: u64,
+    /// Frames on the wire with their arrival times, in order (the delay is constant, so they
+    /// arrive in the order they left); only the head has an event.
+    wire_fifo: std::collections::VecDeque<(Time, PacketId)>,
+    /// Frames waiting for an ARQ resend.
     awaiting_retry: u64,
     pub stats: P2pStats,
     pub name: String,
@@ -94,7 +96,7 @@ impl P2p {
             error,
             arq,
             tx: None,
-            propagating: 0,
+            wire_fifo: std::collections::VecDeque::new(),
             awaiting_retry: 0,
             stats: P2pStats::default(),
             name,
@@ -152,8 +154,11 @@ impl P2p {
                 _ => self.drop(ctx, id, DropCause::ChannelError),
             }
         } else {
-            self.propagating += 1;
-            ctx.at(now + self.delay, me, DevEv::Arrive(id));
+            let at = now + self.delay;
+            if self.wire_fifo.is_empty() {
+                ctx.at(at, me, DevEv::Arrive(id));
+            }
+            self.wire_fifo.push_back((at, id));
         }
         if !self.fifo.is_empty() {
             self.note_queue(now);
@@ -212,7 +217,11 @@ impl Device for P2p {
         match ev {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
-                self.propagating -= 1;
+                let head = self.wire_fifo.pop_front();
+                debug_assert_eq!(head.map(|h| h.1), Some(id));
+                if let Some(&(at, next)) = self.wire_fifo.front() {
+                    ctx.at(at, me, DevEv::Arrive(next));
+                }
                 if self.arq.is_some() {
                     // Tries count per hop; only ARQ counts them.
                     ctx.pool.get_mut(id).meta.link_tries = 0;
@@ -230,7 +239,7 @@ impl Device for P2p {
     fn in_network(&self) -> u64 {
         self.fifo.len() as u64
             + u64::from(self.tx.is_some())
-            + self.propagating
+            + self.wire_fifo.len() as u64
             + self.awaiting_retry
     }
 
