@@ -154,3 +154,27 @@ fn bad_snr_model_inputs_are_reported() {
         "links[2].error.mean_bad"
     );
 }
+
+#[test]
+fn traces_are_read_only_from_bounded_regular_files_and_errors_do_not_echo_them() {
+    let p = Path::default().toml();
+    let with_trace = |file: &str| {
+        p.replace(
+            "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+            &format!("error = {{ model = \"snr\", modulation = \"cck5.5\", trace = \"{file}\" }}"),
+        )
+    };
+    // A device would be read forever; it is refused before any read.
+    let e = airtcp_core::run_toml(&with_trace("/dev/zero")).unwrap_err();
+    assert_eq!(e.path, "links[2].error.trace");
+    assert!(e.message.contains("not a regular file"), "{e}");
+    // A bad line is reported by number, without its content.
+    let dir = std::env::temp_dir().join(format!("airtcp-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("secret.csv");
+    std::fs::write(&f, "12.5\nTOP-SECRET-LINE\n").unwrap();
+    let e = airtcp_core::run_toml(&with_trace(f.to_str().unwrap())).unwrap_err();
+    assert!(e.message.contains("line 2"), "{e}");
+    assert!(!e.message.contains("TOP-SECRET"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

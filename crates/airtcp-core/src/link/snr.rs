@@ -32,7 +32,13 @@ impl SnrSeries {
             match field.parse::<f64>() {
                 Ok(v) if v.is_finite() => samples.push(v),
                 _ if samples.is_empty() && n == 0 => continue, // header
-                _ => return Err(format!("line {}: '{line}' has no SNR value", n + 1)),
+                // The line itself is not echoed: errors end up in stores and reports.
+                _ => {
+                    return Err(format!(
+                        "line {}: no SNR value (a number of dB, or time,dB)",
+                        n + 1
+                    ))
+                }
             }
         }
         if samples.is_empty() {

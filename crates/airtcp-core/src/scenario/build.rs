@@ -137,15 +137,18 @@ fn error_model(
                 );
             }
             let series = if let Some(file) = trace {
-                let text = std::fs::read_to_string(file).map_err(|e| {
-                    ScenarioError::new(
-                        format!("{path}.trace"),
-                        format!("cannot read '{file}': {e}"),
-                    )
-                })?;
-                SnrSeries::parse_csv(&text, iv).map_err(|m| {
+                let text =
+                    read_trace(file).map_err(|m| ScenarioError::new(format!("{path}.trace"), m))?;
+                let series = SnrSeries::parse_csv(&text, iv).map_err(|m| {
                     ScenarioError::new(format!("{path}.trace"), format!("'{file}': {m}"))
-                })?
+                })?;
+                if series.samples_db.len() > MAX_SERIES {
+                    return err(
+                        format!("{path}.trace"),
+                        format!("'{file}' holds more than {MAX_SERIES} samples"),
+                    );
+                }
+                series
             } else if let Some(v) = samples {
                 if v.is_empty() || v.iter().any(|x| !x.is_finite()) {
                     return err(format!("{path}.samples"), "needs finite SNR values (dB)");
@@ -188,6 +191,30 @@ fn error_model(
         }
     };
     Ok(ErrorModel { applies_to, kind })
+}
+
+/// Largest SNR trace file read (a trace of 10^7 samples fits well within it).
+const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Read an SNR trace: a regular file (not a device or a pipe, which could block or never
+/// end) of bounded size.
+fn read_trace(file: &str) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("'{file}' is not a regular file"));
+    }
+    if meta.len() > MAX_TRACE_BYTES {
+        return Err(format!(
+            "'{file}' is {} bytes, more than the {MAX_TRACE_BYTES} a trace may have",
+            meta.len()
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_TRACE_BYTES).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read '{file}': {e}"))?;
+    Ok(text)
 }
 
 /// A probability field: in (0, 1].
