@@ -494,3 +494,32 @@ def test_a_script_without_the_main_guard_is_told_what_to_do(tmp_path):
     assert 'call sweep() under `if __name__ == "__main__":`' in p.stderr
     # One short report from the driver, not a traceback per worker process.
     assert p.stderr.count("Traceback") <= 1, p.stderr
+
+
+def test_a_run_that_kills_its_worker_is_recorded_failed_and_the_sweep_completes(tmp_path):
+    script = tmp_path / "poison.py"
+    script.write_text(
+        "import airtcp\n"
+        "if __name__ == '__main__':\n"
+        "    sc = airtcp.dumbbell(1, duration=1.0)\n"
+        "    df = airtcp.sweep(sc, {'name': ['fine', 'poison'], 'duration': [1.0, 2.0]},\n"
+        "                      seeds=2, workers=2, store='s.sqlite', progress=False)\n"
+        "    print(sorted(df['status'].to_list()))\n"
+    )
+    env = {**os.environ, "AIRTCP_FAULT_KILL_NAME": "poison"}
+    for _attempt in range(2):  # the rerun finds every run recorded and runs nothing
+        p = subprocess.run(
+            [sys.executable, str(script)],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.strip() == str(["failed"] * 4 + ["ok"] * 4)
+    with Store(tmp_path / "s.sqlite") as st:
+        failed = st.runs(status="failed")
+        assert failed.height == 4
+        assert set(failed["error_kind"]) == {"WorkerDied"}
+        assert "worker process died" in failed["error"][0]

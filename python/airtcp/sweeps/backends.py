@@ -9,10 +9,9 @@ import json
 import logging
 import multiprocessing as mp
 import os
-import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -25,6 +24,11 @@ class SweepAborted(RuntimeError):
     finished before is in the store; rerunning the sweep resumes it."""
 
 
+class WorkerDied(Exception):
+    """The worker process running a job died (killed, out of memory, a crash in native
+    code): the outcome of every job that was in flight on that pool."""
+
+
 class DaskError(SweepAborted):
     """dask.distributed is missing or the scheduler cannot be reached (nothing was run)."""
 
@@ -35,6 +39,11 @@ def run_job(scenario_json: str, keep_series: bool = False) -> dict[str, Any]:
     pool and dask workers execute."""
     t0 = time.perf_counter()
     out: dict[str, Any] = {"version": _core.__version__}
+    # Fault injection for the tests of crash handling: a run of the scenario with this name
+    # kills its worker process, as an out-of-memory kill would.
+    kill = os.environ.get("AIRTCP_FAULT_KILL_NAME")
+    if kill and f'"name":"{kill}"' in scenario_json.replace(" ", ""):
+        os._exit(9)
     try:
         raw = json.loads(_core.run_json(scenario_json))
     except _core.ScenarioError as e:
@@ -104,14 +113,20 @@ def run_jobs(backend: Backend, jobs: Sequence[Job], keep_series: bool) -> Iterat
                 return
             pending[backend.submit(job, keep_series)] = job
 
+    broken = False
     try:
         fill()
         while pending:
             for h in list(backend.finished(pending)):
                 job = pending.pop(h)
-                yield job, backend.outcome(h)
-            fill()
-        clean = True
+                out = backend.outcome(h)
+                # A dead worker breaks the whole pool: what is in flight comes back as lost
+                # and nothing more is submitted; the caller decides what to rerun.
+                broken |= isinstance(out, WorkerDied)
+                yield job, out
+            if not broken:
+                fill()
+        clean = not broken
     finally:
         backend.close(clean)
 
@@ -136,7 +151,13 @@ class LocalPool(Backend):
         self.window = max(2 * workers, 4)
 
     def submit(self, job: Job, keep_series: bool) -> Any:
-        return self.pool.submit(run_job, job.scenario_json, keep_series)
+        try:
+            return self.pool.submit(run_job, job.scenario_json, keep_series)
+        except BrokenProcessPool as e:
+            # The pool broke before its dead worker's job came back: this one is lost too.
+            lost: Future[Any] = Future()
+            lost.set_exception(e)
+            return lost
 
     def finished(self, pending: dict[Any, Job]) -> Iterable[Any]:
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -146,13 +167,7 @@ class LocalPool(Backend):
         try:
             return handle.result()
         except BrokenProcessPool as e:
-            hint = ""
-            if getattr(sys.modules.get("__main__"), "__file__", None):
-                hint = (
-                    "; if this is a script, call sweep() under "
-                    '`if __name__ == "__main__":` (workers import the script)'
-                )
-            raise SweepAborted(f"a worker process died ({e}){hint}") from None
+            return WorkerDied(str(e))
         except Exception as e:  # noqa: BLE001
             return e
 

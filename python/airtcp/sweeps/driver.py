@@ -8,16 +8,73 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from ..scenario import Scenario, as_scenario
-from .backends import DaskCluster, DaskError, LocalPool, SweepAborted, run_job, run_jobs
+from .backends import (
+    DaskCluster,
+    DaskError,
+    LocalPool,
+    SweepAborted,
+    WorkerDied,
+    run_job,
+    run_jobs,
+)
 from .plan import Job, normalise_grid, plan
 from .progress import _Progress
+
+_PROBE = '{"name": "airtcp-probe", "duration": "1ms", "nodes": [{"name": "a"}]}'
+
+
+def _pool_can_run() -> bool:
+    """Whether a fresh worker survives a trivial run: if not, workers die whatever they run
+    (a script without the __main__ guard), and no run is to blame."""
+    probe = Job(point={}, seed=1, scenario_hash="probe", scenario_json=_PROBE, params="{}")
+    return not any(isinstance(res, WorkerDied) for _, res in run_jobs(LocalPool(1), [probe], False))
+
+
+def _run_isolating_crashes(
+    jobs: Sequence[Job], workers: int, keep_series: bool
+) -> Iterator[tuple[Job, Any]]:
+    """Run ``jobs`` on a local pool. When a worker dies, every job in flight on it is a
+    suspect: each is run again alone, and one that kills its worker again is recorded as
+    failed with that cause, so a poisoned grid point cannot stop the sweep or make every
+    rerun abort. The jobs not yet started go on in a fresh pool."""
+    remaining = list(jobs)
+    checked = False
+    while remaining:
+        seen: set[tuple[str, int]] = set()
+        suspects: list[Job] = []
+        for job, res in run_jobs(LocalPool(min(workers, len(remaining))), remaining, keep_series):
+            seen.add(job.key)
+            if isinstance(res, WorkerDied):
+                suspects.append(job)
+            else:
+                yield job, res
+        remaining = [j for j in remaining if j.key not in seen]
+        if suspects and not checked:
+            if not _pool_can_run():
+                raise SweepAborted(
+                    "worker processes die as they start; if this is a script, call sweep() "
+                    'under `if __name__ == "__main__":` (workers import the script)'
+                )
+            checked = True
+        for job in suspects:
+            for _, res in run_jobs(LocalPool(1), [job], keep_series):
+                if isinstance(res, WorkerDied):
+                    res = {
+                        "status": "failed",
+                        "error": "the worker process died running this run (killed, out of "
+                        "memory, or a crash in the simulator)",
+                        "error_kind": "WorkerDied",
+                        "version": _core.__version__,
+                        "wall_s": 0.0,
+                    }
+                yield job, res
 
 
 def _importing_main_in_a_worker() -> bool:
@@ -215,7 +272,7 @@ def run_sweep(
             elif nworkers == 1 and len(runnable) == 1:
                 results = ((j, run_job(j.scenario_json, trace)) for j in runnable)
             else:
-                results = run_jobs(LocalPool(min(nworkers, len(runnable))), runnable, trace)
+                results = _run_isolating_crashes(runnable, nworkers, trace)
             for job, res in results:
                 if isinstance(res, BaseException):
                     out.lost += 1
