@@ -134,3 +134,34 @@ def test_result_and_store_tables_convert_to_pandas():
     r = airtcp.run(airtcp.dumbbell(1, duration=2.0))
     df = r.flows.to_pandas()
     assert list(df["name"]) == ["ftp1"]
+
+
+def test_a_foreign_sqlite_database_is_refused_and_left_unchanged(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "other.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE notes (t TEXT)")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    for create in (False, True):
+        with pytest.raises(airtcp.StoreError, match="not an airtcp store"):
+            airtcp.Store(path, create=create)
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_store_gives_a_store_error(tmp_path):
+    path = tmp_path / "junk.sqlite"
+    path.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(airtcp.StoreError, match="not an airtcp store, or damaged"):
+        airtcp.Store(path)
+
+
+def test_non_finite_numbers_and_huge_seeds_name_their_field():
+    sc = airtcp.dumbbell(1).set("links.R2-D1.error.per", float("nan"))
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.run(sc)
+    assert (ei.value.path, ei.value.message) == ("links[2].error.per", "must be finite")
+    with pytest.raises(ValueError, match=r"2\^63"):
+        airtcp.sweep(airtcp.dumbbell(1, duration=1.0), seeds=[2**64], progress=False)

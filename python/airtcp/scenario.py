@@ -260,6 +260,19 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"scenario value {o!r} of type {type(o).__name__} is not JSON-serializable")
 
 
+def _non_finite_path(d: Any, path: str = "") -> str:
+    """The field path of the first NaN or infinite number in ``d`` (core path syntax)."""
+    if isinstance(d, float) and not math.isfinite(d):
+        return path
+    items = d.items() if isinstance(d, Mapping) else enumerate(d) if isinstance(d, list) else ()
+    for k, v in items:
+        sub = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
+        found = _non_finite_path(v, sub)
+        if found:
+            return found
+    return ""
+
+
 def _dumps(d: Any, *, canonical: bool = False) -> str:
     if canonical:
         return json.dumps(
@@ -516,8 +529,12 @@ class Scenario:
     # -- checks, output, identity ------------------------------------------------------------
 
     def to_json(self, *, indent: int | None = None) -> str:
-        """The scenario as JSON text (the form the core takes)."""
-        return json.dumps(self._data, indent=indent, default=_json_default)
+        """The scenario as JSON text (the form the core takes). A NaN or infinite number
+        raises ScenarioError naming its field (JSON has no such values)."""
+        try:
+            return json.dumps(self._data, indent=indent, default=_json_default, allow_nan=False)
+        except ValueError:
+            raise _core.scenario_error(_non_finite_path(self._data), "must be finite") from None
 
     def validate(self) -> Scenario:
         """Check the scenario with the core without running it. Raises ScenarioError whose

@@ -232,6 +232,17 @@ class Store:
             # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE) around
             # each write so a run is all-or-nothing.
             self._db = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            # Another program's database is left exactly as it is: check before any write
+            # (even the journal mode is a change to the file).
+            names = {
+                r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if names and "meta" not in names:
+                self._db.close()
+                raise StoreError(
+                    f"{self.path}: an SQLite database, but not an airtcp store (it has tables "
+                    "and no airtcp metadata); nothing was changed"
+                )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             if create:
@@ -242,7 +253,7 @@ class Store:
                 )
             ver = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: not an airtcp store ({e})") from None
+            raise StoreError(f"{self.path}: not an airtcp store, or damaged ({e})") from None
         if ver is None or int(ver[0]) != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: store schema version {ver[0] if ver else '?'} is not "

@@ -126,6 +126,10 @@ def normalise_grid(grid: Mapping[str, Any] | None) -> dict[str, list[Any]]:
     return out
 
 
+#: The store keeps seeds as SQLite integers (signed 64-bit).
+MAX_SEED = 2**63 - 1
+
+
 def seed_list(seeds: int | Sequence[int], seed_start: int = 1) -> list[int]:
     """Seeds ``seed_start .. seed_start + seeds - 1``, or an explicit list."""
     if isinstance(seeds, bool):
@@ -135,11 +139,13 @@ def seed_list(seeds: int | Sequence[int], seed_start: int = 1) -> list[int]:
             raise ValueError(f"seeds must be >= 1, got {seeds}")
         if isinstance(seed_start, bool) or not isinstance(seed_start, int) or seed_start < 0:
             raise ValueError(f"seed start must be an integer >= 0, got {seed_start!r}")
+        if seed_start + seeds - 1 > MAX_SEED:
+            raise ValueError(f"seeds must be at most 2^63 - 1, got up to {seed_start + seeds - 1}")
         return list(range(seed_start, seed_start + seeds))
     out = []
     for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-            raise ValueError(f"seeds: {s!r} is not an integer >= 0")
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0 or s > MAX_SEED:
+            raise ValueError(f"seeds: {s!r} is not an integer from 0 to 2^63 - 1")
         out.append(int(s))
     if not out:
         raise ValueError("seeds: empty list")
