@@ -165,3 +165,26 @@ def test_non_finite_numbers_and_huge_seeds_name_their_field():
     assert (ei.value.path, ei.value.message) == ("links[2].error.per", "must be finite")
     with pytest.raises(ValueError, match=r"2\^63"):
         airtcp.sweep(airtcp.dumbbell(1, duration=1.0), seeds=[2**64], progress=False)
+
+
+def test_a_crafted_series_path_cannot_leave_the_store(tmp_path):
+    import sqlite3
+
+    sc = airtcp.dumbbell(1, duration=1.0)
+    st = airtcp.Store(tmp_path / "s.sqlite", create=True)
+    st.record(
+        scenario_hash="h" * 64,
+        seed=1,
+        params="{}",
+        scenario=sc.to_json(),
+        status="ok",
+        raw=json.loads(_core.run_json(sc.to_json())),
+    )
+    st.close()
+    db = sqlite3.connect(tmp_path / "s.sqlite")
+    db.execute("UPDATE runs SET series = '../../../etc/passwd'")
+    db.commit()
+    db.close()
+    with airtcp.Store(tmp_path / "s.sqlite") as st2:
+        with pytest.raises(airtcp.StoreError, match="outside"):
+            st2.series("h" * 64, 1)

@@ -677,7 +677,15 @@ class Store:
                 f"{self.path}: run {run_key(scenario_hash, seed)} recorded no time series "
                 "(sweep with --trace)"
             )
-        return pl.read_parquet(self.series_dir / row[0])
+        # The file name comes from the database: it must stay inside the series directory.
+        base = self.series_dir.resolve()
+        target = (base / row[0]).resolve()
+        if base not in target.parents:
+            raise StoreError(
+                f"{self.path}: run {run_key(scenario_hash, seed)} names a series file outside "
+                f"{self.series_dir}"
+            )
+        return pl.read_parquet(target)
 
     def export(
         self, out: str | os.PathLike[str], *, fmt: str = "parquet", sweep: str | None = None
