@@ -188,3 +188,9 @@ def test_a_crafted_series_path_cannot_leave_the_store(tmp_path):
     with airtcp.Store(tmp_path / "s.sqlite") as st2:
         with pytest.raises(airtcp.StoreError, match="outside"):
             st2.series("h" * 64, 1)
+
+
+def test_a_result_shows_as_a_table_in_a_notebook():
+    r = airtcp.run(airtcp.dumbbell(1, duration=2.0))
+    h = r._repr_html_()
+    assert "<table" in h and "goodput_bps" in h and "ftp1" in h

@@ -227,6 +227,18 @@ class Result:
             f"events={s.get('events')}>"
         )
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the summary line and the flows table."""
+        import html
+
+        return (
+            f"<p><b>{html.escape(repr(self))}</b></p>"
+            + self.flows.select(
+                [c for c in ("name", "cc", "goodput_bps", "retransmissions", "timeouts")
+                 if c in self.flows.columns]
+            )._repr_html_()
+        )
+
     # -- output -------------------------------------------------------------------------------
 
     def to_json(self, path: str | os.PathLike[str] | None = None, *, indent: int | None = 1) -> str:

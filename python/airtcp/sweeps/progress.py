@@ -21,10 +21,12 @@ class _Progress:
         self.last = self.t0
         self.desc = desc
         tty = sys.stderr.isatty()
+        # In a notebook stderr is no terminal, but a bar (a widget there) still belongs.
+        notebook = "ipykernel" in sys.modules
         self.enabled = enabled if enabled is not None else True
         self.bar = None
-        if self.enabled and tty and total:
-            from tqdm import tqdm
+        if self.enabled and (tty or notebook) and total:
+            from tqdm.auto import tqdm
 
             self.bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
 
