@@ -28,7 +28,7 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o
 
 help:
 	@echo "make demo    build airtcp into .venv (release), run a PER sweep -> out/demo/ and a quick"
-	@echo "             reproduction of the Padhye et al. model -> reports/padhye/index.html"
+	@echo "             reproduction of the Padhye et al. model -> reports/padhye/quick/index.html"
 	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"

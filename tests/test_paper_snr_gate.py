@@ -12,7 +12,7 @@ from .test_report import ReportParser
 def test_quick_reproduction_report_and_store(tmp_path):
     code = main(["reproduce", "snr-gate", "--quick", "--out", str(tmp_path), "--workers", "2"])
     assert code == 0
-    html = (tmp_path / "snr-gate" / "index.html").read_text()
+    html = (tmp_path / "snr-gate" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
     paper = papers.get("snr-gate")

@@ -18,7 +18,7 @@ from .test_report import ReportParser
 def test_quick_reproduction_report_and_store(tmp_path, capsys):
     args = ["reproduce", "wmecn", "--quick", "--out", str(tmp_path), "--workers", "2"]
     assert main(args) == 0
-    html = (tmp_path / "wmecn" / "index.html").read_text()
+    html = (tmp_path / "wmecn" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
     paper = papers.get("wmecn")

@@ -72,7 +72,7 @@ def test_list_papers(capsys):
 
 
 def test_reproduce_quick_writes_a_complete_self_contained_report(quick_report):
-    html = (quick_report / "padhye" / "index.html").read_text()
+    html = (quick_report / "padhye" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
     paper = papers.get("padhye")
@@ -82,7 +82,7 @@ def test_reproduce_quick_writes_a_complete_self_contained_report(quick_report):
         assert len(srcs) == 1 and srcs[0].startswith("data:image/png;base64,"), name
         png = base64.b64decode(srcs[0].split(",", 1)[1])
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
-        assert (quick_report / "padhye" / f"{name}.svg").is_file()
+        assert (quick_report / "padhye" / "quick" / f"{name}.svg").is_file()
     assert set(p.claims) == {c.id for c in paper.claims}
     assert set(p.claims.values()) <= {"supported", "not-supported"}
     assert p.external == []
@@ -109,7 +109,7 @@ def test_report_rebuilds_from_the_store_without_running(quick_report, capsys, mo
         raise AssertionError("report must not run anything")
 
     monkeypatch.setattr(sweeps, "run_sweep", boom)
-    index = quick_report / "padhye" / "index.html"
+    index = quick_report / "padhye" / "quick" / "index.html"
     index.unlink()
     code, out, err = run_cli(capsys, "report", "padhye", "--quick", "--out", str(quick_report))
     assert code == 0, err

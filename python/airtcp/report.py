@@ -316,12 +316,13 @@ def write_report(
     quick: bool = False,
     seeds: int | None = None,
 ) -> Report:
-    """Build ``<out>/<paper>/index.html`` from the runs in ``store`` (nothing is run). Raises
-    :class:`airtcp.papers.MissingRuns` if the store lacks any."""
+    """Build ``<out>/<paper>/index.html`` (``<out>/<paper>/quick/index.html`` for the quick
+    size, so the two never overwrite each other) from the runs in ``store`` (nothing is run).
+    Raises :class:`airtcp.papers.MissingRuns` if the store lacks any."""
     from .papers import load_data
 
     data = load_data(paper, store, quick=quick, seeds=seeds)
-    outdir = Path(out) / paper.key
+    outdir = Path(out) / paper.key / ("quick" if quick else "")
     outdir.mkdir(parents=True, exist_ok=True)
     text, verdicts = render(data, outdir)
     path = outdir / "index.html"
