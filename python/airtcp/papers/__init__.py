@@ -5,7 +5,8 @@ statements: a function of the aggregated data that says supported / not supporte
 numbers and a sentence) — and registers it with :func:`register`.
 
 ``airtcp reproduce <key>`` runs whatever the store lacks and writes
-``reports/<key>/index.html`` (``reports/<key>/quick/index.html`` at the quick size); ``airtcp report <key>`` rebuilds the report from the store alone.
+``reports/<key>/index.html`` (``reports/<key>/quick/index.html`` at the quick size);
+``airtcp report <key>`` rebuilds the report from the store alone.
 
 A minimal module::
 
