@@ -194,3 +194,12 @@ def test_a_result_shows_as_a_table_in_a_notebook():
     r = airtcp.run(airtcp.dumbbell(1, duration=2.0))
     h = r._repr_html_()
     assert "<table" in h and "goodput_bps" in h and "ftp1" in h
+
+
+def test_deeply_nested_input_is_a_scenario_error(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(airtcp.ScenarioError, match="nested too deeply|invalid JSON"):
+        airtcp.Scenario.load(deep)
+    with pytest.raises(airtcp.ScenarioError, match="nested too deeply|invalid TOML"):
+        airtcp.Scenario.from_toml_str("a = " + "[" * 100_000 + "]" * 100_000)

@@ -382,6 +382,8 @@ class Scenario:
             data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise _toml_error(p, e) from None
+        except RecursionError:
+            raise _core.scenario_error("", f"{p}: invalid TOML: nested too deeply") from None
         return cls(data, source=str(p))
 
     @classmethod
@@ -391,6 +393,8 @@ class Scenario:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise _core.scenario_error("", f"invalid TOML: {e}") from None
+        except RecursionError:
+            raise _core.scenario_error("", "invalid TOML: nested too deeply") from None
         return cls(data)
 
     @classmethod
@@ -402,6 +406,8 @@ class Scenario:
                 data = json.load(f)
             except json.JSONDecodeError as e:
                 raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
+            except RecursionError:
+                raise _core.scenario_error("", f"{p}: invalid JSON: nested too deeply") from None
         return cls(data, source=str(p))
 
     @classmethod

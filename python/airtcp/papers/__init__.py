@@ -353,7 +353,11 @@ def reproduce(
     paper = key if isinstance(key, Paper) else get(key)
     store_path = Path(store) if store is not None else default_store(paper.key, out)
     with Store(store_path, create=True) as st:
-        for r in paper.resolve(quick=quick, seeds=seeds):
+        resolved = paper.resolve(quick=quick, seeds=seeds)
+        for k, r in enumerate(resolved, 1):
+            if log is not None and progress is not False:
+                # Overall progress: which of the paper's sweeps is running.
+                log(f"[{k}/{len(resolved)}] sweep {r.name}")
             res = run_sweep(
                 r.scenario,
                 r.grid,
