@@ -1,12 +1,152 @@
-"""Seed paper 004 reproduction (`airtcp reproduce snr-gate`)."""
+"""Seed paper 004 reproduction (`airtcp reproduce snr-gate`): the statistics behind its claims
+on constructed data, and the quick reproduction end to end."""
 
 from __future__ import annotations
 
+import math
+import random
+
+import polars as pl
+import pytest
+
 from airtcp import Store, papers
+from airtcp.analysis import t_cdf
 from airtcp.cli import main
-from airtcp.papers import snr_gate
+from airtcp.papers import PaperData, snr_gate
+from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED, verdict, welch
 
 from .test_report import ReportParser
+
+# --------------------------------------------------------------------------------------------
+# statistics
+
+
+def test_welch_matches_its_formulas():
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.5]
+    w = welch(a, b)
+    va, vb = 2.5, 3.05  # sample variances
+    se = math.sqrt(va / 5 + vb / 5)
+    df = (va / 5 + vb / 5) ** 2 / ((va / 5) ** 2 / 4 + (vb / 5) ** 2 / 4)
+    assert w.diff == pytest.approx(0.9)
+    assert w.se == pytest.approx(se)
+    assert w.df == pytest.approx(df)
+    assert w.p == pytest.approx(2 * (1 - t_cdf(0.9 / se, df)))
+    assert w.ci_low < w.diff < w.ci_high
+    assert (w.ci_high - w.diff) == pytest.approx(w.diff - w.ci_low)
+    pooled = math.sqrt((4 * va + 4 * vb) / 8)
+    assert w.g == pytest.approx(0.9 / pooled * (1 - 3 / (4 * 10 - 9)))
+    # Swapping the samples flips the difference, not the test.
+    r = welch(b, a)
+    assert (r.diff, r.p, r.ci_low) == pytest.approx((-w.diff, w.p, -w.ci_high))
+    # Constant samples: the difference is exact; too few values give NaN.
+    c = welch([2.0, 2.0], [1.0, 1.0])
+    assert (c.ci_low, c.ci_high, c.p) == (1.0, 1.0, 0.0)
+    assert math.isnan(welch([1.0], [1.0, 2.0]).p)
+
+
+def test_verdict_weighs_the_interval_against_the_papers_magnitude():
+    # Paper +15 %: smallest counted +7.5 %.
+    assert verdict(2.0, 30.0, 15.0) == SUPPORTED
+    assert verdict(0.5, 8.0, 15.0) == SUPPORTED
+    assert verdict(0.5, 6.0, 15.0) == NOT_SUPPORTED, "real but far smaller than the paper's"
+    assert verdict(-9.0, -1.0, 15.0) == NOT_SUPPORTED, "the other way"
+    assert verdict(-3.0, 20.0, 15.0) == INCONCLUSIVE
+    assert verdict(math.nan, math.nan, 15.0) == INCONCLUSIVE
+    # A falling quantity (paper −12 %): oriented so that a fall counts.
+    assert verdict(-20.0, -2.0, -12.0) == SUPPORTED
+    assert verdict(-4.0, 1.0, -12.0) == NOT_SUPPORTED
+    assert verdict(-14.0, 3.0, -12.0) == INCONCLUSIVE
+    assert verdict(1.0, 4.0, -0.7) == NOT_SUPPORTED
+    # An explicit smallest effect.
+    assert verdict(0.2, 0.9, 1.0, 1.0) == NOT_SUPPORTED
+    assert verdict(0.2, 1.5, 1.0, 1.0) == SUPPORTED
+
+
+# --------------------------------------------------------------------------------------------
+# claims on constructed data
+
+
+def _flows(seeds, throughput_kBps, overhead_pct, rng, noise):
+    rows = []
+    for s in seeds:
+        tput = throughput_kBps * (1 + rng.gauss(0, noise))
+        over = overhead_pct + rng.gauss(0, 2 * noise)
+        rows.append(
+            {
+                "seed": s,
+                "goodput_bps": tput * 8000,
+                "completion_time_s": snr_gate.FILE_BYTES / (tput * 1000),
+                "sent_bytes": round(snr_gate.FILE_BYTES * (1 + over / 100)),
+            }
+        )
+    return pl.DataFrame(rows)
+
+
+def _data(
+    gain: float, overhead_cut: float, noise: float, n: int = 30, low: float = 0.5
+) -> PaperData:
+    """Reno at 80 kB/s and 2 % overhead; the gate at `gain` (relative) and `overhead_cut`
+    points less at 5–6 dB, `low` times both at 3–4 dB; relative noise `noise` per seed."""
+    rng = random.Random(4)
+    seeds = list(range(1, n + 1))
+    reno = _flows(seeds, 80.0, 2.0, rng, noise)
+    gates = []
+    for t in snr_gate.THRESHOLDS:
+        k = 1.0 if t >= 5 else low
+        df = _flows(seeds, 80.0 * (1 + k * gain), 2.0 - k * overhead_cut, rng, noise)
+        gates.append(df.with_columns(pl.lit(t).alias(snr_gate.T_PATH)))
+    paper = papers.get("snr-gate")
+    data = PaperData(
+        paper,
+        quick=False,
+        sweeps=[],
+        tables={"reno": {"flows": reno}, "gate": {"flows": pl.concat(gates)}},
+        store=None,
+    )
+    snr_gate.derive(data)
+    return data
+
+
+def _verdicts(data):
+    out = {}
+    for c in papers.get("snr-gate").claims:
+        r = c.check(data)
+        out[c.id] = (r.supported, r.sentence.split(":")[0], r.numbers[0]["verdict"], r)
+    return out
+
+
+def test_claims_supported_when_the_gain_matches_the_paper():
+    v = _verdicts(_data(gain=0.20, overhead_cut=1.0, noise=0.03))
+    for cid in v:
+        assert v[cid][:3] == (True, "Supported", SUPPORTED), v[cid][3].sentence
+    # Magnitudes stated beside the paper's.
+    tput = v["throughput-improves"][3]
+    assert "paper: +15%" in tput.sentence
+    assert tput.numbers[0]["change"] == pytest.approx(20.0, abs=2.0)
+    assert tput.numbers[0]["ci_low"] < tput.numbers[0]["change"] < tput.numbers[0]["ci_high"]
+    t = v["connection-time-falls"][3].numbers[0]
+    assert t["change"] == pytest.approx(-16.7, abs=2.0) and t["paper"] == -12.0
+    o = v["overhead-falls"][3].numbers[0]
+    assert o["change"] == pytest.approx(-1.0, abs=0.05) and o["paper"] == -0.7
+
+
+def test_claims_not_supported_when_the_gain_is_small_or_reversed():
+    v = _verdicts(_data(gain=0.01, overhead_cut=-0.5, noise=0.01, low=1.0))
+    for cid in v:
+        assert v[cid][:3] == (False, "Not supported", NOT_SUPPORTED), v[cid][3].sentence
+    # +1 % is significant here, but far below half the paper's +15 %.
+    tput = v["throughput-improves"][3].numbers[0]
+    assert tput["ci_low"] > 0 and tput["ci_high"] < 7.5
+
+
+def test_claims_inconclusive_when_the_runs_scatter_too_much():
+    v = _verdicts(_data(gain=0.0, overhead_cut=0.0, noise=0.6, n=4, low=1.0))
+    for cid in v:
+        assert v[cid][:3] == (False, "Inconclusive", INCONCLUSIVE), v[cid][3].sentence
+
+
+# --------------------------------------------------------------------------------------------
+# end to end
 
 
 def test_quick_reproduction_report_and_store(tmp_path):
@@ -16,14 +156,21 @@ def test_quick_reproduction_report_and_store(tmp_path):
     p = ReportParser()
     p.feed(html)
     paper = papers.get("snr-gate")
-    assert set(p.figures) == {"throughput", "connection_time", "overhead"}
+    assert set(p.figures) == {f.name for f in paper.figures}
+    assert {"delay_throughput", "coherence_throughput"} <= set(p.figures)
     assert set(p.claims) == {c.id for c in paper.claims}
     assert p.external == []
     with Store(tmp_path / "snr-gate" / "runs.sqlite") as st:
         gate = st.flows("snr-gate/gate-quick")
         reno = st.flows("snr-gate/reno-quick")
         runs = st.runs("snr-gate/gate-quick")
-        agents = st.table("agents", "snr-gate/gate-quick").to_dicts()
+        agents = [
+            a
+            for sweep in ("gate", "delay", "coh-gate")
+            for a in st.table("agents", f"snr-gate/{sweep}-quick").to_dicts()
+        ]
+        delay = st.flows("snr-gate/delay-quick")
+        delay_agents = st.table("agents", "snr-gate/delay-quick").to_dicts()
     spec = paper.sweep("gate")
     assert gate.height == len(snr_gate.THRESHOLDS) * spec.quick_seeds
     assert reno.height == spec.quick_seeds
@@ -32,9 +179,12 @@ def test_quick_reproduction_report_and_store(tmp_path):
         assert df["delivered_bytes"].to_list() == [snr_gate.FILE_BYTES] * df.height
         assert df["completion_time_s"].null_count() == 0
     assert (runs["status"] == "ok").all()
-    # The gate never lets TCP emit new data while closed (recorded per run by the core, one
-    # row per hook in the store's agents table).
-    assert len(agents) == gate.height and all(a["new_data_while_closed"] == 0 for a in agents)
+    # The gate never lets TCP emit new data while closed, and never decides on a sample
+    # younger than its measurement delay (recorded per run by the core).
+    assert all(a["new_data_while_closed"] == 0 for a in agents)
     assert all(a["closures"] > 0 for a in agents)
-
-
+    assert all(a["min_sample_age_s"] >= 0.1 - 1e-12 for a in agents)
+    # In the delay sweep the youngest sample each run used is exactly its delay.
+    ages = {round(a["min_sample_age_s"], 9) for a in delay_agents}
+    assert ages == set(snr_gate.DELAYS)
+    assert delay.height == len(snr_gate.DELAYS) * spec.quick_seeds

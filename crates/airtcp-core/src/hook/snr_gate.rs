@@ -1,13 +1,20 @@
 //! SNR-driven activation/deactivation (seed paper 004): a thin layer at a mobile host, between
-//! IP and TCP, samples the channel's SNR every `interval`. When the SNR falls below the
-//! threshold it stops the local TCP senders by presenting a zero receive window on the ACKs it
-//! passes up; when the SNR rises above the threshold it resumes them with a window update
-//! carrying the real window. TCP itself is unchanged, and packets already below TCP (queued
-//! at the interface) still go out.
+//! IP and TCP, reads the SNR its card has measured every `interval`. When the SNR falls below
+//! the threshold it stops the local TCP senders by presenting a zero receive window on the
+//! ACKs it passes up; when the SNR rises above the threshold it resumes them with a window
+//! update carrying the real window. TCP itself is unchanged, and packets already below TCP
+//! (queued at the interface) still go out.
+//!
+//! The gate acts only on measurements: it reads the channel through
+//! [`SnrSeries::measured`](crate::link::SnrSeries::measured), which returns the newest sample
+//! whose interval has ended at least `delay` after it began (by default the interval that
+//! just ended), optionally smoothed by an EWMA. It never sees the SNR a coming packet will
+//! meet.
 
 use super::{Hook, HookAction, HookCtx, LocalEnd, Metric, Points, Verdict};
 use crate::engine::Time;
 use crate::ids::{FlowId, NodeId};
+use crate::link::snr::Measured;
 use crate::packet::Wire;
 
 pub struct SnrGate {
@@ -16,8 +23,18 @@ pub struct SnrGate {
     pub series: usize,
     pub threshold_db: f64,
     pub interval: Time,
+    /// How far behind the channel the measurements are (from a sample's start).
+    pub delay: Time,
+    /// Weight of the newest sample in the EWMA of measured SNR (1: no smoothing).
+    pub ewma_weight: f64,
     pub open: bool,
     prev_snr: Option<f64>,
+    /// EWMA of the measured SNR (dB) and the start of the last sample folded into it.
+    smoothed: Option<f64>,
+    last_sample: Option<Time>,
+    /// Decisions taken, and the youngest sample any of them used (now − its start).
+    pub decisions: u64,
+    pub min_sample_age: Option<Time>,
     closed_since: Option<Time>,
     pub closed_total: Time,
     pub closures: u64,
@@ -40,14 +57,27 @@ pub enum GateChange {
 }
 
 impl SnrGate {
-    pub fn new(node: NodeId, series: usize, threshold_db: f64, interval: Time) -> Self {
+    pub fn new(
+        node: NodeId,
+        series: usize,
+        threshold_db: f64,
+        interval: Time,
+        delay: Time,
+        ewma_weight: f64,
+    ) -> Self {
         SnrGate {
             node,
             series,
             threshold_db,
             interval,
+            delay,
+            ewma_weight,
             open: true,
             prev_snr: None,
+            smoothed: None,
+            last_sample: None,
+            decisions: 0,
+            min_sample_age: None,
             closed_since: None,
             closed_total: 0,
             closures: 0,
@@ -58,7 +88,36 @@ impl SnrGate {
         }
     }
 
-    /// Feed the SNR sampled at `now`.
+    /// Fold a newly measured sample into the EWMA: s ← w·x + (1 − w)·s (the first sample
+    /// starts it). Returns the smoothed SNR (dB).
+    pub fn smooth(&mut self, snr_db: f64) -> f64 {
+        let w = self.ewma_weight;
+        let s = match self.smoothed {
+            None => snr_db,
+            Some(prev) => w * snr_db + (1.0 - w) * prev,
+        };
+        self.smoothed = Some(s);
+        s
+    }
+
+    /// Take what has been measured by `now`: a sample not seen before is smoothed and
+    /// decided on; otherwise nothing changes (nothing new is known).
+    pub fn measure(&mut self, now: Time, m: Option<Measured>) -> GateChange {
+        let Some(m) = m else {
+            return GateChange::None;
+        };
+        if self.last_sample.is_some_and(|s| m.start <= s) {
+            return GateChange::None;
+        }
+        self.last_sample = Some(m.start);
+        self.decisions += 1;
+        let age = now - m.start;
+        self.min_sample_age = Some(self.min_sample_age.map_or(age, |a| a.min(age)));
+        let snr = self.smooth(m.snr_db);
+        self.sample(now, snr)
+    }
+
+    /// Decide on the (smoothed) SNR measured at `now`.
     pub fn sample(&mut self, now: Time, snr_db: f64) -> GateChange {
         let falling = self.prev_snr.is_none_or(|p| snr_db < p);
         self.prev_snr = Some(snr_db);
@@ -157,8 +216,9 @@ impl Hook for SnrGate {
         if ctx.now < self.next_sample {
             return;
         }
-        let snr = ctx.snr[self.series].at(ctx.now);
-        if self.sample(ctx.now, snr) == GateChange::Opened {
+        // The only read of the channel: what has been measured by now.
+        let m = ctx.snr[self.series].measured(ctx.now, self.delay);
+        if self.measure(ctx.now, m) == GateChange::Opened {
             for u in self.window_updates() {
                 ctx.actions.push(HookAction::DeliverLocal(u));
             }
@@ -188,6 +248,13 @@ impl Hook for SnrGate {
             "new_data_while_closed",
             Metric::Count(self.new_data_while_closed),
         ));
+        // Decisions taken, and the age (now − start) of the youngest sample any used: at least
+        // the measurement delay and the channel's sample interval (0 when no decision).
+        out.push(("decisions", Metric::Count(self.decisions)));
+        out.push((
+            "min_sample_age_s",
+            Metric::Real(crate::engine::secs(self.min_sample_age.unwrap_or(0))),
+        ));
     }
 }
 
@@ -195,11 +262,12 @@ impl Hook for SnrGate {
 mod tests {
     use super::*;
     use crate::engine::MS;
+    use crate::link::SnrSeries;
     use crate::packet::TcpHeader;
 
     #[test]
     fn closes_only_while_falling_and_opens_above_threshold() {
-        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
         assert_eq!(g.sample(0, 10.0), GateChange::None);
         assert_eq!(g.sample(100 * MS, 6.0), GateChange::None);
         assert_eq!(
@@ -218,7 +286,7 @@ mod tests {
         // Below the threshold but rising: stays open.
         assert_eq!(g.sample(600 * MS, 2.0), GateChange::Closed);
         assert_eq!(g.sample(700 * MS, 6.0), GateChange::Opened);
-        let mut g2 = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut g2 = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
         g2.sample(0, 1.0);
         g2.open = true;
         g2.closures = 0;
@@ -249,7 +317,7 @@ mod tests {
 
     #[test]
     fn hides_window_while_closed_and_restores_it() {
-        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
         let mut h = ack(3, 5000);
         g.filter_ack(&mut h);
         assert_eq!(h.tcp.wnd, 65_536);
@@ -268,7 +336,7 @@ mod tests {
 
     #[test]
     fn counts_new_data_sent_while_closed_but_not_retransmissions() {
-        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS);
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
         let mut seg = ack(1, 0);
         seg.tcp.len = 1000;
         for s in [0, 1000] {
@@ -283,5 +351,70 @@ mod tests {
         seg.tcp.seq = 2000;
         g.on_send(&seg);
         assert_eq!(g.new_data_while_closed, 1);
+    }
+
+    #[test]
+    fn ewma_weights_the_newest_sample() {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 0.25);
+        assert_eq!(g.smooth(8.0), 8.0, "the first sample starts the average");
+        assert_eq!(g.smooth(4.0), 0.25 * 4.0 + 0.75 * 8.0);
+        assert_eq!(g.smooth(0.0), 0.75 * 7.0);
+        let mut plain = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
+        plain.smooth(8.0);
+        assert_eq!(plain.smooth(3.5), 3.5, "weight 1: no smoothing");
+    }
+
+    #[test]
+    fn decides_once_per_measured_sample_on_the_smoothed_value() {
+        let series = SnrSeries {
+            interval: 100 * MS,
+            samples_db: vec![10.0, 2.0, 2.0, 10.0, 10.0],
+        };
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 50 * MS, 100 * MS, 0.5);
+        let mut log = Vec::new();
+        for k in 0..10 {
+            let now = k * 50 * MS;
+            let c = g.measure(now, series.measured(now, g.delay));
+            log.push((now, c, g.smoothed));
+        }
+        // Nothing is known before 100 ms; then one decision per new sample, none in between.
+        assert_eq!(log[0].2, None);
+        assert_eq!(log[1].2, None);
+        assert_eq!(g.decisions, 4);
+        // EWMA: 10, 6, 4 (closes: below 5 and falling), 7 (opens).
+        assert_eq!(log[2].2, Some(10.0));
+        assert_eq!((log[4].1, log[4].2), (GateChange::None, Some(6.0)));
+        assert_eq!((log[6].1, log[6].2), (GateChange::Closed, Some(4.0)));
+        assert_eq!(log[7].1, GateChange::None, "same sample, no new decision");
+        assert_eq!((log[8].1, log[8].2), (GateChange::Opened, Some(7.0)));
+        assert_eq!(g.min_sample_age, Some(100 * MS));
+    }
+
+    #[test]
+    fn the_gate_cannot_see_the_interval_it_is_in() {
+        // A fade in [1.0 s, 1.1 s): a gate reading the present would close at 1.0 s; one
+        // reading measurements closes at 1.1 s at the earliest, whatever delay it is given.
+        let mut v = vec![20.0; 30];
+        v[10] = 0.0;
+        let series = SnrSeries {
+            interval: 100 * MS,
+            samples_db: v,
+        };
+        for delay in [0, 1, 50 * MS, 100 * MS, 300 * MS] {
+            let mut g = SnrGate::new(NodeId(0), 0, 5.0, 10 * MS, delay, 1.0);
+            let mut closed_at = None;
+            for k in 0..300 {
+                let now = k * 10 * MS;
+                if g.measure(now, series.measured(now, g.delay)) == GateChange::Closed {
+                    closed_at.get_or_insert(now);
+                }
+            }
+            assert_eq!(
+                closed_at,
+                Some(1000 * MS + delay.max(100 * MS)),
+                "delay {delay}"
+            );
+            assert!(g.min_sample_age.unwrap() >= 100 * MS);
+        }
     }
 }

@@ -678,6 +678,8 @@ impl<'a> Builder<'a> {
                     link,
                     threshold_db,
                     interval,
+                    measurement_delay,
+                    ewma_weight,
                 } => {
                     let n = self.lookup(node, format!("{p}.node"))?;
                     let Some(&(l, devs)) = self.link_names.get(link) else {
@@ -706,9 +708,36 @@ impl<'a> Builder<'a> {
                     if interval.ns() == 0 {
                         return err(format!("{p}.interval"), "must be > 0");
                     }
+                    // A sample describes its whole interval: it cannot be known before the
+                    // interval ends, so no delay shorter than that is accepted.
+                    let sample_iv = self.snr[series].interval;
+                    let delay = measurement_delay.map_or(sample_iv, |d| d.ns());
+                    if delay < sample_iv {
+                        return err(
+                            format!("{p}.measurement_delay"),
+                            format!(
+                                "must be at least the channel's SNR sample interval ({} s): a \
+                                 sample is not measured before its interval ends",
+                                crate::engine::secs(sample_iv)
+                            ),
+                        );
+                    }
+                    if !(*ewma_weight > 0.0 && *ewma_weight <= 1.0) {
+                        return err(
+                            format!("{p}.ewma_weight"),
+                            format!("must be in (0, 1], got {ewma_weight}"),
+                        );
+                    }
                     (
                         n,
-                        Box::new(SnrGate::new(n, series, *threshold_db, interval.ns())),
+                        Box::new(SnrGate::new(
+                            n,
+                            series,
+                            *threshold_db,
+                            interval.ns(),
+                            delay,
+                            *ewma_weight,
+                        )),
                     )
                 }
                 AgentSpec::Eln { node } => {

@@ -522,8 +522,18 @@ pub enum AgentSpec {
         /// error model must be `snr`.
         link: String,
         threshold_db: f64,
+        /// How often the gate reads the measured SNR.
         #[serde(default = "snr_interval")]
         interval: Duration,
+        /// How far the measurements lag the channel, from the start of the sample measured:
+        /// at least the channel's SNR sample interval, which is the default (the gate knows
+        /// the interval that has just ended).
+        #[serde(default)]
+        measurement_delay: Option<Duration>,
+        /// Weight of the newest sample in an EWMA of the measured SNR, in (0, 1]; 1 (the
+        /// default) decides on the last sample alone.
+        #[serde(default = "one")]
+        ewma_weight: f64,
     },
     /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
     /// wireless links corrupted carry the ELN bit back to the sender.
