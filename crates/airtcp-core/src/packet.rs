@@ -107,16 +107,20 @@ pub enum DropCause {
     TtlExpired,
     /// Consumed on purpose by a node agent (a duplicate ACK Snoop keeps from the sender).
     Suppressed,
+    /// A shared-medium MAC gave up (retry limit) after attempts lost to contention:
+    /// collisions, or a receiver that could not answer because it sensed another exchange.
+    Collision,
 }
 
 impl DropCause {
-    pub const ALL: [DropCause; 6] = [
+    pub const ALL: [DropCause; 7] = [
         DropCause::QueueOverflow,
         DropCause::Aqm,
         DropCause::ChannelError,
         DropCause::NoRoute,
         DropCause::TtlExpired,
         DropCause::Suppressed,
+        DropCause::Collision,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -126,14 +130,20 @@ impl DropCause {
             DropCause::NoRoute => "no_route",
             DropCause::TtlExpired => "ttl_expired",
             DropCause::Suppressed => "suppressed",
+            DropCause::Collision => "collision",
         }
     }
     pub fn index(self) -> usize {
         self as usize
     }
-    /// Whether the loss is a sign of congestion (as opposed to the wireless channel).
+    /// Whether the loss is a sign of congestion (as opposed to the wireless channel). MAC
+    /// contention losses count as congestion: they grow with the load the flows offer to the
+    /// shared medium, not with the channel's quality.
     pub fn is_congestion(self) -> bool {
-        matches!(self, DropCause::QueueOverflow | DropCause::Aqm)
+        matches!(
+            self,
+            DropCause::QueueOverflow | DropCause::Aqm | DropCause::Collision
+        )
     }
 }
 

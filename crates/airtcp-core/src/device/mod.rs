@@ -4,16 +4,23 @@
 //! through [`DevOut`]. Point-to-point ([`p2p::P2p`]) is the first device; shared-medium MACs
 //! are further implementations of [`Device`].
 
+pub mod bianchi;
 pub mod p2p;
+pub mod tdma;
+pub mod wifi;
 
 pub use p2p::{Arq, P2p};
+pub use tdma::{Tdma, TdmaDev};
+pub use wifi::{WifiDev, WifiNet};
 
 use crate::engine::{Scheduler, Time};
+use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, PacketPool};
 use crate::sim::Ev;
 use crate::stats::LinkResult;
+use std::collections::BTreeMap;
 
 /// Events a device schedules for itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +71,9 @@ pub struct DeviceView {
     /// The node the packet goes to next.
     pub next_hop: NodeId,
     pub rate_bps: u64,
+    /// The rate the device can offer its next hop: the link rate, or for a TDMA link its
+    /// slot share of it.
+    pub offered_bps: u64,
     pub queue_packets: usize,
     pub queue_bytes: u64,
     /// Share of the time so far the transmitter was busy.
@@ -96,10 +106,40 @@ pub trait Device {
     fn link_result(&self, _nodes: &[crate::topology::Node], _end: Time) -> Option<LinkResult> {
         None
     }
+    /// The device's row in the `macs` table (stations of shared media).
+    fn mac_result(&self, _end: Time) -> Option<MacResult> {
+        None
+    }
     /// The device's name (`A->B` for a link direction).
     fn name(&self) -> &str;
     /// For inspection in tests and tools (`Sim::device::<P2p>`).
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A row of the result's `macs` table: one per station of a shared medium.
+#[derive(serde::Serialize, Debug, Clone)]
+pub struct MacResult {
+    pub medium: String,
+    pub kind: &'static str,
+    pub node: String,
+    #[serde(flatten)]
+    pub metrics: BTreeMap<&'static str, Metric>,
+}
+
+impl MacResult {
+    pub fn count(&self, name: &str) -> u64 {
+        match self.metrics.get(name) {
+            Some(Metric::Count(n)) => *n,
+            _ => 0,
+        }
+    }
+    pub fn real(&self, name: &str) -> f64 {
+        match self.metrics.get(name) {
+            Some(Metric::Real(x)) => *x,
+            Some(Metric::Count(n)) => *n as f64,
+            None => f64::NAN,
+        }
+    }
 }
 
 /// A device in the simulator's arena. The point-to-point device carries nearly every packet of

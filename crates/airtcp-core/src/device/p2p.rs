@@ -252,6 +252,7 @@ impl Device for P2p {
             dev: me,
             next_hop,
             rate_bps: self.rate_bps,
+            offered_bps: self.rate_bps,
             queue_packets: self.fifo.len(),
             queue_bytes: self.fifo.bytes(),
             utilization: if now == 0 {

@@ -24,7 +24,7 @@ impl ExplicitRate {
         if pkt.proto != Proto::Tcp || pkt.tcp.len == 0 {
             return;
         }
-        let offer = (self.share * out.rate_bps as f64) as f32;
+        let offer = (self.share * out.offered_bps as f64) as f32;
         if pkt.ip.explicit_rate.is_none_or(|r| offer < r) {
             pkt.ip.explicit_rate = Some(offer);
             self.written += 1;
@@ -70,6 +70,7 @@ mod tests {
             dev: DevId(0),
             next_hop: NodeId(1),
             rate_bps,
+            offered_bps: rate_bps,
             queue_packets: 0,
             queue_bytes: 0,
             utilization: 0.0,

@@ -80,6 +80,19 @@ impl ErrorModel {
     }
 
     /// True if `pkt`, finishing its transmission at `now`, is corrupted.
+    /// Whether a MAC control frame of `bytes` bytes (RTS, CTS, link ACK) arrives corrupted:
+    /// only a bit-error model reaches these short frames; packet-level models (a PER, a loss
+    /// list, an SNR curve per packet) apply to the frames that carry packets.
+    pub fn corrupts_control(&mut self, bytes: u32) -> bool {
+        match &mut self.kind {
+            ErrorKind::Ber { ber, rng } => {
+                let survive = (1.0 - *ber).powf(8.0 * bytes as f64);
+                rng.bernoulli(1.0 - survive)
+            }
+            _ => false,
+        }
+    }
+
     pub fn corrupts(&mut self, now: Time, pkt: &Packet, snr: &[SnrSeries]) -> bool {
         if matches!(self.kind, ErrorKind::None) || !self.applies(pkt) {
             return false;

@@ -1,6 +1,9 @@
 //! Media: who receives a transmission. A point-to-point wire delivers to the device at its
-//! other end after its propagation delay; a shared radio medium (later) decides per receiver
-//! from positions, power and interference.
+//! other end after its propagation delay; on a shared radio medium ([`radio`]) the received
+//! power of each transmitter-receiver pair decides who hears, who decodes and who is
+//! interfered with (the 802.11 device does the per-receiver decisions).
+
+pub mod radio;
 
 use crate::engine::Time;
 use crate::ids::{DevId, NodeId};

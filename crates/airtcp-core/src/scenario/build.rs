@@ -4,13 +4,16 @@
 use std::collections::BTreeMap;
 
 use super::schema::*;
+use super::units::{Duration, Rate, Size};
 use super::ScenarioError;
 use crate::app::App;
-use crate::device::{AnyDevice, Arq, P2p};
+use crate::device::wifi::{Hear, Station, WifiParams};
+use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, WifiDev, WifiNet};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::hook::{Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
 use crate::link::{ErrorKind, ErrorModel, SnrSeries};
+use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
 use crate::queue::{droptail::Limit, DropTail, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn};
@@ -19,6 +22,8 @@ use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::routing::Adjacency;
 use crate::topology::{Node, Routes};
 use crate::util::unknown_name;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 type R<T> = Result<T, ScenarioError>;
 
@@ -198,6 +203,242 @@ const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Read an SNR trace: a regular file (not a device or a pipe, which could block or never
 /// end) of bounded size.
+fn check_queue_limit(q: &QueueSpec, path: &str) -> R<()> {
+    if q.limit() == 0 {
+        return err(format!("{path}.limit"), "must be >= 1, got 0");
+    }
+    let cap = match q.unit() {
+        QueueUnit::Packets => MAX_QUEUE_PACKETS,
+        QueueUnit::Bytes => MAX_QUEUE_BYTES,
+    };
+    if q.limit() > cap {
+        return err(
+            format!("{path}.limit"),
+            format!("must be at most {cap}, got {}", q.limit()),
+        );
+    }
+    Ok(())
+}
+
+fn finite_in(v: f64, lo: f64, hi: f64, path: String) -> R<f64> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(v)
+    } else {
+        err(path, format!("must be in [{lo}, {hi}], got {v}"))
+    }
+}
+
+/// The MAC/PHY constants and the radio model of an 802.11 medium: the preset's values, then
+/// the keys the scenario sets. Sources of the presets are in docs/mac.md.
+fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)> {
+    let ns2 = m.preset.unwrap_or(WifiPreset::Ns2) == WifiPreset::Ns2;
+    let us = |x: f64| (x * 1e3) as Time;
+    // (data rate, basic rate, propagation, frequency, tx power dBm, rx dBm, cs dBm, noise dBm)
+    let (rate, basic, prop, freq, txp, rx_dbm, cs_dbm, noise) = if ns2 {
+        (
+            2e6,
+            1e6,
+            PropagationKind::TwoRayGround,
+            914e6,
+            radio::w_to_dbm(0.281_838_15),
+            radio::w_to_dbm(3.652e-10),
+            radio::w_to_dbm(1.559e-11),
+            None,
+        )
+    } else {
+        (
+            11e6,
+            1e6,
+            PropagationKind::LogDistance,
+            2.412e9,
+            20.0,
+            -82.0,
+            -90.0,
+            Some(-101.0),
+        )
+    };
+    let model = RadioModel {
+        propagation: match m.propagation.unwrap_or(prop) {
+            PropagationKind::FreeSpace => Propagation::FreeSpace,
+            PropagationKind::TwoRayGround => Propagation::TwoRayGround,
+            PropagationKind::LogDistance => Propagation::LogDistance {
+                exponent: finite_in(
+                    m.path_loss_exponent.unwrap_or(3.0),
+                    1.0,
+                    10.0,
+                    format!("{p}.path_loss_exponent"),
+                )?,
+                reference: finite_in(
+                    m.reference_distance.unwrap_or(1.0),
+                    1e-3,
+                    1e6,
+                    format!("{p}.reference_distance"),
+                )?,
+            },
+        },
+        tx_power_w: radio::dbm_to_w(finite_in(
+            m.tx_power_dbm.unwrap_or(txp),
+            -100.0,
+            100.0,
+            format!("{p}.tx_power_dbm"),
+        )?),
+        frequency_hz: finite_in(
+            m.frequency_hz.unwrap_or(freq),
+            1e6,
+            1e12,
+            format!("{p}.frequency_hz"),
+        )?,
+        antenna_height: finite_in(
+            m.antenna_height.unwrap_or(1.5),
+            0.01,
+            1e4,
+            format!("{p}.antenna_height"),
+        )?,
+        gain_tx: 1.0,
+        gain_rx: 1.0,
+        system_loss: finite_in(
+            m.system_loss.unwrap_or(1.0),
+            1.0,
+            1e6,
+            format!("{p}.system_loss"),
+        )?,
+    };
+    let threshold = |range: Option<f64>, dbm: Option<f64>, dflt: f64, rkey: &str, dkey: &str| match (
+        range, dbm,
+    ) {
+        (Some(_), Some(_)) => err(
+            format!("{p}.{rkey}"),
+            format!("give either `{rkey}` or `{dkey}`, not both"),
+        ),
+        (Some(r), None) => {
+            let r = finite_in(r, 0.01, 1e7, format!("{p}.{rkey}"))?;
+            Ok(model.rx_power(r))
+        }
+        (None, Some(d)) => Ok(radio::dbm_to_w(finite_in(
+            d,
+            -200.0,
+            100.0,
+            format!("{p}.{dkey}"),
+        )?)),
+        (None, None) => Ok(radio::dbm_to_w(dflt)),
+    };
+    let rx_w = threshold(
+        m.range,
+        m.rx_threshold_dbm,
+        rx_dbm,
+        "range",
+        "rx_threshold_dbm",
+    )?;
+    let cs_w = threshold(
+        m.cs_range,
+        m.cs_threshold_dbm,
+        cs_dbm,
+        "cs_range",
+        "cs_threshold_dbm",
+    )?;
+    if cs_w > rx_w {
+        return err(
+            format!("{p}.cs_range"),
+            format!(
+                "carrier sense must reach at least as far as reception ({:.1} m), got {:.1} m",
+                model.range_for(rx_w),
+                model.range_for(cs_w)
+            ),
+        );
+    }
+    let dur = |d: Option<Duration>, dflt: Time, key: &str, min: Time| -> R<Time> {
+        let v = d.map_or(dflt, |d| d.ns());
+        if v < min || v > SEC {
+            return err(
+                format!("{p}.{key}"),
+                format!(
+                    "must be in [{} s, 1 s], got {} s",
+                    min as f64 / 1e9,
+                    v as f64 / 1e9
+                ),
+            );
+        }
+        Ok(v)
+    };
+    let slot = dur(m.slot, us(20.0), "slot", 1)?;
+    let sifs = dur(m.sifs, us(10.0), "sifs", 1)?;
+    let difs = dur(m.difs, sifs + 2 * slot, "difs", sifs)?;
+    let plcp = dur(m.plcp, us(192.0), "plcp", 0)?;
+    let cw_min = m.cw_min.unwrap_or(31);
+    let cw_max = m.cw_max.unwrap_or(1023);
+    if cw_min > 65_535 {
+        return err(
+            format!("{p}.cw_min"),
+            format!("must be at most 65535, got {cw_min}"),
+        );
+    }
+    if cw_max < cw_min || cw_max > 65_535 {
+        return err(
+            format!("{p}.cw_max"),
+            format!("must be in [cw_min = {cw_min}, 65535], got {cw_max}"),
+        );
+    }
+    let limit = |v: Option<u8>, dflt: u8, key: &str| -> R<u8> {
+        let v = v.unwrap_or(dflt);
+        if v == 0 {
+            return err(format!("{p}.{key}"), "must be >= 1, got 0");
+        }
+        Ok(v)
+    };
+    let small = |v: Option<Size>, dflt: u64, key: &str| -> R<u32> {
+        let v = v.map_or(dflt, |s| s.bytes());
+        if v > 1 << 20 {
+            return err(
+                format!("{p}.{key}"),
+                format!("must be at most 1 MiB, got {v} bytes"),
+            );
+        }
+        Ok(v as u32)
+    };
+    let rate_of = |r: Option<Rate>, dflt: f64, key: &str| -> R<u64> {
+        let v = r.map_or(dflt as u64, |r| r.bps());
+        if tx_time(1, v) > SEC {
+            return err(
+                format!("{p}.{key}"),
+                format!("{v} bps is too slow to simulate"),
+            );
+        }
+        Ok(v)
+    };
+    let params = WifiParams {
+        data_rate: rate_of(m.rate, rate, "rate")?,
+        basic_rate: rate_of(m.basic_rate, basic, "basic_rate")?,
+        slot,
+        sifs,
+        difs,
+        plcp,
+        cw_min,
+        cw_max,
+        rts_threshold: small(m.rts_threshold, if ns2 { 0 } else { 2347 }, "rts_threshold")?,
+        short_retry_limit: limit(m.short_retry_limit, 7, "short_retry_limit")?,
+        long_retry_limit: limit(m.long_retry_limit, 4, "long_retry_limit")?,
+        mac_overhead: small(m.mac_overhead, 28, "mac_overhead")?,
+        rts_bytes: 20,
+        cts_bytes: 14,
+        ack_bytes: 14,
+        rx_threshold_w: rx_w,
+        cs_threshold_w: cs_w,
+        capture_ratio: 10f64.powf(
+            finite_in(
+                m.capture_db.unwrap_or(10.0),
+                -50.0,
+                100.0,
+                format!("{p}.capture_db"),
+            )? / 10.0,
+        ),
+        noise_w: match m.noise_dbm.or(noise) {
+            Some(d) => radio::dbm_to_w(finite_in(d, -250.0, 100.0, format!("{p}.noise_dbm"))?),
+            None => 0.0,
+        },
+    };
+    Ok((params, model))
+}
+
 fn read_trace(file: &str) -> Result<String, String> {
     use std::io::Read;
     let meta = std::fs::metadata(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
@@ -365,7 +606,16 @@ struct Builder<'a> {
     snr: Vec<SnrSeries>,
     /// Link name -> (index, [device a->b, device b->a]).
     link_names: BTreeMap<String, (usize, [DevId; 2])>,
+    /// TDMA media by name: (index in `media`, slot frame, schedule, member devices).
+    tdma: BTreeMap<String, TdmaBuild>,
     sched: Scheduler<Ev>,
+}
+
+struct TdmaBuild {
+    index: usize,
+    frame: Rc<RefCell<Tdma>>,
+    schedule: TdmaSchedule,
+    devices: Vec<DevId>,
 }
 
 pub fn build(sc: &Scenario) -> R<Sim> {
@@ -379,12 +629,16 @@ pub fn build(sc: &Scenario) -> R<Sim> {
         adjacency: Vec::new(),
         snr: Vec::new(),
         link_names: BTreeMap::new(),
+        tdma: BTreeMap::new(),
         sched: Scheduler::new(),
     };
     b.nodes()?;
+    b.media()?;
     b.links()?;
+    b.wifi()?;
     let routes = b.routes();
     let flows = b.flows(&routes)?;
+    b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
     let mut sim = Sim::new(
         sc.name.clone(),
@@ -452,6 +706,14 @@ impl<'a> Builder<'a> {
                     ),
                 );
             }
+            if let Some(pos) = n.position {
+                if pos.iter().any(|x| !x.is_finite()) {
+                    return err(
+                        format!("nodes[{i}].position"),
+                        format!("coordinates must be finite numbers, got {pos:?}"),
+                    );
+                }
+            }
             self.nodes.push(Node {
                 name: n.name.clone(),
                 kind: n.kind,
@@ -502,6 +764,27 @@ impl<'a> Builder<'a> {
                     format!("{} bps is too slow to simulate", l.rate.0),
                 );
             }
+            let tdma = match &l.medium {
+                None => None,
+                Some(m) if self.tdma.contains_key(m) => {
+                    if l.arq.is_some() {
+                        return err(
+                            format!("{p}.arq"),
+                            "a TDMA link has no link-layer ARQ; remove `arq` or `medium`",
+                        );
+                    }
+                    Some(m.clone())
+                }
+                Some(m) => {
+                    let names: Vec<&str> = self.tdma.keys().map(|k| k.as_str()).collect();
+                    let what = if sc.media.iter().any(|x| &x.name == m) {
+                        format!("'{m}' is a wifi medium; a link can only join a TDMA medium")
+                    } else {
+                        unknown_name("TDMA medium", m, &names)
+                    };
+                    return err(format!("{p}.medium"), what);
+                }
+            };
             let first = DevId(self.devices.len() as u32);
             let wire = Wire {
                 ends: [(a, first), (b, DevId(first.0 + 1))],
@@ -550,6 +833,22 @@ impl<'a> Builder<'a> {
                 });
                 self.nodes[from.idx()].devices.push(d);
                 self.adjacency.push(Adjacency { dev: d, from, to });
+                if let Some(t) = tdma.as_ref() {
+                    self.tdma.get_mut(t).expect("checked above").devices.push(d);
+                    let frame = self.tdma[t].frame.clone();
+                    self.devices.push(AnyDevice::Other(Box::new(TdmaDev::new(
+                        from,
+                        wire,
+                        name.clone(),
+                        l.kind,
+                        rate,
+                        policy,
+                        error,
+                        frame,
+                        dname,
+                    ))));
+                    continue;
+                }
                 self.devices.push(AnyDevice::P2p(P2p::new(
                     from,
                     wire,
@@ -566,6 +865,250 @@ impl<'a> Builder<'a> {
                 .insert(name, (i, [first, DevId(first.0 + 1)]));
         }
         Ok(())
+    }
+
+    /// Check every medium's keys and name; create the TDMA slot frames (their links are
+    /// built with the other links, their slots assigned once routes are known).
+    fn media(&mut self) -> R<()> {
+        let sc = self.sc;
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, m) in sc.media.iter().enumerate() {
+            let p = format!("media[{i}]");
+            if m.name.trim().is_empty() {
+                return err(format!("{p}.name"), "must not be empty");
+            }
+            if let Some(prev) = seen.insert(&m.name, i) {
+                return err(
+                    format!("{p}.name"),
+                    format!(
+                        "duplicate medium name '{}' (first at media[{prev}])",
+                        m.name
+                    ),
+                );
+            }
+            let kind = match m.kind {
+                MediumKind::Wifi => "wifi",
+                MediumKind::Tdma => "tdma",
+            };
+            if let Some((k, _)) = m.given_keys().into_iter().find(|(_, ok)| !ok) {
+                return err(
+                    format!("{p}.{k}"),
+                    format!("a {kind} medium does not take `{k}`"),
+                );
+            }
+            if m.kind == MediumKind::Tdma {
+                let Some(slot) = m.slot else {
+                    return err(format!("{p}.slot"), "a tdma medium needs a slot length");
+                };
+                let slot = slot.ns();
+                if slot == 0 {
+                    return err(format!("{p}.slot"), "must be > 0");
+                }
+                let guard = m.guard.map_or(0, |g| g.ns());
+                if guard >= slot {
+                    return err(
+                        format!("{p}.guard"),
+                        format!(
+                            "must be shorter than the slot ({} s), got {} s",
+                            m.slot.map_or(0.0, |d| d.0),
+                            m.guard.map_or(0.0, |d| d.0)
+                        ),
+                    );
+                }
+                self.tdma.insert(
+                    m.name.clone(),
+                    TdmaBuild {
+                        index: i,
+                        frame: Rc::new(RefCell::new(Tdma {
+                            name: m.name.clone(),
+                            slot,
+                            guard,
+                            owners: Vec::new(),
+                        })),
+                        schedule: m.schedule.unwrap_or_default(),
+                        devices: Vec::new(),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Each 802.11 medium: its stations, who hears whom, and the adjacencies routing uses
+    /// (pairs within the receive threshold).
+    fn wifi(&mut self) -> R<()> {
+        let sc = self.sc;
+        for (i, m) in sc.media.iter().enumerate() {
+            if m.kind != MediumKind::Wifi {
+                continue;
+            }
+            let p = format!("media[{i}]");
+            let (params, model) = wifi_params(m, &p)?;
+            // Stations: the listed nodes, or every node with a position.
+            let members: Vec<(NodeId, String)> = match &m.nodes {
+                Some(list) => {
+                    let mut v = Vec::new();
+                    for (k, n) in list.iter().enumerate() {
+                        let id = self.lookup(n, format!("{p}.nodes[{k}]"))?;
+                        if v.iter().any(|(x, _)| *x == id) {
+                            return err(
+                                format!("{p}.nodes[{k}]"),
+                                format!("node '{n}' is listed twice"),
+                            );
+                        }
+                        v.push((id, format!("{p}.nodes[{k}]")));
+                    }
+                    v
+                }
+                None => sc
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| n.position.is_some())
+                    .map(|(k, _)| (NodeId(k as u32), format!("nodes[{k}].position")))
+                    .collect(),
+            };
+            if members.len() < 2 {
+                return err(
+                    format!("{p}.nodes"),
+                    format!(
+                        "a wifi medium needs at least two nodes with a position, got {}",
+                        members.len()
+                    ),
+                );
+            }
+            let mut pos = Vec::with_capacity(members.len());
+            for (id, path) in &members {
+                match sc.nodes[id.idx()].position {
+                    Some(xy) => pos.push(xy),
+                    None => {
+                        return err(
+                            path.clone(),
+                            format!(
+                                "node '{}' is on wifi medium '{}' but has no position",
+                                sc.nodes[id.idx()].name,
+                                m.name
+                            ),
+                        )
+                    }
+                }
+            }
+            let n = members.len();
+            // Received power per ordered pair (shadowing drawn once per unordered pair).
+            let sigma = m.shadowing_db.unwrap_or(0.0);
+            if !sigma.is_finite() || sigma < 0.0 {
+                return err(
+                    format!("{p}.shadowing_db"),
+                    format!("must be >= 0, got {sigma}"),
+                );
+            }
+            let mut power = vec![0.0f64; n * n];
+            let mut delay = vec![0 as Time; n * n];
+            for a in 0..n {
+                for b in (a + 1)..n {
+                    let d = radio::distance(pos[a], pos[b]);
+                    let mut w = model.rx_power(d);
+                    if sigma > 0.0 {
+                        let na = &sc.nodes[members[a].0.idx()].name;
+                        let nb = &sc.nodes[members[b].0.idx()].name;
+                        let mut rng = Rng::for_component(
+                            sc.seed,
+                            &format!("medium/{}/shadow/{na}/{nb}", m.name),
+                        );
+                        w *= 10f64.powf(sigma * radio::normal(&mut rng) / 10.0);
+                    }
+                    power[a * n + b] = w;
+                    power[b * n + a] = w;
+                    let t = radio::prop_delay(d);
+                    delay[a * n + b] = t;
+                    delay[b * n + a] = t;
+                }
+            }
+            let first = self.devices.len() as u32;
+            let limit_spec = m.queue.clone().unwrap_or(QueueSpec::Droptail {
+                limit: 50,
+                unit: QueueUnit::Packets,
+            });
+            check_queue_limit(&limit_spec, &format!("{p}.queue"))?;
+            let mut stations = Vec::with_capacity(n);
+            for (k, (node, _)) in members.iter().enumerate() {
+                let nname = &sc.nodes[node.idx()].name;
+                let hears: Vec<Hear> = (0..n)
+                    .filter(|&j| j != k && power[k * n + j] >= params.cs_threshold_w)
+                    .map(|j| Hear {
+                        to: j as u32,
+                        power_w: power[k * n + j],
+                        delay: delay[k * n + j],
+                    })
+                    .collect();
+                for j in 0..n {
+                    if j != k && power[k * n + j] >= params.rx_threshold_w {
+                        self.adjacency.push(Adjacency {
+                            dev: DevId(first + k as u32),
+                            from: *node,
+                            to: members[j].0,
+                        });
+                    }
+                }
+                let stream = format!("medium/{}/{nname}", m.name);
+                let policy =
+                    queue_policy(&limit_spec, &format!("{p}.queue"), params.data_rate, || {
+                        Rng::for_component(sc.seed, &format!("{stream}/queue"))
+                    })?;
+                let error = error_model(
+                    m.error.as_ref(),
+                    &format!("{p}.error"),
+                    sc.seed,
+                    &format!("{stream}/error"),
+                    self.end,
+                    &mut self.snr,
+                )?;
+                stations.push(Station::new(
+                    *node,
+                    DevId(first + k as u32),
+                    format!("{nname}@{}", m.name),
+                    policy,
+                    hears,
+                    params.cw_min,
+                    Rng::for_component(sc.seed, &format!("{stream}/backoff")),
+                    error,
+                ));
+            }
+            let net = Rc::new(RefCell::new(WifiNet::new(
+                m.name.clone(),
+                params,
+                stations,
+                self.nodes.len(),
+            )));
+            for (k, (node, _)) in members.iter().enumerate() {
+                let d = DevId(first + k as u32);
+                self.nodes[node.idx()].devices.push(d);
+                self.devices
+                    .push(AnyDevice::Other(Box::new(WifiDev::new(net.clone(), k))));
+            }
+        }
+        Ok(())
+    }
+
+    /// Assign the TDMA slots, round robin in link order, to the link directions the schedule
+    /// covers.
+    fn tdma_schedules(&mut self, routes: &Routes, flows: &[Flow]) {
+        let mut used = std::collections::BTreeSet::new();
+        for f in flows {
+            for (a, b) in [(f.src, f.dst), (f.dst, f.src)] {
+                used.extend(routes.path(a, b).unwrap_or_default());
+            }
+        }
+        for t in self.tdma.values() {
+            let owners: Vec<DevId> = t
+                .devices
+                .iter()
+                .copied()
+                .filter(|d| t.schedule == TdmaSchedule::AllLinks || used.contains(d))
+                .collect();
+            let _ = t.index;
+            t.frame.borrow_mut().owners = owners;
+        }
     }
 
     /// Routes toward every host.

@@ -26,6 +26,9 @@ pub struct Scenario {
     pub nodes: Vec<NodeSpec>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// Shared media: 802.11 radio channels and TDMA slot frames.
+    #[serde(default)]
+    pub media: Vec<MediumSpec>,
     #[serde(default)]
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
@@ -50,6 +53,8 @@ pub struct NodeSpec {
     pub name: String,
     #[serde(default = "default_node_kind")]
     pub kind: NodeKind,
+    /// Coordinates in metres, for radio media.
+    pub position: Option<[f64; 2]>,
 }
 fn default_node_kind() -> NodeKind {
     NodeKind::Host
@@ -72,6 +77,145 @@ pub struct LinkSpec {
     pub error_ba: Option<ErrorSpec>,
     /// Link-layer retransmission on both directions of this link.
     pub arq: Option<ArqSpec>,
+    /// A TDMA medium whose slot frame this link's two directions send in.
+    pub medium: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MediumKind {
+    /// IEEE 802.11 DCF, ad hoc, on a radio channel shared by the listed nodes.
+    Wifi,
+    /// A TDMA slot frame shared by the links that name this medium.
+    Tdma,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WifiPreset {
+    /// ns-2's Mac/802_11 and Phy/WirelessPhy defaults (2 Mbps, 250 m / 550 m).
+    Ns2,
+    /// 802.11b at 11 Mbps with a 1 Mbps basic rate, log-distance indoor propagation.
+    #[serde(rename = "80211b")]
+    Dot11b,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PropagationKind {
+    FreeSpace,
+    TwoRayGround,
+    LogDistance,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TdmaSchedule {
+    /// One slot per link direction that carries a flow (data or ACKs), round robin.
+    #[default]
+    Flows,
+    /// One slot per link direction of the medium.
+    AllLinks,
+}
+
+/// A shared medium. Keys not listed for a kind are refused by the builder, naming the kind.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MediumSpec {
+    pub name: String,
+    pub kind: MediumKind,
+    // --- wifi ---
+    /// Nodes with a radio on this medium (default: every node with a position).
+    pub nodes: Option<Vec<String>>,
+    pub preset: Option<WifiPreset>,
+    pub rate: Option<Rate>,
+    pub basic_rate: Option<Rate>,
+    pub propagation: Option<PropagationKind>,
+    pub frequency_hz: Option<f64>,
+    pub tx_power_dbm: Option<f64>,
+    pub antenna_height: Option<f64>,
+    pub system_loss: Option<f64>,
+    pub path_loss_exponent: Option<f64>,
+    pub reference_distance: Option<f64>,
+    /// Standard deviation of log-normal shadowing, fixed per node pair (dB).
+    pub shadowing_db: Option<f64>,
+    /// Transmission and carrier-sense ranges (m): thresholds set to the power at them.
+    pub range: Option<f64>,
+    pub cs_range: Option<f64>,
+    pub rx_threshold_dbm: Option<f64>,
+    pub cs_threshold_dbm: Option<f64>,
+    pub capture_db: Option<f64>,
+    pub noise_dbm: Option<f64>,
+    /// Slot time (wifi) or slot length (tdma).
+    pub slot: Option<Duration>,
+    pub sifs: Option<Duration>,
+    pub difs: Option<Duration>,
+    pub plcp: Option<Duration>,
+    pub cw_min: Option<u32>,
+    pub cw_max: Option<u32>,
+    pub rts_threshold: Option<Size>,
+    pub short_retry_limit: Option<u8>,
+    pub long_retry_limit: Option<u8>,
+    pub mac_overhead: Option<Size>,
+    #[serde(default, deserialize_with = "queue_spec_opt")]
+    pub queue: Option<QueueSpec>,
+    pub error: Option<ErrorSpec>,
+    // --- tdma ---
+    pub guard: Option<Duration>,
+    pub schedule: Option<TdmaSchedule>,
+}
+
+impl MediumSpec {
+    /// The keys that were given, with whether `kind` takes them.
+    pub fn given_keys(&self) -> Vec<(&'static str, bool)> {
+        let wifi = self.kind == MediumKind::Wifi;
+        let tdma = !wifi;
+        let mut v = Vec::new();
+        macro_rules! key {
+            ($f:ident, $ok:expr) => {
+                if self.$f.is_some() {
+                    v.push((stringify!($f), $ok));
+                }
+            };
+        }
+        key!(nodes, wifi);
+        key!(preset, wifi);
+        key!(rate, wifi);
+        key!(basic_rate, wifi);
+        key!(propagation, wifi);
+        key!(frequency_hz, wifi);
+        key!(tx_power_dbm, wifi);
+        key!(antenna_height, wifi);
+        key!(system_loss, wifi);
+        key!(path_loss_exponent, wifi);
+        key!(reference_distance, wifi);
+        key!(shadowing_db, wifi);
+        key!(range, wifi);
+        key!(cs_range, wifi);
+        key!(rx_threshold_dbm, wifi);
+        key!(cs_threshold_dbm, wifi);
+        key!(capture_db, wifi);
+        key!(noise_dbm, wifi);
+        key!(slot, true);
+        key!(sifs, wifi);
+        key!(difs, wifi);
+        key!(plcp, wifi);
+        key!(cw_min, wifi);
+        key!(cw_max, wifi);
+        key!(rts_threshold, wifi);
+        key!(short_retry_limit, wifi);
+        key!(long_retry_limit, wifi);
+        key!(mac_overhead, wifi);
+        key!(queue, wifi);
+        key!(error, wifi);
+        key!(guard, tdma);
+        key!(schedule, tdma);
+        v
+    }
+}
+
+fn queue_spec_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<QueueSpec>, D::Error> {
+    queue_spec(d).map(Some)
 }
 
 /// Per-hop ARQ: a corrupted frame is resent after the link-level ACK timeout (one link round

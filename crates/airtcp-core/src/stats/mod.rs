@@ -166,6 +166,9 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub agents: Vec<crate::hook::HookResult>,
+    /// One row per station of a shared medium (absent from wired-only runs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub macs: Vec<crate::device::MacResult>,
     pub series: Series,
 }
 
@@ -376,6 +379,11 @@ impl RunResult {
                         metrics: m.into_iter().collect(),
                     }
                 })
+                .collect(),
+            macs: sim
+                .devices
+                .iter()
+                .filter_map(|d| d.mac_result(end))
                 .collect(),
             series,
         }

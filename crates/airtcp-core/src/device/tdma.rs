@@ -1,0 +1,351 @@
+//! TDMA mesh MAC: a repeating frame of equal slots, each owned by one link direction, in
+//! round-robin order. A link sends only inside its own slots, minus a guard time at the end
+//! of each; a frame that does not fit in what is left of a slot continues in the link's next
+//! slot (fragmentation; the error model judges the packet once, as a whole). Links are
+//! point-to-point (directional antennas): slots keep them from interfering, so there are no
+//! collisions, only the per-link bit rate and error model.
+//!
+//! The device knows which frames it lost to channel errors (they are reported with that
+//! cause, so ELN hooks at its node hear of them) and offers its slot share of the link rate
+//! to explicit-rate hooks through its [`DeviceView`].
+
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView};
+use crate::engine::{tx_time, Time};
+use crate::ids::{DevId, NodeId, PacketId};
+use crate::link::ErrorModel;
+use crate::medium::Wire;
+use crate::packet::DropCause;
+use crate::queue::{Fifo, QueuePolicy, Verdict};
+use crate::stats::LinkResult;
+use crate::topology::{LinkKind, Node};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use super::p2p::P2pStats;
+
+/// The slot frame of one TDMA medium.
+#[derive(Clone, Debug)]
+pub struct Tdma {
+    pub name: String,
+    pub slot: Time,
+    pub guard: Time,
+    /// The owner of each slot, in frame order.
+    pub owners: Vec<DevId>,
+}
+
+impl Tdma {
+    pub fn frame(&self) -> Time {
+        self.slot * self.owners.len() as Time
+    }
+
+    /// Slot indices owned by `dev`.
+    pub fn slots_of(&self, dev: DevId) -> Vec<u32> {
+        (0..self.owners.len() as u32)
+            .filter(|&k| self.owners[k as usize] == dev)
+            .collect()
+    }
+
+    /// Share of the time `dev` may send (its slots, less the guard times).
+    pub fn share(&self, dev: DevId) -> f64 {
+        if self.owners.is_empty() {
+            return 0.0;
+        }
+        let n = self.slots_of(dev).len() as f64;
+        n * (self.slot - self.guard) as f64 / self.frame() as f64
+    }
+
+    /// When `need` of sending time, starting no earlier than `t`, is done inside `slots`.
+    /// Returns (start, end): the start is the first instant it actually sends.
+    pub fn schedule(&self, slots: &[u32], t: Time, need: Time) -> (Time, Time) {
+        let frame = self.frame();
+        let usable = self.slot - self.guard;
+        let mut t = t;
+        let mut rem = need;
+        let mut start = None;
+        loop {
+            // The next window of ours that ends after t.
+            let base = t / frame * frame;
+            let mut best: Option<(Time, Time)> = None;
+            for cycle in [base, base + frame] {
+                for &k in slots {
+                    let ws = cycle + k as Time * self.slot;
+                    let we = ws + usable;
+                    if we > t && best.is_none_or(|b| ws < b.0) {
+                        best = Some((ws, we));
+                    }
+                }
+                if best.is_some() {
+                    break;
+                }
+            }
+            let (ws, we) = best.expect("a link with slots has a window in every frame");
+            let from = t.max(ws);
+            start.get_or_insert(from);
+            if rem <= we - from {
+                return (start.expect("set"), from + rem);
+            }
+            rem -= we - from;
+            t = we;
+        }
+    }
+}
+
+pub struct TdmaDev {
+    pub node: NodeId,
+    peer: NodeId,
+    delay: Time,
+    pub link_name: String,
+    pub kind: LinkKind,
+    pub rate_bps: u64,
+    pub fifo: Fifo,
+    pub policy: Box<dyn QueuePolicy>,
+    pub error: ErrorModel,
+    pub sched: Rc<RefCell<Tdma>>,
+    /// This link's slots (read from the schedule on first use: the schedule is completed
+    /// after routing).
+    slots: Option<Vec<u32>>,
+    tx: Option<PacketId>,
+    wire_fifo: VecDeque<(Time, PacketId)>,
+    pub stats: P2pStats,
+    pub name: String,
+}
+
+impl TdmaDev {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node: NodeId,
+        wire: Wire,
+        link_name: String,
+        kind: LinkKind,
+        rate_bps: u64,
+        policy: Box<dyn QueuePolicy>,
+        error: ErrorModel,
+        sched: Rc<RefCell<Tdma>>,
+        name: String,
+    ) -> TdmaDev {
+        let me = if wire.ends[0].0 == node {
+            wire.ends[0].1
+        } else {
+            wire.ends[1].1
+        };
+        let (peer, delay) = wire.receiver(me);
+        TdmaDev {
+            node,
+            peer,
+            delay,
+            link_name,
+            kind,
+            rate_bps,
+            fifo: Fifo::default(),
+            policy,
+            error,
+            sched,
+            slots: None,
+            tx: None,
+            wire_fifo: VecDeque::new(),
+            stats: P2pStats::default(),
+            name,
+        }
+    }
+
+    fn note_queue(&mut self, now: Time) {
+        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
+        self.stats.queue_area += self.fifo.len() as u128 * dt;
+        self.stats.queue_last_change = now;
+    }
+
+    fn slots(&mut self, me: DevId) -> &[u32] {
+        if self.slots.is_none() {
+            self.slots = Some(self.sched.borrow().slots_of(me));
+        }
+        self.slots.as_deref().expect("set")
+    }
+
+    fn start_tx(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
+        let size = ctx.pool.get(id).size as u64;
+        let need = tx_time(size, self.rate_bps);
+        let slots = self.slots(me).to_vec();
+        if slots.is_empty() {
+            // Routing never sends here; a hook might. Without a slot it cannot send.
+            self.stats.drops[DropCause::NoRoute.index()] += 1;
+            ctx.out.push(DevOut::Drop(id, DropCause::NoRoute));
+            return;
+        }
+        let (_, end) = self.sched.borrow().schedule(&slots, ctx.now, need);
+        self.tx = Some(id);
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += size;
+        self.stats.busy_time += need;
+        *ctx.packet_hops += 1;
+        ctx.at(end, me, DevEv::TxDone);
+    }
+
+    fn next(&mut self, me: DevId, ctx: &mut DevCtx) {
+        while self.tx.is_none() {
+            if self.fifo.is_empty() {
+                return;
+            }
+            self.note_queue(ctx.now);
+            let id = self.fifo.pop().expect("non-empty");
+            self.start_tx(me, ctx, id);
+        }
+    }
+}
+
+impl Device for TdmaDev {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        let now = ctx.now;
+        match self.policy.admit(now, ctx.pool.get_mut(id), &self.fifo) {
+            Verdict::Accept => {
+                self.note_queue(now);
+                let size = ctx.pool.get(id).size;
+                self.fifo.push(id, size);
+                self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
+                self.next(me, ctx);
+            }
+            Verdict::Drop(cause) => {
+                self.stats.drops[cause.index()] += 1;
+                ctx.out.push(DevOut::Drop(id, cause));
+            }
+        }
+    }
+
+    fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        self.note_queue(ctx.now);
+        let size = ctx.pool.get(id).size;
+        self.fifo.push_front(id, size);
+        self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
+        self.next(me, ctx);
+    }
+
+    fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+        match ev {
+            DevEv::TxDone => {
+                let id = self.tx.take().expect("TxDone while sending");
+                if self.error.corrupts(ctx.now, ctx.pool.get(id), ctx.snr) {
+                    self.stats.drops[DropCause::ChannelError.index()] += 1;
+                    ctx.out.push(DevOut::Drop(id, DropCause::ChannelError));
+                } else {
+                    let at = ctx.now + self.delay;
+                    if self.wire_fifo.is_empty() {
+                        ctx.at(at, me, DevEv::Arrive(id));
+                    }
+                    self.wire_fifo.push_back((at, id));
+                }
+                self.next(me, ctx);
+            }
+            DevEv::Arrive(id) => {
+                self.wire_fifo.pop_front();
+                if let Some(&(at, next)) = self.wire_fifo.front() {
+                    ctx.at(at, me, DevEv::Arrive(next));
+                }
+                ctx.out.push(DevOut::Receive(self.peer, id));
+            }
+            DevEv::Retry(_) | DevEv::Timer(_) => {}
+        }
+    }
+
+    fn in_network(&self) -> u64 {
+        self.fifo.len() as u64 + u64::from(self.tx.is_some()) + self.wire_fifo.len() as u64
+    }
+
+    fn queue_len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
+        let share = self.sched.borrow().share(me);
+        DeviceView {
+            dev: me,
+            next_hop,
+            rate_bps: self.rate_bps,
+            offered_bps: (self.rate_bps as f64 * share) as u64,
+            queue_packets: self.fifo.len(),
+            queue_bytes: self.fifo.bytes(),
+            utilization: if now == 0 {
+                0.0
+            } else {
+                (self.stats.busy_time as f64 / now as f64).min(1.0)
+            },
+            wireless: self.kind == LinkKind::Wireless,
+        }
+    }
+
+    fn finish(&mut self, end: Time) {
+        self.note_queue(end);
+    }
+
+    fn link_result(&self, nodes: &[Node], end: Time) -> Option<LinkResult> {
+        let s = &self.stats;
+        Some(LinkResult {
+            name: self.name.clone(),
+            link: self.link_name.clone(),
+            from: nodes[self.node.idx()].name.clone(),
+            to: nodes[self.peer.idx()].name.clone(),
+            kind: self.kind.name(),
+            rate_bps: self.rate_bps,
+            utilization: (s.busy_time as f64 / end.max(1) as f64).min(1.0),
+            tx_packets: s.tx_packets,
+            tx_bytes: s.tx_bytes,
+            mean_queue_packets: s.queue_area as f64 / end.max(1) as f64,
+            max_queue_packets: s.max_queue,
+            drops_queue_overflow: s.drops[DropCause::QueueOverflow.index()],
+            drops_aqm: s.drops[DropCause::Aqm.index()],
+            drops_channel_error: s.drops[DropCause::ChannelError.index()],
+            ecn_marks: self.policy.ecn_marks(),
+            ecn_marks_mild: self.policy.marks().mild,
+            ecn_marks_severe: self.policy.marks().severe,
+            red_avg_queue: self.policy.average(),
+            arq_retransmissions: 0,
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame3() -> Tdma {
+        Tdma {
+            name: "m".into(),
+            slot: 100,
+            guard: 10,
+            owners: vec![DevId(0), DevId(1), DevId(2)],
+        }
+    }
+
+    #[test]
+    fn share_is_slots_less_guard_over_frame() {
+        let t = frame3();
+        assert_eq!(t.frame(), 300);
+        assert!((t.share(DevId(1)) - 90.0 / 300.0).abs() < 1e-12);
+        assert_eq!(t.share(DevId(7)), 0.0);
+    }
+
+    #[test]
+    fn sending_waits_for_the_own_slot_and_pauses_outside_it() {
+        let t = frame3();
+        // Device 1 owns [100, 190) in each 300 ns frame.
+        assert_eq!(t.schedule(&[1], 0, 50), (100, 150));
+        assert_eq!(t.schedule(&[1], 120, 50), (120, 170));
+        // 80 needed from 150: 40 in this slot, 40 in the next frame's.
+        assert_eq!(t.schedule(&[1], 150, 80), (150, 440));
+        // Starting inside the guard waits for the next frame.
+        assert_eq!(t.schedule(&[1], 195, 10), (400, 410));
+        // Exactly filling the usable part ends at the guard.
+        assert_eq!(t.schedule(&[1], 100, 90), (100, 190));
+    }
+}

@@ -1,0 +1,1028 @@
+//! IEEE 802.11 DCF in ad hoc mode on a shared radio medium.
+//!
+//! All stations of one medium live in one [`WifiNet`]; each station is a device of its node
+//! ([`WifiDev`]) that forwards its calls and events to the shared state, because a
+//! transmission changes what every station in carrier-sense range sees.
+//!
+//! The medium: a frame from station s reaches every station r whose received power from s is
+//! at least the carrier-sense threshold, after the propagation delay. A station senses the
+//! medium busy while such a signal (or its own transmission) lasts. It decodes a frame when
+//! (ns-2's receiver rules) it was idle when the frame began and did not transmit during it
+//! (it locks onto the first signal it senses), the power is at least the receive threshold,
+//! and the power is at least the capture ratio times the noise plus every other signal that
+//! overlaps the frame; then the medium's error model may still corrupt it.
+//!
+//! The MAC: DIFS, or EIFS after a frame it could not decode; binary exponential backoff in
+//! slots that freezes while the medium is busy (physical sense) or reserved (NAV, virtual
+//! sense); RTS/CTS for frames above the RTS threshold; a link ACK after SIFS for every
+//! unicast data frame; short and long retry limits; a duplicate filter on (sender,
+//! sequence number) so a frame resent because its ACK was lost is acknowledged, not
+//! delivered twice. Every packet waits DIFS and a fresh backoff before its first attempt, as
+//! ns-2's MAC does.
+//!
+//! What a station does is decided from what it has sensed and decoded only; the simulator's
+//! knowledge (why an attempt failed) is kept for the drop cause and the counters.
+
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView, MacResult};
+use crate::engine::{tx_time, Rng, Time};
+use crate::hook::Metric;
+use crate::ids::{DevId, NodeId, PacketId};
+use crate::link::ErrorModel;
+use crate::packet::{DropCause, Packet};
+use crate::queue::{Fifo, QueuePolicy, Verdict};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// MAC and PHY constants of one medium.
+#[derive(Clone, Debug)]
+pub struct WifiParams {
+    /// Rate of data frames (the payload part after the PLCP preamble and header).
+    pub data_rate: u64,
+    /// Rate of control frames (RTS, CTS, ACK).
+    pub basic_rate: u64,
+    pub slot: Time,
+    pub sifs: Time,
+    pub difs: Time,
+    /// PLCP preamble and header, sent before every frame.
+    pub plcp: Time,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// Data frames whose packet is larger than this (bytes) are preceded by RTS/CTS.
+    pub rts_threshold: u32,
+    pub short_retry_limit: u8,
+    pub long_retry_limit: u8,
+    /// MAC header and FCS added to each packet.
+    pub mac_overhead: u32,
+    pub rts_bytes: u32,
+    pub cts_bytes: u32,
+    pub ack_bytes: u32,
+    pub rx_threshold_w: f64,
+    pub cs_threshold_w: f64,
+    /// Minimum signal-to-interference-plus-noise ratio (linear) for a frame to survive.
+    pub capture_ratio: f64,
+    pub noise_w: f64,
+}
+
+impl WifiParams {
+    pub fn control_time(&self, bytes: u32) -> Time {
+        self.plcp + tx_time(bytes as u64, self.basic_rate)
+    }
+    pub fn data_time(&self, packet_bytes: u32) -> Time {
+        self.plcp + tx_time((packet_bytes + self.mac_overhead) as u64, self.data_rate)
+    }
+    pub fn ack_time(&self) -> Time {
+        self.control_time(self.ack_bytes)
+    }
+    pub fn cts_time(&self) -> Time {
+        self.control_time(self.cts_bytes)
+    }
+    pub fn rts_time(&self) -> Time {
+        self.control_time(self.rts_bytes)
+    }
+    /// EIFS = SIFS + ACK at the basic rate + DIFS (802.11-2016, 10.3.2.3.7).
+    pub fn eifs(&self) -> Time {
+        self.sifs + self.ack_time() + self.difs
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Rts,
+    Cts,
+    Data,
+    Ack,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    kind: Kind,
+    from: u32,
+    to: u32,
+    /// Duration field: how long after this frame's end the exchange holds the medium.
+    nav: Time,
+    bytes: u32,
+    seq: u32,
+    pkt: Option<PacketId>,
+    end: Time,
+}
+
+/// A signal as one station senses it.
+#[derive(Clone, Copy, Debug)]
+struct Sig {
+    fid: u32,
+    start: Time,
+    end: Time,
+    power: f64,
+    /// The station's own transmission.
+    own: bool,
+    evaluated: bool,
+}
+
+/// One station that senses another's transmissions.
+#[derive(Clone, Copy, Debug)]
+pub struct Hear {
+    pub to: u32,
+    pub power_w: f64,
+    pub delay: Time,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    /// Sending its own RTS or data frame.
+    Tx,
+    WaitCts,
+    WaitAck,
+    /// Sending a CTS or ACK.
+    Respond,
+}
+
+/// The packet at the head of the station's queue and its exchange.
+#[derive(Clone, Copy, Debug)]
+struct Cur {
+    pkt: PacketId,
+    /// The packet as it was when it left the queue: the error model and the frame size read
+    /// it, and once delivered the arena slot belongs to the receiver.
+    hdr: Packet,
+    to: u32,
+    seq: u32,
+    short: u8,
+    long: u8,
+    delivered: bool,
+    /// Why the last attempt failed (ground truth, for the drop cause only).
+    fail: Option<DropCause>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    kind: Kind,
+    to: u32,
+    nav: Time,
+}
+
+/// Per-station counters (the `macs` table).
+#[derive(Clone, Debug, Default)]
+pub struct MacStats {
+    pub data_frames: u64,
+    pub rts_frames: u64,
+    pub cts_frames: u64,
+    pub ack_frames: u64,
+    /// Attempts after the first, over all packets.
+    pub retries: u64,
+    /// Attempts that failed, by what lost them (collision/contention or channel error).
+    pub failed_collision: u64,
+    pub failed_channel: u64,
+    pub drops: [u64; DropCause::ALL.len()],
+    /// Packets given up at the retry limit although the receiver had them (every ACK lost).
+    pub gave_up_after_delivery: u64,
+    /// Data frames received for this station, and the duplicates among them.
+    pub rx_data: u64,
+    pub rx_duplicates: u64,
+    /// Frames addressed to this station that it could not decode.
+    pub rx_collisions: u64,
+    pub rx_channel_errors: u64,
+    pub busy_time: Time,
+    pub tx_time: Time,
+    pub queue_area: u128,
+    pub queue_last_change: Time,
+    pub max_queue: u64,
+}
+
+pub struct Station {
+    pub node: NodeId,
+    pub dev: DevId,
+    pub name: String,
+    fifo: Fifo,
+    /// Next-hop station of each queued packet, in queue order.
+    next: VecDeque<u32>,
+    policy: Box<dyn QueuePolicy>,
+    cur: Option<Cur>,
+    cw: u32,
+    backing_off: bool,
+    bo_slots: u32,
+    /// When the countdown of `bo_slots` (re)started, and when it will end.
+    bo_from: Time,
+    access_at: Time,
+    gen: u32,
+    state: State,
+    busy_until: Time,
+    nav_until: Time,
+    eifs: bool,
+    signals: Vec<Sig>,
+    pending: Option<Pending>,
+    next_seq: u32,
+    /// Last sequence number received from each sender (duplicate filter).
+    last_seq: Vec<(u32, u32)>,
+    pub hears: Vec<Hear>,
+    max_delay: Time,
+    rng: Rng,
+    error: ErrorModel,
+    pub stats: MacStats,
+}
+
+impl Station {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        node: NodeId,
+        dev: DevId,
+        name: String,
+        policy: Box<dyn QueuePolicy>,
+        hears: Vec<Hear>,
+        cw_min: u32,
+        rng: Rng,
+        error: ErrorModel,
+    ) -> Station {
+        let max_delay = hears.iter().map(|h| h.delay).max().unwrap_or(0);
+        Station {
+            node,
+            dev,
+            name,
+            fifo: Fifo::default(),
+            next: VecDeque::new(),
+            policy,
+            cur: None,
+            cw: cw_min,
+            backing_off: false,
+            bo_slots: 0,
+            bo_from: 0,
+            access_at: 0,
+            gen: 0,
+            state: State::Idle,
+            busy_until: 0,
+            nav_until: 0,
+            eifs: false,
+            signals: Vec::new(),
+            pending: None,
+            next_seq: 0,
+            last_seq: Vec::new(),
+            hears,
+            max_delay,
+            rng,
+            error,
+            stats: MacStats::default(),
+        }
+    }
+
+    fn note_queue(&mut self, now: Time) {
+        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
+        self.stats.queue_area += self.fifo.len() as u128 * dt;
+        self.stats.queue_last_change = now;
+    }
+}
+
+// Event codes: the kind in the top 3 bits, a generation or frame index below.
+const ACCESS: u32 = 0;
+const TIMEOUT: u32 = 1;
+const EVAL: u32 = 2;
+const RESPOND: u32 = 3;
+const LOW: u32 = (1 << 29) - 1;
+
+fn code(kind: u32, v: u32) -> DevEv {
+    DevEv::Timer((kind << 29) | (v & LOW))
+}
+
+/// Outcome of a frame at one receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rx {
+    Ok,
+    /// It was transmitting during part of the frame: it detected nothing (no EIFS, no NAV).
+    Deaf,
+    /// Sensed but below the receive threshold.
+    Weak,
+    Collision,
+    Channel,
+}
+
+pub struct WifiNet {
+    pub name: String,
+    pub p: WifiParams,
+    pub stations: Vec<Station>,
+    /// Station of each node on this medium (u32::MAX if none), by node index.
+    by_node: Vec<u32>,
+    frames: Vec<Frame>,
+    free: Vec<u32>,
+    /// Longest frame sent so far: how long a finished signal can still matter as interference.
+    longest: Time,
+    max_delay: Time,
+}
+
+impl WifiNet {
+    pub fn new(name: String, p: WifiParams, stations: Vec<Station>, nodes: usize) -> WifiNet {
+        let mut by_node = vec![u32::MAX; nodes];
+        for (i, s) in stations.iter().enumerate() {
+            by_node[s.node.idx()] = i as u32;
+        }
+        let max_delay = stations.iter().map(|s| s.max_delay).max().unwrap_or(0);
+        WifiNet {
+            name,
+            p,
+            stations,
+            by_node,
+            frames: Vec::new(),
+            free: Vec::new(),
+            longest: 0,
+            max_delay,
+        }
+    }
+
+    fn free_at(&self, s: usize) -> Time {
+        let st = &self.stations[s];
+        let ifs = if st.eifs { self.p.eifs() } else { self.p.difs };
+        st.busy_until.max(st.nav_until) + ifs
+    }
+
+    fn arm_access(&mut self, s: usize, ctx: &mut DevCtx) {
+        let slot = self.p.slot;
+        let st = &mut self.stations[s];
+        st.gen = (st.gen + 1) & LOW;
+        st.access_at = st.bo_from + st.bo_slots as Time * slot;
+        ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+    }
+
+    /// Begin contending for the medium if the station has a packet and nothing under way.
+    fn try_start(&mut self, s: usize, ctx: &mut DevCtx) {
+        let now = ctx.now;
+        {
+            let st = &mut self.stations[s];
+            if st.state != State::Idle || st.backing_off {
+                return;
+            }
+            if st.cur.is_none() {
+                st.note_queue(now);
+                let Some(pkt) = st.fifo.pop() else { return };
+                let to = st.next.pop_front().expect("next hop per queued packet");
+                let seq = st.next_seq;
+                st.next_seq = st.next_seq.wrapping_add(1);
+                st.cur = Some(Cur {
+                    pkt,
+                    hdr: *ctx.pool.get(pkt),
+                    to,
+                    seq,
+                    short: 0,
+                    long: 0,
+                    delivered: false,
+                    fail: None,
+                });
+            }
+            st.bo_slots = st.rng.below(st.cw as u64 + 1) as u32;
+            st.backing_off = true;
+        }
+        self.stations[s].bo_from = self.free_at(s).max(now);
+        self.arm_access(s, ctx);
+    }
+
+    /// Station `r` senses a busy period [a, b): account for it and freeze its countdown.
+    fn on_busy(&mut self, r: usize, a: Time, b: Time, ctx: &mut DevCtx) {
+        let slot = self.p.slot;
+        let st = &mut self.stations[r];
+        let from = a.max(st.busy_until);
+        if b > from {
+            st.stats.busy_time += b - from;
+        }
+        st.busy_until = st.busy_until.max(b);
+        // A countdown that ends before the signal arrives goes ahead: the station transmits
+        // without having sensed it.
+        if st.backing_off && a < st.access_at {
+            if a > st.bo_from {
+                let done = ((a - st.bo_from) / slot) as u32;
+                st.bo_slots -= done.min(st.bo_slots);
+            }
+            self.restart_countdown(r, ctx);
+        }
+    }
+
+    /// The medium's free time moved (NAV, EIFS): restart the countdown from it.
+    fn restart_countdown(&mut self, r: usize, ctx: &mut DevCtx) {
+        if !self.stations[r].backing_off {
+            return;
+        }
+        self.stations[r].bo_from = self.free_at(r).max(ctx.now);
+        self.arm_access(r, ctx);
+    }
+
+    fn set_eifs(&mut self, r: usize, on: bool, ctx: &mut DevCtx) {
+        if self.stations[r].eifs != on {
+            self.stations[r].eifs = on;
+            if self.stations[r].access_at > ctx.now {
+                self.restart_countdown(r, ctx);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn transmit(
+        &mut self,
+        s: usize,
+        kind: Kind,
+        to: u32,
+        nav: Time,
+        bytes: u32,
+        seq: u32,
+        pkt: Option<PacketId>,
+        ctx: &mut DevCtx,
+    ) {
+        let now = ctx.now;
+        let p = &self.p;
+        let dur = match kind {
+            Kind::Data => p.data_time(bytes),
+            _ => p.control_time(bytes),
+        };
+        let end = now + dur;
+        self.longest = self.longest.max(dur);
+        let frame = Frame {
+            kind,
+            from: s as u32,
+            to,
+            nav,
+            bytes,
+            seq,
+            pkt,
+            end,
+        };
+        let fid = match self.free.pop() {
+            Some(i) => {
+                self.frames[i as usize] = frame;
+                i
+            }
+            None => {
+                self.frames.push(frame);
+                (self.frames.len() - 1) as u32
+            }
+        };
+        {
+            let st = &mut self.stations[s];
+            st.stats.tx_time += dur;
+            match kind {
+                Kind::Rts => st.stats.rts_frames += 1,
+                Kind::Cts => st.stats.cts_frames += 1,
+                Kind::Data => st.stats.data_frames += 1,
+                Kind::Ack => st.stats.ack_frames += 1,
+            }
+            st.signals.push(Sig {
+                fid,
+                start: now,
+                end,
+                power: f64::INFINITY,
+                own: true,
+                evaluated: true,
+            });
+        }
+        if kind == Kind::Data {
+            *ctx.packet_hops += 1;
+        }
+        self.on_busy(s, now, end, ctx);
+        for k in 0..self.stations[s].hears.len() {
+            let h = self.stations[s].hears[k];
+            let r = h.to as usize;
+            self.stations[r].signals.push(Sig {
+                fid,
+                start: now + h.delay,
+                end: end + h.delay,
+                power: h.power_w,
+                own: false,
+                evaluated: false,
+            });
+            self.on_busy(r, now + h.delay, end + h.delay, ctx);
+        }
+        let st = &self.stations[s];
+        ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
+    }
+
+    /// Did station `r` lock onto signal `i` (was it idle when the signal began)?
+    fn locked(sigs: &[Sig], i: usize) -> bool {
+        // A station locks onto the first signal it senses and stays with it to its end; ties
+        // in start time go to the signal that arrived first in processing order.
+        let before = |j: usize, k: usize| {
+            sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
+        };
+        let mut order: Vec<usize> = (0..sigs.len())
+            .filter(|&j| j == i || before(j, i))
+            .collect();
+        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+        let mut lock = vec![false; sigs.len()];
+        for (n, &k) in order.iter().enumerate() {
+            let busy = order[..n]
+                .iter()
+                .any(|&j| sigs[j].end > sigs[k].start && (sigs[j].own || lock[j]) && before(j, k));
+            lock[k] = !sigs[k].own && !busy;
+        }
+        lock[i]
+    }
+
+    /// Judge signal `i` at station `r`.
+    fn judge(&mut self, r: usize, i: usize, f: &Frame, now: Time, ctx: &mut DevCtx) -> Rx {
+        let sig = self.stations[r].signals[i];
+        let mut interference = 0.0;
+        for (j, g) in self.stations[r].signals.iter().enumerate() {
+            if j == i || g.start >= sig.end || sig.start >= g.end {
+                continue;
+            }
+            if g.own {
+                // Half duplex: it was transmitting during part of the frame.
+                return Rx::Deaf;
+            }
+            interference += g.power;
+        }
+        if !Self::locked(&self.stations[r].signals, i) {
+            return Rx::Collision;
+        }
+        if sig.power < self.p.rx_threshold_w {
+            return Rx::Weak;
+        }
+        if sig.power < self.p.capture_ratio * (self.p.noise_w + interference) {
+            return Rx::Collision;
+        }
+        let corrupt = match f.kind {
+            Kind::Data => {
+                let hdr = self.stations[f.from as usize]
+                    .cur
+                    .as_ref()
+                    .map(|c| c.hdr)
+                    .expect("a data frame belongs to its sender's exchange");
+                self.stations[r].error.corrupts(now, &hdr, ctx.snr)
+            }
+            _ => self.stations[r].error.corrupts_control(f.bytes),
+        };
+        if corrupt {
+            Rx::Channel
+        } else {
+            Rx::Ok
+        }
+    }
+
+    fn note_fail(&mut self, owner: usize, cause: DropCause) {
+        if let Some(c) = self.stations[owner].cur.as_mut() {
+            c.fail = Some(cause);
+        }
+    }
+
+    /// A frame ended at every station that sensed it: decide what each of them makes of it.
+    fn on_eval(&mut self, fid: u32, ctx: &mut DevCtx) {
+        let now = ctx.now;
+        let f = self.frames[fid as usize];
+        let s = f.from as usize;
+        for k in 0..self.stations[s].hears.len() {
+            let r = self.stations[s].hears[k].to as usize;
+            let horizon = self.longest + 2 * self.max_delay;
+            self.stations[r]
+                .signals
+                .retain(|g| !g.evaluated || g.end + horizon >= now);
+            let Some(i) = self.stations[r]
+                .signals
+                .iter()
+                .position(|g| g.fid == fid && !g.evaluated && !g.own)
+            else {
+                continue;
+            };
+            let rx = self.judge(r, i, &f, now, ctx);
+            let end_r = self.stations[r].signals[i].end;
+            self.stations[r].signals[i].evaluated = true;
+            let addressed = f.to as usize == r;
+            if rx == Rx::Ok {
+                self.set_eifs(r, false, ctx);
+                if addressed {
+                    self.received(r, &f, end_r, ctx);
+                } else if f.nav > 0 {
+                    let until = end_r + f.nav;
+                    if until > self.stations[r].nav_until {
+                        self.stations[r].nav_until = until;
+                        self.restart_countdown(r, ctx);
+                    }
+                }
+            } else {
+                if rx != Rx::Deaf {
+                    self.set_eifs(r, true, ctx);
+                }
+                if addressed {
+                    let cause = if matches!(rx, Rx::Collision | Rx::Deaf) {
+                        self.stations[r].stats.rx_collisions += 1;
+                        DropCause::Collision
+                    } else {
+                        self.stations[r].stats.rx_channel_errors += 1;
+                        DropCause::ChannelError
+                    };
+                    // The exchange this frame belonged to: the sender's for RTS/data, the
+                    // receiver's for CTS/ACK.
+                    let owner = match f.kind {
+                        Kind::Rts | Kind::Data => s,
+                        Kind::Cts | Kind::Ack => r,
+                    };
+                    self.note_fail(owner, cause);
+                }
+            }
+        }
+        // The sender's own view of its frame.
+        let p = &self.p;
+        let timeout = |resp: Time| f.end + p.sifs + resp + p.slot + 2 * self.max_delay;
+        match f.kind {
+            Kind::Rts => {
+                let at = timeout(p.cts_time());
+                self.wait(s, State::WaitCts, at, ctx);
+            }
+            Kind::Data => {
+                let at = timeout(p.ack_time());
+                self.wait(s, State::WaitAck, at, ctx);
+            }
+            Kind::Cts | Kind::Ack => {
+                self.stations[s].state = State::Idle;
+                self.try_start(s, ctx);
+            }
+        }
+        self.free.push(fid);
+    }
+
+    fn wait(&mut self, s: usize, state: State, at: Time, ctx: &mut DevCtx) {
+        let st = &mut self.stations[s];
+        st.state = state;
+        st.gen = (st.gen + 1) & LOW;
+        ctx.at(at, st.dev, code(TIMEOUT, st.gen));
+    }
+
+    fn respond_at(&mut self, r: usize, at: Time, pending: Pending, ctx: &mut DevCtx) {
+        let st = &mut self.stations[r];
+        st.pending = Some(pending);
+        ctx.at(at, st.dev, code(RESPOND, 0));
+    }
+
+    /// Station `r` decoded a frame addressed to it.
+    fn received(&mut self, r: usize, f: &Frame, end_r: Time, ctx: &mut DevCtx) {
+        let p_sifs = self.p.sifs;
+        match f.kind {
+            Kind::Rts => {
+                let st = &self.stations[r];
+                // CTS only if the NAV is clear and it is not in an exchange of its own.
+                if st.nav_until <= ctx.now && st.state == State::Idle && st.pending.is_none() {
+                    let nav = f.nav.saturating_sub(p_sifs + self.p.cts_time());
+                    let pend = Pending {
+                        kind: Kind::Cts,
+                        to: f.from,
+                        nav,
+                    };
+                    self.respond_at(r, end_r + p_sifs, pend, ctx);
+                } else {
+                    self.note_fail(f.from as usize, DropCause::Collision);
+                }
+            }
+            Kind::Cts => {
+                let st = &mut self.stations[r];
+                if st.state == State::WaitCts && st.cur.is_some_and(|c| c.to == f.from) {
+                    st.gen = (st.gen + 1) & LOW;
+                    st.state = State::Tx;
+                    let nav = p_sifs + self.p.ack_time();
+                    let pend = Pending {
+                        kind: Kind::Data,
+                        to: f.from,
+                        nav,
+                    };
+                    self.respond_at(r, end_r + p_sifs, pend, ctx);
+                }
+            }
+            Kind::Data => {
+                let st = &mut self.stations[r];
+                st.stats.rx_data += 1;
+                let dup = match st.last_seq.iter_mut().find(|e| e.0 == f.from) {
+                    Some(e) if e.1 == f.seq => true,
+                    Some(e) => {
+                        e.1 = f.seq;
+                        false
+                    }
+                    None => {
+                        st.last_seq.push((f.from, f.seq));
+                        false
+                    }
+                };
+                if dup {
+                    st.stats.rx_duplicates += 1;
+                } else {
+                    let node = st.node;
+                    let pkt = f.pkt.expect("a data frame carries a packet");
+                    if let Some(c) = self.stations[f.from as usize].cur.as_mut() {
+                        c.delivered = true;
+                    }
+                    ctx.out.push(DevOut::Receive(node, pkt));
+                }
+                let st = &self.stations[r];
+                if st.state == State::Idle && st.pending.is_none() {
+                    let pend = Pending {
+                        kind: Kind::Ack,
+                        to: f.from,
+                        nav: 0,
+                    };
+                    self.respond_at(r, end_r + p_sifs, pend, ctx);
+                }
+            }
+            Kind::Ack => {
+                let st = &mut self.stations[r];
+                if st.state == State::WaitAck && st.cur.is_some_and(|c| c.to == f.from) {
+                    st.gen = (st.gen + 1) & LOW;
+                    st.state = State::Idle;
+                    st.cur = None;
+                    st.cw = self.p.cw_min;
+                    self.try_start(r, ctx);
+                }
+            }
+        }
+    }
+
+    fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
+        let st = &mut self.stations[s];
+        st.backing_off = false;
+        if st.state != State::Idle || st.pending.is_some() {
+            // A response is due first; contend again afterwards.
+            st.backing_off = true;
+            st.bo_slots = 0;
+            let at = self.free_at(s).max(ctx.now);
+            self.stations[s].bo_from = at;
+            self.arm_access(s, ctx);
+            return;
+        }
+        let Some(c) = st.cur.as_mut() else { return };
+        c.fail = None;
+        if c.short > 0 || c.long > 0 {
+            st.stats.retries += 1;
+        }
+        let (to, seq, pkt, size) = (c.to, c.seq, c.pkt, c.hdr.size);
+        st.state = State::Tx;
+        let p = &self.p;
+        if size > p.rts_threshold {
+            let nav = 3 * p.sifs + p.cts_time() + p.data_time(size) + p.ack_time();
+            let b = p.rts_bytes;
+            self.transmit(s, Kind::Rts, to, nav, b, seq, None, ctx);
+        } else {
+            let nav = p.sifs + p.ack_time();
+            self.transmit(s, Kind::Data, to, nav, size, seq, Some(pkt), ctx);
+        }
+    }
+
+    fn on_respond(&mut self, r: usize, ctx: &mut DevCtx) {
+        let Some(pend) = self.stations[r].pending.take() else {
+            return;
+        };
+        match pend.kind {
+            Kind::Data => {
+                let c = self.stations[r].cur.expect("data follows its CTS");
+                self.stations[r].state = State::Tx;
+                self.transmit(
+                    r,
+                    Kind::Data,
+                    c.to,
+                    pend.nav,
+                    c.hdr.size,
+                    c.seq,
+                    Some(c.pkt),
+                    ctx,
+                );
+            }
+            kind => {
+                // A CTS or ACK goes out SIFS after the frame, without sensing the medium.
+                let bytes = if kind == Kind::Cts {
+                    self.p.cts_bytes
+                } else {
+                    self.p.ack_bytes
+                };
+                self.stations[r].state = State::Respond;
+                self.transmit(r, kind, pend.to, pend.nav, bytes, 0, None, ctx);
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, s: usize, ctx: &mut DevCtx) {
+        let p = &self.p;
+        let st = &mut self.stations[s];
+        let waited = st.state;
+        let c = st.cur.as_mut().expect("an exchange times out");
+        // The data frame of an RTS/CTS exchange counts against the long retry limit; RTS and
+        // short data frames against the short one (802.11-2016, 10.3.3).
+        let long = waited == State::WaitAck && c.hdr.size > p.rts_threshold;
+        if long {
+            c.long += 1;
+        } else {
+            c.short += 1;
+        }
+        let cause = c.fail.unwrap_or(DropCause::Collision);
+        if cause == DropCause::ChannelError {
+            st.stats.failed_channel += 1;
+        } else {
+            st.stats.failed_collision += 1;
+        }
+        st.state = State::Idle;
+        if c.short >= p.short_retry_limit || c.long >= p.long_retry_limit {
+            let c = st.cur.take().expect("checked");
+            st.cw = p.cw_min;
+            if c.delivered {
+                st.stats.gave_up_after_delivery += 1;
+            } else {
+                st.stats.drops[cause.index()] += 1;
+                ctx.out.push(DevOut::Drop(c.pkt, cause));
+            }
+            self.try_start(s, ctx);
+        } else {
+            st.cw = (2 * st.cw + 1).min(p.cw_max);
+            self.try_start(s, ctx);
+        }
+    }
+
+    fn handle(&mut self, s: usize, ctx: &mut DevCtx, v: u32) {
+        let (kind, low) = (v >> 29, v & LOW);
+        match kind {
+            ACCESS if low == self.stations[s].gen && self.stations[s].backing_off => {
+                self.on_access(s, ctx)
+            }
+            TIMEOUT
+                if low == self.stations[s].gen
+                    && matches!(self.stations[s].state, State::WaitCts | State::WaitAck) =>
+            {
+                self.on_timeout(s, ctx)
+            }
+            EVAL => self.on_eval(low, ctx),
+            RESPOND => self.on_respond(s, ctx),
+            _ => {}
+        }
+    }
+
+    fn enqueue(&mut self, s: usize, ctx: &mut DevCtx, id: PacketId, next_hop: NodeId, front: bool) {
+        let to = self.by_node[next_hop.idx()];
+        assert!(to != u32::MAX, "next hop is not on this medium");
+        let now = ctx.now;
+        let st = &mut self.stations[s];
+        if !front {
+            if let Verdict::Drop(cause) = st.policy.admit(now, ctx.pool.get_mut(id), &st.fifo) {
+                st.stats.drops[cause.index()] += 1;
+                ctx.out.push(DevOut::Drop(id, cause));
+                return;
+            }
+        }
+        st.note_queue(now);
+        let size = ctx.pool.get(id).size;
+        if front {
+            st.fifo.push_front(id, size);
+            st.next.push_front(to);
+        } else {
+            st.fifo.push(id, size);
+            st.next.push_back(to);
+        }
+        st.stats.max_queue = st.stats.max_queue.max(st.fifo.len() as u64);
+        self.try_start(s, ctx);
+    }
+
+    /// Packets station `s` holds: queued, or in an exchange and not yet delivered.
+    fn in_network(&self, s: usize) -> u64 {
+        let st = &self.stations[s];
+        st.fifo.len() as u64 + u64::from(st.cur.is_some_and(|c| !c.delivered))
+    }
+
+    /// The row of station `s` in the `macs` table.
+    pub fn metrics(&self, s: usize, end: Time) -> BTreeMap<&'static str, Metric> {
+        let st = &self.stations[s];
+        let x = &st.stats;
+        let end_f = end.max(1) as f64;
+        let mut m = BTreeMap::new();
+        let mut c = |k, v| {
+            m.insert(k, Metric::Count(v));
+        };
+        c("data_frames", x.data_frames);
+        c("rts_frames", x.rts_frames);
+        c("cts_frames", x.cts_frames);
+        c("ack_frames", x.ack_frames);
+        c("retries", x.retries);
+        c("failed_collision", x.failed_collision);
+        c("failed_channel", x.failed_channel);
+        c(
+            "drops_retry_collision",
+            x.drops[DropCause::Collision.index()],
+        );
+        c(
+            "drops_retry_channel",
+            x.drops[DropCause::ChannelError.index()],
+        );
+        c(
+            "drops_retry_limit",
+            x.drops[DropCause::Collision.index()] + x.drops[DropCause::ChannelError.index()],
+        );
+        c(
+            "drops_queue_overflow",
+            x.drops[DropCause::QueueOverflow.index()],
+        );
+        c("drops_aqm", x.drops[DropCause::Aqm.index()]);
+        c("gave_up_after_delivery", x.gave_up_after_delivery);
+        c("rx_data", x.rx_data);
+        c("rx_duplicates", x.rx_duplicates);
+        c("rx_collisions", x.rx_collisions);
+        c("rx_channel_errors", x.rx_channel_errors);
+        c("max_queue_packets", x.max_queue);
+        m.insert(
+            "busy_fraction",
+            Metric::Real((x.busy_time.min(end) as f64 / end_f).min(1.0)),
+        );
+        m.insert(
+            "tx_fraction",
+            Metric::Real((x.tx_time as f64 / end_f).min(1.0)),
+        );
+        m.insert(
+            "mean_queue_packets",
+            Metric::Real(x.queue_area as f64 / end_f),
+        );
+        m
+    }
+}
+
+/// A station's device at its node.
+pub struct WifiDev {
+    pub net: Rc<RefCell<WifiNet>>,
+    pub station: usize,
+    node: NodeId,
+    name: String,
+}
+
+impl WifiDev {
+    pub fn new(net: Rc<RefCell<WifiNet>>, station: usize) -> WifiDev {
+        let (node, name) = {
+            let n = net.borrow();
+            (n.stations[station].node, n.stations[station].name.clone())
+        };
+        WifiDev {
+            net,
+            station,
+            node,
+            name,
+        }
+    }
+
+    pub fn medium(&self) -> String {
+        self.net.borrow().name.clone()
+    }
+}
+
+impl Device for WifiDev {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn enqueue(&mut self, _me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+        self.net
+            .borrow_mut()
+            .enqueue(self.station, ctx, pkt, next_hop, false);
+    }
+
+    fn enqueue_front(&mut self, _me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+        self.net
+            .borrow_mut()
+            .enqueue(self.station, ctx, pkt, next_hop, true);
+    }
+
+    fn handle(&mut self, _me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+        if let DevEv::Timer(v) = ev {
+            self.net.borrow_mut().handle(self.station, ctx, v);
+        }
+    }
+
+    fn in_network(&self) -> u64 {
+        self.net.borrow().in_network(self.station)
+    }
+
+    fn queue_len(&self) -> usize {
+        self.net.borrow().stations[self.station].fifo.len()
+    }
+
+    fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
+        let n = self.net.borrow();
+        let st = &n.stations[self.station];
+        DeviceView {
+            dev: me,
+            next_hop,
+            rate_bps: n.p.data_rate,
+            offered_bps: n.p.data_rate,
+            queue_packets: st.fifo.len(),
+            queue_bytes: st.fifo.bytes(),
+            utilization: if now == 0 {
+                0.0
+            } else {
+                (st.stats.busy_time.min(now) as f64 / now as f64).min(1.0)
+            },
+            wireless: true,
+        }
+    }
+
+    fn finish(&mut self, end: Time) {
+        self.net.borrow_mut().stations[self.station].note_queue(end);
+    }
+
+    fn mac_result(&self, end: Time) -> Option<MacResult> {
+        let n = self.net.borrow();
+        Some(MacResult {
+            medium: n.name.clone(),
+            kind: "wifi",
+            node: self.name.clone(),
+            metrics: n.metrics(self.station, end),
+        })
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
