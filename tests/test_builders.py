@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import airtcp
@@ -123,3 +125,95 @@ def test_bottleneck_queue_and_cc_params():
     assert s.get("links.R1-R2.queue") == q
     assert s.get("flows.*.cc_params") == [{"tau": 0.5}, {"tau": 0.5}]
     s.validate()
+
+
+# --------------------------------------------------------------------------------------------
+# multi-hop wireless builders
+
+
+def test_chain_places_nodes_on_a_line_with_hosts_at_the_ends():
+    sc = airtcp.chain(3, spacing=150)
+    nodes = sc["nodes"]
+    assert [n["name"] for n in nodes] == ["n0", "n1", "n2", "n3"]
+    assert [n["kind"] for n in nodes] == ["host", "router", "router", "host"]
+    assert [n["position"] for n in nodes] == [[0, 0], [150, 0], [300, 0], [450, 0]]
+    assert sc["media"][0]["kind"] == "wifi" and sc["media"][0]["preset"] == "ns2"
+    assert sc["flows"] == [
+        {"name": "ftp", "src": "n0", "dst": "n3", "cc": "newreno", "app": {"kind": "bulk"}}
+    ]
+    r = airtcp.run(sc.with_values(duration=5))
+    assert r.flows["goodput_bps"][0] > 0
+    macs = r.table("macs")
+    assert macs["node"].to_list() == ["n0@air", "n1@air", "n2@air", "n3@air"]
+    assert macs["data_frames"].sum() > 0
+
+
+def test_chain_over_tdma_uses_links_with_propagation_delay():
+    sc = airtcp.chain(2, mac="tdma", spacing=10_000, per=0.01)
+    assert "position" not in sc["nodes"][0]
+    assert [ln["medium"] for ln in sc["links"]] == ["mesh", "mesh"]
+    assert sc["links"][0]["delay"] == "33356ns"  # 10 km at the speed of light
+    assert sc["links"][0]["error"]["per"] == 0.01
+    r = airtcp.run(sc.with_values(duration=5))
+    assert r.flows["goodput_bps"][0] > 0
+    assert "macs" not in r.tables
+
+
+def test_cross_shares_the_middle_node_and_takes_a_scheme_per_flow():
+    sc = airtcp.cross(4, cc=["newreno", "vegas"])
+    names = [n["name"] for n in sc["nodes"]]
+    assert names.count("c") == 1 and len(names) == 9
+    pos = {n["name"]: n["position"] for n in sc["nodes"]}
+    assert pos["c"] == [0, 0] and pos["h0"] == [-400, 0] and pos["v4"] == [0, 400]
+    assert [(f["src"], f["dst"], f["cc"]) for f in sc["flows"]] == [
+        ("h0", "h4", "newreno"),
+        ("v0", "v4", "vegas"),
+    ]
+    with pytest.raises(ValueError, match="hops must be even"):
+        airtcp.cross(3)
+    with pytest.raises(ValueError, match=r"cc: 1 scheme\(s\) given for 2 flow\(s\)"):
+        airtcp.cross(4, cc=["newreno"])
+
+
+def test_grid_puts_six_pairs_at_the_edges_of_a_3x3_mesh():
+    sc = airtcp.grid(3, 3)
+    routers = [n["name"] for n in sc["nodes"] if n["kind"] == "router"]
+    assert len(routers) == 9
+    flows = [(f["src"], f["dst"]) for f in sc["flows"]]
+    assert flows == [
+        ("sE0", "cW0"),
+        ("sE1", "cW1"),
+        ("sE2", "cW2"),
+        ("sS0", "cN0"),
+        ("sS1", "cN1"),
+        ("sS2", "cN2"),
+    ]
+    mesh = [ln for ln in sc["links"] if ln.get("medium") == "mesh"]
+    assert len(mesh) == 12  # 6 horizontal + 6 vertical neighbour pairs
+    r = airtcp.run(sc.with_values(duration=5))
+    assert (r.flows["goodput_bps"] > 0).all()
+
+
+@pytest.mark.parametrize("bad", [{"hops": 0}, {"hops": True}, {"hops": 2, "mac": "lte"}])
+def test_mesh_builders_reject_bad_arguments(bad):
+    with pytest.raises(ValueError):
+        airtcp.chain(**bad)
+
+
+def test_unreachable_node_is_a_clear_error():
+    sc = airtcp.chain(2).set("nodes.n2.position", [5000, 0])
+    with pytest.raises(airtcp.ScenarioError, match="'n2' is not reachable from 'n0'"):
+        sc.validate()
+
+
+def test_toml_examples_are_what_the_builders_write():
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("make_examples", root / "tools/make_examples.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name in mod.EXAMPLES:
+        text = (root / "scenarios" / name).read_text()
+        assert text == mod.render(name), f"{name} is stale: run python tools/make_examples.py"
+        airtcp.Scenario.from_toml(root / "scenarios" / name).validate()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import _core
-from .builders import dumbbell, parse_seconds
+from .builders import chain, cross, dumbbell, grid, parse_seconds
 from .result import Result, jain
 from .scenario import PathError, Scenario, as_scenario, load
 from .store import Store, StoreError
@@ -84,7 +84,10 @@ __all__ = [
     "Store",
     "StoreError",
     "__version__",
+    "chain",
+    "cross",
     "dumbbell",
+    "grid",
     "jain",
     "load",
     "parse_seconds",

@@ -8,7 +8,7 @@ from typing import Any
 from . import _core
 from .scenario import Scenario
 
-__all__ = ["dumbbell", "parse_seconds"]
+__all__ = ["chain", "cross", "dumbbell", "grid", "parse_seconds"]
 
 def parse_seconds(v: float | int | str) -> float:
     """A duration as seconds: a number is seconds, a string is read by the core exactly as
@@ -250,3 +250,336 @@ def dumbbell(
     elif trace:
         data["trace"] = dict(trace)
     return Scenario(data)
+
+
+# --------------------------------------------------------------------------------------------
+# Multi-hop wireless topologies (docs/mac.md)
+
+_C = 299_792_458.0
+
+
+def _count(name: str, v: Any, low: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+    return v
+
+
+def _ccs(cc: str | Iterable[str], n: int) -> list[str]:
+    if isinstance(cc, str):
+        return [cc] * n
+    ccs = list(cc)
+    if len(ccs) != n:
+        raise ValueError(f"cc: {len(ccs)} scheme(s) given for {n} flow(s)")
+    return ccs
+
+
+def _mesh(
+    *,
+    name: str,
+    mac: str,
+    positions: dict[str, tuple[float, float]],
+    hosts: set[str],
+    edges: list[tuple[str, str]],
+    flows: list[tuple[str, str, str, str]],
+    duration: float | str,
+    seed: int,
+    per: float,
+    tcp: Mapping[str, Any] | None,
+    medium: Mapping[str, Any] | None,
+    link_rate: float | str,
+    queue_limit: int,
+    slot: float | str,
+    guard: float | str,
+    app: Mapping[str, Any] | None,
+    trace: Mapping[str, Any] | None,
+    extra_nodes: list[dict[str, Any]] | None = None,
+    extra_links: list[dict[str, Any]] | None = None,
+) -> Scenario:
+    """Assemble a wifi or TDMA scenario from node positions, (TDMA) neighbour pairs and flows."""
+    if mac not in ("wifi", "tdma"):
+        raise ValueError(f"mac must be 'wifi' or 'tdma', got {mac!r}")
+    if not 0.0 <= float(per) <= 1.0:
+        raise ValueError(f"per must be in [0, 1], got {per!r}")
+    tcp_table: dict[str, Any] = {"profile": "ns2", "segment_size": 1460}
+    if tcp:
+        tcp_table.update(dict(tcp))
+    nodes: list[dict[str, Any]] = []
+    for n, (x, y) in positions.items():
+        node: dict[str, Any] = {"name": n, "kind": "host" if n in hosts else "router"}
+        if mac == "wifi":
+            node["position"] = [_num(x), _num(y)]
+        nodes.append(node)
+    nodes += extra_nodes or []
+    error = {"model": "bernoulli", "per": per, "applies_to": "data"}
+    sc: dict[str, Any] = {
+        "name": name,
+        "duration": _num(parse_seconds(duration)),
+        "seed": seed,
+        "tcp": tcp_table,
+        "nodes": nodes,
+    }
+    links: list[dict[str, Any]] = []
+    if mac == "wifi":
+        m: dict[str, Any] = {"name": "air", "kind": "wifi", "preset": "ns2"}
+        m["queue"] = {"kind": "droptail", "limit": queue_limit}
+        if per > 0:
+            m["error"] = error
+        m.update(dict(medium or {}))
+    else:
+        m = {"name": "mesh", "kind": "tdma", "slot": slot, "guard": guard}
+        m.update(dict(medium or {}))
+        for a, b in edges:
+            (xa, ya), (xb, yb) = positions[a], positions[b]
+            dist = ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5
+            link: dict[str, Any] = {
+                "a": a,
+                "b": b,
+                "kind": "wireless",
+                "rate": link_rate,
+                "delay": f"{dist / _C * 1e9:.0f}ns",
+                "medium": "mesh",
+                "queue": {"kind": "droptail", "limit": queue_limit},
+                "error": dict(error),
+            }
+            links.append(link)
+    links += extra_links or []
+    if links:
+        sc["links"] = links
+    sc["media"] = [m]
+    sc["flows"] = [
+        {"name": fname, "src": src, "dst": dst, "cc": cc, "app": dict(app or {"kind": "bulk"})}
+        for fname, src, dst, cc in flows
+    ]
+    if trace:
+        sc["trace"] = dict(trace)
+    return Scenario(sc)
+
+
+_MESH_DOC = """
+    mac:
+        ``"wifi"``: one 802.11 DCF medium named ``air`` (ns-2 preset: 2 Mbit/s, 250 m
+        range, 550 m carrier sense, RTS/CTS) over node positions; ``"tdma"``: a TDMA medium
+        named ``mesh`` whose point-to-point links join geometric neighbours, with a
+        propagation delay from the distance.
+    spacing:
+        distance between neighbouring nodes, metres.
+    cc:
+        congestion-control scheme of every flow, or one per flow.
+    duration, seed:
+        simulated time and random seed.
+    per:
+        packet error rate of data frames on every hop (Bernoulli), 0 for none. The
+        medium's (wifi) or each link's (tdma) ``error`` table carries it.
+    tcp:
+        keys for ``[tcp]`` over the defaults ``profile = "ns2"``, ``segment_size = 1460``.
+    medium:
+        keys for the medium's table, overriding the preset (e.g. ``{"rts_threshold": 3000}``).
+    link_rate:
+        bit rate of TDMA links.
+    queue_limit:
+        interface queue of every station (wifi) or link direction (tdma), packets (50).
+    slot, guard:
+        TDMA slot length and guard time.
+    app:
+        the application of every flow (default ``{"kind": "bulk"}``).
+    trace:
+        the ``[trace]`` table.
+    name:
+        the scenario's name."""
+
+
+def chain(
+    hops: int,
+    *,
+    spacing: float = 200.0,
+    mac: str = "wifi",
+    cc: str | Iterable[str] = "newreno",
+    duration: float | str = 50.0,
+    seed: int = 1,
+    per: float = 0.0,
+    tcp: Mapping[str, Any] | None = None,
+    medium: Mapping[str, Any] | None = None,
+    link_rate: float | str = "2Mbps",
+    queue_limit: int = 50,
+    slot: float | str = "2ms",
+    guard: float | str = "0s",
+    app: Mapping[str, Any] | None = None,
+    trace: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> Scenario:
+    """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
+    apart; ``n0`` and the last node are hosts, the others routers. One flow ``ftp`` from
+    ``n0`` to the last node. With 200 m spacing and the ns-2 radio each node reaches only its
+    neighbours, and routes follow the line.
+
+    Parameters
+    ----------
+    hops:
+        number of hops, >= 1.""" + _MESH_DOC
+    hops = _count("hops", hops, 1)
+    pos = {f"n{i}": (spacing * i, 0.0) for i in range(hops + 1)}
+    return _mesh(
+        name=name or f"chain{hops}",
+        mac=mac,
+        positions=pos,
+        hosts={"n0", f"n{hops}"},
+        edges=[(f"n{i}", f"n{i + 1}") for i in range(hops)],
+        flows=[("ftp", "n0", f"n{hops}", _ccs(cc, 1)[0])],
+        duration=duration,
+        seed=seed,
+        per=per,
+        tcp=tcp,
+        medium=medium,
+        link_rate=link_rate,
+        queue_limit=queue_limit,
+        slot=slot,
+        guard=guard,
+        app=app,
+        trace=trace,
+    )
+
+
+def cross(
+    hops: int,
+    *,
+    spacing: float = 200.0,
+    mac: str = "wifi",
+    cc: str | Iterable[str] = "newreno",
+    duration: float | str = 50.0,
+    seed: int = 1,
+    per: float = 0.0,
+    tcp: Mapping[str, Any] | None = None,
+    medium: Mapping[str, Any] | None = None,
+    link_rate: float | str = "2Mbps",
+    queue_limit: int = 50,
+    slot: float | str = "2ms",
+    guard: float | str = "0s",
+    app: Mapping[str, Any] | None = None,
+    trace: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> Scenario:
+    """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
+    ``h0`` .. ``h<hops>`` and a vertical one ``v0`` .. ``v<hops>`` (their middle nodes are
+    ``c``). Flow ``ftp1`` runs from ``h0`` to ``h<hops>``, ``ftp2`` from ``v0`` to
+    ``v<hops>``; ``cc`` may name one scheme per flow.
+
+    Parameters
+    ----------
+    hops:
+        hops of each chain, even, >= 2.""" + _MESH_DOC
+    hops = _count("hops", hops, 2)
+    if hops % 2:
+        raise ValueError(f"hops must be even (the chains cross at their middle node), got {hops}")
+    mid = hops // 2
+
+    def nm(axis: str, i: int) -> str:
+        return "c" if i == mid else f"{axis}{i}"
+
+    pos: dict[str, tuple[float, float]] = {}
+    for i in range(hops + 1):
+        pos[nm("h", i)] = (spacing * (i - mid), 0.0)
+        pos[nm("v", i)] = (0.0, spacing * (i - mid))
+    edges = [(nm(a, i), nm(a, i + 1)) for a in ("h", "v") for i in range(hops)]
+    ccs = _ccs(cc, 2)
+    return _mesh(
+        name=name or f"cross{hops}",
+        mac=mac,
+        positions=pos,
+        hosts={"h0", f"h{hops}", "v0", f"v{hops}"},
+        edges=edges,
+        flows=[("ftp1", "h0", f"h{hops}", ccs[0]), ("ftp2", "v0", f"v{hops}", ccs[1])],
+        duration=duration,
+        seed=seed,
+        per=per,
+        tcp=tcp,
+        medium=medium,
+        link_rate=link_rate,
+        queue_limit=queue_limit,
+        slot=slot,
+        guard=guard,
+        app=app,
+        trace=trace,
+    )
+
+
+def grid(
+    rows: int = 3,
+    cols: int = 3,
+    *,
+    spacing: float = 200.0,
+    mac: str = "tdma",
+    cc: str | Iterable[str] = "newreno",
+    duration: float | str = 50.0,
+    seed: int = 1,
+    per: float = 0.0,
+    tcp: Mapping[str, Any] | None = None,
+    medium: Mapping[str, Any] | None = None,
+    link_rate: float | str = "2Mbps",
+    queue_limit: int = 50,
+    slot: float | str = "2ms",
+    guard: float | str = "0s",
+    access_rate: float | str = "100Mbps",
+    access_delay: float | str = "1us",
+    app: Mapping[str, Any] | None = None,
+    trace: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> Scenario:
+    """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
+    edges: for each row a client ``cW<r>`` on the west node and a server ``sE<r>`` on the
+    east node; for each column a client ``cN<c>`` on the north node and a server ``sS<c>`` on
+    the south node (3 x 3 gives 6 pairs). Clients and servers attach by wired access links
+    (``access_rate``, ``access_delay``), outside the medium. Flow ``pair<k>`` runs from each
+    server to its client (rows first), so routes cross in the middle of the mesh.
+
+    Parameters
+    ----------
+    rows, cols:
+        size of the mesh, >= 2 each.
+    access_rate, access_delay:
+        the wired links of clients and servers.""" + _MESH_DOC
+    rows = _count("rows", rows, 2)
+    cols = _count("cols", cols, 2)
+
+    def g(r: int, c: int) -> str:
+        return f"g{r}_{c}"
+
+    pos = {g(r, c): (spacing * c, spacing * r) for r in range(rows) for c in range(cols)}
+    edges = [(g(r, c), g(r, c + 1)) for r in range(rows) for c in range(cols - 1)]
+    edges += [(g(r, c), g(r + 1, c)) for r in range(rows - 1) for c in range(cols)]
+    pairs = [(f"sE{r}", g(r, cols - 1), f"cW{r}", g(r, 0)) for r in range(rows)]
+    pairs += [(f"sS{c}", g(rows - 1, c), f"cN{c}", g(0, c)) for c in range(cols)]
+    ccs = _ccs(cc, len(pairs))
+    extra_nodes = []
+    extra_links = []
+    for srv, at_s, cli, at_c in pairs:
+        for host, at in ((srv, at_s), (cli, at_c)):
+            extra_nodes.append({"name": host, "kind": "host"})
+            extra_links.append(
+                {"a": host, "b": at, "kind": "wired", "rate": access_rate, "delay": access_delay}
+            )
+    if mac == "wifi":
+        # Hosts attach by wire; the medium holds the mesh routers only.
+        medium = {"nodes": list(pos), **dict(medium or {})}
+    return _mesh(
+        name=name or f"grid{rows}x{cols}",
+        mac=mac,
+        positions=pos,
+        hosts=set(),
+        edges=edges,
+        flows=[
+            (f"pair{k}", srv, cli, ccs[k]) for k, (srv, _, cli, _) in enumerate(pairs)
+        ],
+        duration=duration,
+        seed=seed,
+        per=per,
+        tcp=tcp,
+        medium=medium,
+        link_rate=link_rate,
+        queue_limit=queue_limit,
+        slot=slot,
+        guard=guard,
+        app=app,
+        trace=trace,
+        extra_nodes=extra_nodes,
+        extra_links=extra_links,
+    )

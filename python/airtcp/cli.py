@@ -98,6 +98,42 @@ def links_table(result: Result, *, all_links: bool = False) -> str | None:
     )
 
 
+def macs_table(result: Result) -> str | None:
+    """One row per station of a shared medium: what its MAC sent, lost and sensed."""
+    rows = []
+    for m in result.raw.get("macs", []):
+        rows.append(
+            [
+                m.get("node"),
+                m.get("data_frames", 0),
+                m.get("retries", 0),
+                m.get("failed_collision", 0),
+                m.get("failed_channel", 0),
+                m.get("drops_retry_limit", 0),
+                m.get("drops_queue_overflow", 0),
+                _f(m.get("busy_fraction"), ".1f", 100.0),
+                _f(m.get("mean_queue_packets"), ".2f"),
+            ]
+        )
+    if not rows:
+        return None
+    return table(
+        rows,
+        [
+            "station",
+            "data frames",
+            "retries",
+            "failed: collision",
+            "failed: channel",
+            "drops: retry limit",
+            "drops: queue",
+            "busy %",
+            "mean queue",
+        ],
+        "lrrrrrrrr",
+    )
+
+
 def summary_line(result: Result, wall_s: float | None = None) -> str:
     s = result.summary
     pk = s.get("packets", {}) or {}
@@ -175,6 +211,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print("link directions" if args.all_links else "links with drops")
         print(lt)
+    mt = macs_table(result)
+    if mt is not None:
+        print()
+        print("wifi stations")
+        print(mt)
     print()
     print(summary_line(result, wall))
     if args.json:
