@@ -13,7 +13,13 @@ b. 50 NewReno flows started 1 ms apart, sources 1 Gbps/2 ms, bottleneck 100 Mbps
    1000 packets, destinations 1 Gbps/4 ms each with 1% Bernoulli packet error (all packets),
    1000-byte segments, initial cwnd 10, delayed ACKs (2 segments / 200 ms), 128 KiB receive
    window, 30 s;
-c. as b with a 1 Gbps bottleneck and no packet error, 10 s.
+c. as b with a 1 Gbps bottleneck and no packet error, 10 s;
+d. a 16-hop IEEE 802.11 chain (ns-2 defaults: 2 Mbps, 200 m spacing, RTS/CTS), one NewReno
+   flow, 1460-byte segments, 50 s;
+e. a 3x3 TDMA mesh (2 Mbps links, 2 ms slots) with 6 client/server NewReno flows, 50 s.
+
+Frames are MAC frames on the air (data, RTS, CTS, ACK) for 802.11, and packet transmissions
+over one hop elsewhere.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .builders import dumbbell
+from .builders import chain, dumbbell, grid
 from .scenario import Scenario
 
 __all__ = ["BENCHMARKS", "scenario", "run_one", "run_benchmarks", "write_scenarios"]
@@ -79,11 +85,22 @@ BENCHMARKS: dict[str, tuple[str, float, Callable[[float], Scenario]]] = {
         10.0,
         lambda d: _fifty("1Gbps", 0.0, d, "bench_c"),
     ),
+    "d": (
+        "802.11 chain, 16 hops, 1 TCP flow",
+        50.0,
+        lambda d: chain(16, duration=d, name="bench_d"),
+    ),
+    "e": (
+        "3x3 TDMA mesh, 6 TCP flows",
+        50.0,
+        lambda d: grid(3, 3, duration=d, name="bench_e"),
+    ),
 }
 
 
 def scenario(key: str, *, quick: bool = False) -> Scenario:
-    """The benchmark scenario ``key`` ("a", "b" or "c"); ``quick`` divides the duration by 10."""
+    """The benchmark scenario ``key`` (see :data:`BENCHMARKS`); ``quick`` divides the duration by
+    10."""
     if key not in BENCHMARKS:
         raise KeyError(f"no benchmark {key!r} (have: {', '.join(BENCHMARKS)})")
     _, dur, build = BENCHMARKS[key]
@@ -123,6 +140,12 @@ def _child() -> int:
     out = _core.run_json(text)
     wall = time.perf_counter() - t0
     res = json.loads(out)
+    macs = res.get("macs", [])
+    frames = (
+        sum(m[k] for m in macs for k in ("data_frames", "rts_frames", "cts_frames", "ack_frames"))
+        if macs
+        else res["packet_hops"]
+    )
     print(
         json.dumps(
             {
@@ -130,6 +153,7 @@ def _child() -> int:
                 "sim_s": res["duration_s"],
                 "events": res["events"],
                 "packet_hops": res["packet_hops"],
+                "frames": frames,
                 "delivered": res["packets"]["delivered"],
                 "rss_before_mb": before,
                 "peak_rss_mb": _maxrss_mb(),
@@ -154,6 +178,7 @@ def run_one(sc: Scenario) -> dict[str, Any]:
     fig = json.loads(proc.stdout.strip().splitlines()[-1])
     fig["events_per_s"] = fig["events"] / fig["wall_s"] if fig["wall_s"] > 0 else float("inf")
     fig["hops_per_s"] = fig["packet_hops"] / fig["wall_s"] if fig["wall_s"] > 0 else float("inf")
+    fig["frames_per_s"] = fig["frames"] / fig["wall_s"] if fig["wall_s"] > 0 else float("inf")
     return fig
 
 
@@ -197,6 +222,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
             f"{r['delivered']:,}",
             f"{r['packet_hops']:,}",
             _si(r["hops_per_s"]),
+            _si(r["frames_per_s"]),
             f"{r['peak_rss_mb']:.1f}",
         ]
         for r in rows
@@ -212,6 +238,7 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
             "delivered",
             "packet-hops",
             "packet-hops/s",
+            "frames/s",
             "peak RSS MB",
         ],
     )
