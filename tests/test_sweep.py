@@ -523,3 +523,26 @@ def test_a_run_that_kills_its_worker_is_recorded_failed_and_the_sweep_completes(
         assert failed.height == 4
         assert set(failed["error_kind"]) == {"WorkerDied"}
         assert "worker process died" in failed["error"][0]
+
+
+def test_a_sweep_over_a_wifi_medium_stores_the_mac_table(tmp_path):
+    sc = airtcp.chain(3, duration=3)
+    db = tmp_path / "s.sqlite"
+    airtcp.sweep(
+        sc,
+        {"media.air.rts_threshold": [0, 3000]},
+        seeds=[1, 2],
+        store=db,
+        name="wifi",
+        workers=1,
+        progress=False,
+    )
+    st = Store(db)
+    assert "macs" in st.tables()
+    macs = st.table("macs")
+    assert macs.height == 4 * 4  # 2 values x 2 seeds x 4 stations
+    assert set(macs["node"].to_list()) == {"n0@air", "n1@air", "n2@air", "n3@air"}
+    # Without RTS/CTS no station sends an RTS; with threshold 0 every data frame has one.
+    rts = macs.group_by("media.air.rts_threshold").agg(pl.col("rts_frames").sum())
+    by = dict(zip(rts["media.air.rts_threshold"].to_list(), rts["rts_frames"].to_list()))
+    assert by[3000] == 0 and by[0] > 0
