@@ -19,11 +19,13 @@
 //! Adding a hook: one file implementing [`Hook`], one variant in `scenario::schema::HookSpec`
 //! and one arm in the builder (`scenario::build::hooks`).
 
+pub mod drai;
 pub mod eln;
 pub mod explicit_rate;
 pub mod snoop;
 pub mod snr_gate;
 
+pub use drai::{Drai, DraiParams};
 pub use eln::Eln;
 pub use explicit_rate::ExplicitRate;
 pub use snoop::Snoop;

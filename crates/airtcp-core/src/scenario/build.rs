@@ -10,7 +10,7 @@ use crate::app::App;
 use crate::device::wifi::{Hear, Station, WifiParams};
 use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, WifiDev, WifiNet};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
-use crate::hook::{Eln, ExplicitRate, Hook, Snoop, SnrGate};
+use crate::hook::{Drai, DraiParams, Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
 use crate::link::{ErrorKind, ErrorModel, SnrSeries};
 use crate::medium::radio::{self, Propagation, RadioModel};
@@ -203,6 +203,49 @@ const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Read an SNR trace: a regular file (not a device or a pipe, which could block or never
 /// end) of bounded size.
+fn drai_params(
+    p: &str,
+    queue_low: f64,
+    queue_mid: f64,
+    queue_high: f64,
+    busy_low: f64,
+    weight: f64,
+    window: Duration,
+) -> R<DraiParams> {
+    let queue_low = finite_in(queue_low, 0.0, 1e7, format!("{p}.queue_low"))?;
+    if !(queue_mid.is_finite() && queue_mid >= queue_low) {
+        return err(
+            format!("{p}.queue_mid"),
+            format!("must be >= queue_low ({queue_low}), got {queue_mid}"),
+        );
+    }
+    if !(queue_high.is_finite() && queue_high >= queue_mid) {
+        return err(
+            format!("{p}.queue_high"),
+            format!("must be >= queue_mid ({queue_mid}), got {queue_high}"),
+        );
+    }
+    let busy_low = finite_in(busy_low, 0.0, 1.0, format!("{p}.busy_low"))?;
+    if !(weight > 0.0 && weight <= 1.0) {
+        return err(
+            format!("{p}.weight"),
+            format!("must be in (0, 1], got {weight}"),
+        );
+    }
+    let window = window.ns();
+    if window == 0 {
+        return err(format!("{p}.window"), "must be > 0");
+    }
+    Ok(DraiParams {
+        queue_low,
+        queue_mid,
+        queue_high,
+        busy_low,
+        weight,
+        window,
+    })
+}
+
 fn check_queue_limit(q: &QueueSpec, path: &str) -> R<()> {
     if q.limit() == 0 {
         return err(format!("{path}.limit"), "must be >= 1, got 0");
@@ -1209,6 +1252,17 @@ impl<'a> Builder<'a> {
         Ok(flows)
     }
 
+    fn install(&mut self, hooks: &mut Vec<HookSlot>, node: NodeId, hook: Box<dyn Hook>) {
+        self.nodes[node.idx()]
+            .hooks
+            .push(HookId(hooks.len() as u32));
+        hooks.push(HookSlot {
+            node,
+            hook,
+            timer: Default::default(),
+        });
+    }
+
     /// Node hooks, in the order given; a node may have several.
     fn hooks(&mut self) -> R<Vec<HookSlot>> {
         let sc = self.sc;
@@ -1304,15 +1358,37 @@ impl<'a> Builder<'a> {
                     }
                     (n, Box::new(ExplicitRate::new(*share)))
                 }
+                AgentSpec::Drai {
+                    node,
+                    queue_low,
+                    queue_mid,
+                    queue_high,
+                    busy_low,
+                    weight,
+                    window,
+                } => {
+                    let params = drai_params(
+                        &p,
+                        *queue_low,
+                        *queue_mid,
+                        *queue_high,
+                        *busy_low,
+                        *weight,
+                        *window,
+                    )?;
+                    let targets: Vec<NodeId> = if node == "*" {
+                        (0..self.nodes.len() as u32).map(NodeId).collect()
+                    } else {
+                        vec![self.lookup(node, format!("{p}.node"))?]
+                    };
+                    let last = targets.len() - 1;
+                    for &n in &targets[..last] {
+                        self.install(&mut hooks, n, Box::new(Drai::new(params)));
+                    }
+                    (targets[last], Box::new(Drai::new(params)))
+                }
             };
-            self.nodes[node.idx()]
-                .hooks
-                .push(HookId(hooks.len() as u32));
-            hooks.push(HookSlot {
-                node,
-                hook,
-                timer: Default::default(),
-            });
+            self.install(&mut hooks, node, hook);
         }
         Ok(hooks)
     }

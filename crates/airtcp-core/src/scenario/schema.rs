@@ -698,6 +698,43 @@ pub enum AgentSpec {
         #[serde(default = "one")]
         share: f64,
     },
+    /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index of
+    /// its output interfaces into data segments' MRAI field (see docs/schemes/muzha.md).
+    /// `node = "*"` installs it at every node.
+    Drai {
+        node: String,
+        #[serde(default = "drai_queue_low")]
+        queue_low: f64,
+        #[serde(default = "drai_queue_mid")]
+        queue_mid: f64,
+        #[serde(default = "drai_queue_high")]
+        queue_high: f64,
+        #[serde(default = "drai_busy_low")]
+        busy_low: f64,
+        #[serde(default = "drai_weight")]
+        weight: f64,
+        #[serde(default = "drai_window")]
+        window: Duration,
+    },
+}
+
+fn drai_queue_low() -> f64 {
+    1.0
+}
+fn drai_queue_mid() -> f64 {
+    3.0
+}
+fn drai_queue_high() -> f64 {
+    6.0
+}
+fn drai_busy_low() -> f64 {
+    0.5
+}
+fn drai_weight() -> f64 {
+    0.1
+}
+fn drai_window() -> Duration {
+    Duration(0.1)
 }
 
 fn snoop_min_rto() -> Duration {

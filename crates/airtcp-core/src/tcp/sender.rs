@@ -587,6 +587,7 @@ impl TcpSender {
             explicit_rate: h.explicit_rate_echo,
             ..Default::default()
         };
+        self.cc.on_ack_header(&info);
 
         if self.recovery_kind == RecoveryKind::Sack {
             info.sacked_bytes = self.board.on_sack(h.sack_blocks(), self.app_end);

@@ -7,6 +7,7 @@
 
 pub mod cubic;
 pub mod mecn;
+pub mod muzha;
 pub mod newreno;
 pub mod oracle;
 pub mod rttround;
@@ -17,6 +18,7 @@ pub mod wmecn;
 
 pub use cubic::Cubic;
 pub use mecn::Mecn;
+pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
 pub use oracle::Oracle;
 pub use vegas::Vegas;
@@ -149,6 +151,10 @@ pub trait CongestionControl {
     /// acknowledged segment was not ECN-capable). Called before the ACK is processed, so a
     /// loss this ACK reveals is judged with its feedback included.
     fn on_feedback(&mut self, _now: Time, _codepoint: u8) {}
+    /// An ACK arrived: what its header says (rate index, explicit rate, ELN, ECN; the byte
+    /// counts are not filled in yet). Called before the ACK is processed, like `on_feedback`,
+    /// so a loss this ACK reveals is judged with its header's information.
+    fn on_ack_header(&mut self, _ack: &AckInfo) {}
     /// A segment of `bytes` left the sender.
     fn on_sent(&mut self, _now: Time, _bytes: u64, _st: &mut CcState) {}
     /// Every ACK, new or duplicate. Grows the window outside recovery.
@@ -320,6 +326,12 @@ pub const SCHEMES: &[SchemeInfo] = &[
         // Built as a modification of ns-2's Reno agent.
         recovery: RecoveryKind::Reno,
         build: |p| boxed(Mecn::new(p)?),
+    },
+    SchemeInfo {
+        name: "muzha",
+        description: "TCP Muzha (seed paper 003): no slow start; once per RTT cwnd x2/+1/=/-1/x1/2 by the path's minimum router DRAI (needs drai agents); unmarked 3-dupACK losses kept as random",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Muzha::new(p)?),
     },
     SchemeInfo {
         name: "wmecn",

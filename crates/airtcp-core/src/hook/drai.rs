@@ -1,0 +1,243 @@
+//! TCP Muzha's router side (seed paper 003): every node computes a Data Rate Adjustment Index
+//! (DRAI, 1-5) for the interface a data segment leaves on, from what the node itself knows, and
+//! lowers the segment's MRAI field (the IP header's `rate_index`) to it if smaller. The
+//! receiver echoes the path minimum to the sender.
+//!
+//! The paper leaves the formula open ("a coarse grain multi-level quantization formula"). The
+//! one here (docs/schemes/muzha.md gives the reasons and the alternatives):
+//!
+//! | DRAI | meaning | condition at the output interface |
+//! |---|---|---|
+//! | 1 | aggressive deceleration | average queue ≥ `queue_high` |
+//! | 2 | moderate deceleration | average queue ≥ `queue_mid`, or a congestion or contention drop in the last `window` |
+//! | 3 | stabilizing | average queue ≥ `queue_low` |
+//! | 5 | aggressive acceleration | average queue < `queue_low` and the medium busy less than `busy_low` of the last `window` |
+//! | 4 | moderate acceleration | otherwise |
+//!
+//! The average queue is an EWMA (weight `weight`) of the interface queue length seen by each
+//! departing data segment; the busy fraction is the share of the last complete `window` the
+//! device sensed the medium busy (its own transmissions included).
+
+use super::{Hook, HookCtx, Metric, Points, Verdict};
+use crate::device::DeviceView;
+use crate::engine::Time;
+use crate::ids::DevId;
+use crate::packet::{DropCause, Proto, Wire};
+
+#[derive(Clone, Copy, Debug)]
+pub struct DraiParams {
+    pub queue_low: f64,
+    pub queue_mid: f64,
+    pub queue_high: f64,
+    pub busy_low: f64,
+    pub weight: f64,
+    pub window: Time,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct DevState {
+    dev: DevId,
+    avg_queue: f64,
+    /// Start of the current busy-measurement window and the device's busy time then.
+    win_start: Time,
+    busy_at_start: f64,
+    /// Busy fraction of the last complete window (None before the first one).
+    busy: Option<f64>,
+    last_drop: Option<Time>,
+}
+
+pub struct Drai {
+    pub p: DraiParams,
+    devs: Vec<DevState>,
+    /// Segments stamped, by the DRAI this node computed for them.
+    pub by_level: [u64; 5],
+    /// Segments whose MRAI this node lowered.
+    pub lowered: u64,
+}
+
+impl Drai {
+    pub fn new(p: DraiParams) -> Self {
+        Drai {
+            p,
+            devs: Vec::new(),
+            by_level: [0; 5],
+            lowered: 0,
+        }
+    }
+
+    fn state(&mut self, dev: DevId) -> &mut DevState {
+        match self.devs.iter().position(|d| d.dev == dev) {
+            Some(i) => &mut self.devs[i],
+            None => {
+                self.devs.push(DevState {
+                    dev,
+                    ..Default::default()
+                });
+                self.devs.last_mut().expect("pushed")
+            }
+        }
+    }
+
+    /// The index for a segment leaving on `out` at `now`.
+    pub fn index(&mut self, now: Time, out: &DeviceView) -> u8 {
+        let p = self.p;
+        let s = self.state(out.dev);
+        s.avg_queue = (1.0 - p.weight) * s.avg_queue + p.weight * out.queue_packets as f64;
+        // Busy time so far, from the device's cumulative utilization.
+        let busy_now = out.utilization * now as f64;
+        if now >= s.win_start + p.window {
+            let span = (now - s.win_start) as f64;
+            s.busy = Some(((busy_now - s.busy_at_start) / span).clamp(0.0, 1.0));
+            s.win_start = now;
+            s.busy_at_start = busy_now;
+        }
+        let recent_drop = s.last_drop.is_some_and(|t| now < t + p.window);
+        let q = s.avg_queue;
+        if q >= p.queue_high {
+            1
+        } else if q >= p.queue_mid || recent_drop {
+            2
+        } else if q >= p.queue_low {
+            3
+        } else if s.busy.is_some_and(|b| b < p.busy_low) {
+            5
+        } else {
+            4
+        }
+    }
+}
+
+impl Hook for Drai {
+    fn kind(&self) -> &'static str {
+        "drai"
+    }
+
+    fn points(&self) -> Points {
+        Points {
+            post_routing: true,
+            ..Default::default()
+        }
+    }
+
+    fn post_routing(&mut self, ctx: &mut HookCtx, pkt: &mut Wire, out: &DeviceView) -> Verdict {
+        if pkt.proto != Proto::Tcp || pkt.tcp.len == 0 {
+            return Verdict::Accept;
+        }
+        let d = self.index(ctx.now, out);
+        self.by_level[d as usize - 1] += 1;
+        let v = d as f32;
+        if pkt.ip.rate_index.is_none_or(|r| v < r) {
+            pkt.ip.rate_index = Some(v);
+            self.lowered += 1;
+        }
+        Verdict::Accept
+    }
+
+    fn on_device_loss(&mut self, ctx: &mut HookCtx, dev: DevId, _pkt: &Wire, cause: DropCause) {
+        if cause.is_congestion() {
+            self.state(dev).last_drop = Some(ctx.now);
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, Metric)>) {
+        const NAMES: [&str; 5] = ["drai_1", "drai_2", "drai_3", "drai_4", "drai_5"];
+        for (k, n) in NAMES.iter().enumerate() {
+            out.push((n, Metric::Count(self.by_level[k])));
+        }
+        out.push(("lowered", Metric::Count(self.lowered)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::MS;
+    use crate::ids::NodeId;
+
+    fn params() -> DraiParams {
+        DraiParams {
+            queue_low: 1.0,
+            queue_mid: 3.0,
+            queue_high: 6.0,
+            busy_low: 0.5,
+            weight: 1.0,
+            window: 100 * MS,
+        }
+    }
+
+    fn view(queue: usize, utilization: f64) -> DeviceView {
+        DeviceView {
+            dev: DevId(0),
+            next_hop: NodeId(1),
+            rate_bps: 2_000_000,
+            offered_bps: 2_000_000,
+            queue_packets: queue,
+            queue_bytes: 0,
+            utilization,
+            wireless: true,
+        }
+    }
+
+    #[test]
+    fn levels_follow_the_queue_thresholds() {
+        let mut d = Drai::new(params());
+        // Weight 1: the average is the current queue.
+        assert_eq!(d.index(MS, &view(6, 0.9)), 1);
+        assert_eq!(d.index(MS, &view(3, 0.9)), 2);
+        assert_eq!(d.index(MS, &view(1, 0.9)), 3);
+        // An empty queue before any busy measurement: moderate acceleration.
+        assert_eq!(d.index(MS, &view(0, 0.9)), 4);
+    }
+
+    #[test]
+    fn an_idle_medium_earns_aggressive_acceleration() {
+        let mut d = Drai::new(params());
+        d.index(0, &view(0, 0.0));
+        // 30% busy over the first 100 ms window.
+        assert_eq!(d.index(100 * MS, &view(0, 0.3)), 5);
+        // 80% busy over the next window: (0.8·200 − 0.3·100) / 100 = 1.3, clamped to 1.
+        assert_eq!(d.index(200 * MS, &view(0, 0.8)), 4);
+    }
+
+    #[test]
+    fn a_drop_at_the_node_decelerates_for_one_window() {
+        let mut d = Drai::new(params());
+        d.state(DevId(0)).last_drop = Some(10 * MS);
+        assert_eq!(d.index(50 * MS, &view(0, 0.9)), 2);
+        assert_eq!(d.index(111 * MS, &view(0, 0.9)), 4);
+    }
+
+    #[test]
+    fn the_field_keeps_the_path_minimum() {
+        let mut d = Drai::new(params());
+        let mut w = Wire {
+            flow: crate::ids::FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(2),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: crate::packet::IpHeader::default(),
+            tcp: crate::packet::TcpHeader {
+                len: 1000,
+                ..Default::default()
+            },
+            udp_seq: 0,
+        };
+        let mut actions = vec![];
+        let mut ctx = HookCtx {
+            now: MS,
+            node: NodeId(0),
+            actions: &mut actions,
+            snr: &[],
+        };
+        d.post_routing(&mut ctx, &mut w, &view(3, 0.9));
+        assert_eq!(w.ip.rate_index, Some(2.0));
+        d.post_routing(&mut ctx, &mut w, &view(0, 0.9));
+        assert_eq!(w.ip.rate_index, Some(2.0), "a higher index never raises it");
+        assert_eq!(d.lowered, 1);
+    }
+}
