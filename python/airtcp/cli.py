@@ -360,8 +360,11 @@ def _paper(key: str) -> Any:
 
 
 def _print_claims(report: Any) -> None:
-    for cid, statement, ok in report.claims:
-        print(f"{'supported    ' if ok else 'NOT supported'}  {statement} [{cid}]")
+    # One claim a line: the outcome in a fixed-width first field (capitals for the outcome
+    # that contradicts the paper), the statement, the id in brackets.
+    labels = {"supported": "supported", "not supported": "NOT supported"}
+    for cid, statement, outcome in report.claims:
+        print(f"{labels.get(outcome, str(outcome)):<13}  {statement} [{cid}]")
     print(f"report: {report.path}")
 
 
