@@ -312,6 +312,53 @@ def test_export_round_trips(capsys, tmp_path, short_dumbbell):
             assert back.equals(df), t
     code, _, err = run_cli(capsys, "export", str(store), "--out", str(tmp_path), "--sweep", "zz")
     assert code == 2 and "no sweep named 'zz'" in err
+    # No run recorded series: no series file.
+    assert not (tmp_path / "parquet" / "series.parquet").exists()
+
+
+def test_export_includes_time_series(capsys, tmp_path, short_dumbbell):
+    store = tmp_path / "s.sqlite"
+    short_dumbbell.set("duration", "3s")
+    airtcp.sweep(
+        short_dumbbell,
+        {"links.R2-D1.error.per": [0, 0.05]},
+        seeds=2,
+        store=store,
+        name="traced",
+        trace=True,
+        workers=2,
+        progress=False,
+    )
+    airtcp.sweep(short_dumbbell, {}, seeds=1, store=store, name="plain", workers=1, progress=False)
+    with Store(store) as st:
+        runs = st.runs("traced")
+        want = {(r["scenario_hash"], r["seed"]): st.series(r["scenario_hash"], r["seed"])
+                for r in runs.iter_rows(named=True)}  # fmt: skip
+    for fmt in ("parquet", "csv"):
+        out = tmp_path / f"x-{fmt}"
+        code, stdout, err = run_cli(
+            capsys, "export", str(store), "--format", fmt, "--out", str(out), "--sweep", "traced"
+        )
+        assert code == 0, err
+        p = out / f"series.{fmt}"
+        assert str(p) in stdout
+        ser = pl.read_parquet(p) if fmt == "parquet" else pl.read_csv(p)
+        assert ser.columns[:3] == ["scenario_hash", "seed", "links.R2-D1.error.per"]
+        assert ser.columns[3:] == ["kind", "name", "t", "value", "ssthresh"]
+        assert ser.height == sum(df.height for df in want.values())
+        for (h, seed), df in want.items():
+            mine = ser.filter((pl.col("scenario_hash") == h) & (pl.col("seed") == seed))
+            assert mine["t"].to_list() == pytest.approx(df["t"].to_list())
+            assert mine["value"].to_list() == pytest.approx(df["value"].to_list())
+        per = {r["scenario_hash"]: r["links.R2-D1.error.per"] for r in runs.iter_rows(named=True)}
+        for r in ser.unique(["scenario_hash", "links.R2-D1.error.per"]).iter_rows(named=True):
+            assert r["links.R2-D1.error.per"] == per[r["scenario_hash"]]
+    # The whole store: the untraced sweep adds no series rows.
+    code, _, err = run_cli(capsys, "export", str(store), "--out", str(tmp_path / "all"))
+    assert code == 0, err
+    assert pl.read_parquet(tmp_path / "all" / "series.parquet").height == sum(
+        df.height for df in want.values()
+    )
 
 
 # --------------------------------------------------------------------------------------------

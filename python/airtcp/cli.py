@@ -182,7 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {args.json}")
     if args.parquet:
         paths = result.to_parquet(args.parquet)
-        print(f"wrote {paths['flows']} and {paths['links']}")
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
@@ -442,11 +442,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--json", metavar="OUT", help="write the full result as JSON to OUT")
     r.add_argument(
-        "--parquet", metavar="OUTDIR", help="write flows.parquet and links.parquet into OUTDIR"
+        "--parquet",
+        metavar="OUTDIR",
+        help="write flows.parquet and links.parquet into OUTDIR, and series.parquet "
+        "(cwnd, queue) and verdicts.parquet when the scenario records them",
     )
-    r.add_argument(
-        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
-    )
+    r.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     r.add_argument(
         "--all-links",
         action="store_true",
@@ -456,9 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("file", metavar="FILE.toml")
-    v.add_argument(
-        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
-    )
+    v.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schemes", help="list congestion-control schemes")
@@ -515,7 +514,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true", help="no progress output")
     sw.set_defaults(func=cmd_sweep)
 
-    ex = sub.add_parser("export", help="write a store's runs, flows and links tables")
+    ex = sub.add_parser(
+        "export",
+        help="write a store's runs, flows, links and other tables, and the runs' time series",
+    )
     ex.add_argument("store", metavar="STORE", help="results database")
     ex.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     ex.add_argument("--out", required=True, metavar="DIR", help="output directory")
