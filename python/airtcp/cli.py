@@ -295,37 +295,35 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _positive("--workers", args.workers)
     name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
     try:
-        st = Store(args.store, create=True)
-    except StoreError as e:
+        # run_sweep checks every grid value against the scenario before it opens the store,
+        # so a mistyped value leaves no store behind.
+        outcome = run_sweep(
+            sc,
+            grid,
+            seeds=args.seeds,
+            seed_start=args.seed_start,
+            store=args.store,
+            workers=args.workers,
+            dask=args.dask,
+            name=name,
+            trace=args.trace,
+            retry_failed=args.retry_failed,
+            progress=not args.quiet,
+        )
+    except (DaskError, StoreError) as e:
         raise UserError(str(e)) from None
-    with st:
-        try:
-            outcome = run_sweep(
-                sc,
-                grid,
-                seeds=args.seeds,
-                seed_start=args.seed_start,
-                store=st,
-                workers=args.workers,
-                dask=args.dask,
-                name=name,
-                trace=args.trace,
-                retry_failed=args.retry_failed,
-                progress=not args.quiet,
-            )
-        except (DaskError, StoreError) as e:
-            raise UserError(str(e)) from None
-        except KeyboardInterrupt:
-            print(
-                f"interrupted: finished runs are in {st.path}; run the same command again to "
-                "resume",
-                file=sys.stderr,
-            )
-            return 130
-        except (PathError, ValueError) as e:
-            if isinstance(e, _core.ScenarioError):
-                raise
-            raise UserError(str(e)) from None
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: finished runs are in {args.store}; run the same command again to "
+            "resume",
+            file=sys.stderr,
+        )
+        return 130
+    except (PathError, ValueError) as e:
+        if isinstance(e, _core.ScenarioError):
+            raise
+        raise UserError(str(e)) from None
+    with Store(outcome.store) as st:
         print(_points_table(point_table(st, outcome), list(grid)))
     print(outcome.summary(), file=sys.stderr)
     if outcome.aborted:
