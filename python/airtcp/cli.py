@@ -1,5 +1,5 @@
-"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report, bench,
-demo.
+"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report,
+docs-tables, bench, demo.
 
 User errors (a missing file, a bad scenario, a bad ``--set``) print ``error: <message>`` on
 stderr and exit with status 2, never a traceback.
@@ -314,8 +314,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     except KeyboardInterrupt:
         print(
-            f"interrupted: finished runs are in {args.store}; run the same command again to "
-            "resume",
+            f"interrupted: finished runs are in {args.store}; run the same command again to resume",
             file=sys.stderr,
         )
         return 130
@@ -418,6 +417,41 @@ def cmd_report(args: argparse.Namespace) -> int:
     except (StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     _print_claims(report)
+    return 0
+
+
+def cmd_docs_tables(args: argparse.Namespace) -> int:
+    from . import docgen, papers
+    from .store import StoreError
+    from .sweeps import DaskError
+
+    _positive("--workers", args.workers)
+    docs = Path(args.docs)
+    if not docs.exists():
+        raise UserError(f"{docs}: no such file or directory")
+    if args.list:
+        rows = [[n, src] for n, src in sorted(docgen.known_names().items())]
+        print(table(rows, ["region", "numbers from"], "ll"))
+        return 0
+    try:
+        changed = docgen.generate(
+            docs,
+            quick=args.quick,
+            out=args.out,
+            workers=args.workers,
+            only=args.only or None,
+            write=not args.check,
+            log=None if args.quiet else (lambda s: print(s, file=sys.stderr)),
+        )
+    except (docgen.DocGenError, DaskError, StoreError, papers.MissingRuns) as e:
+        raise UserError(str(e)) from None
+    stale = [f for f, c in changed.items() if c]
+    for f, c in changed.items():
+        state = ("out of date" if args.check else "rewritten") if c else "up to date"
+        print(f"{state:<11}  {f}")
+    if args.check and stale:
+        print(f"error: {len(stale)} file(s) out of date; run airtcp docs-tables", file=sys.stderr)
+        return EXIT_INTERNAL
     return 0
 
 
@@ -549,6 +583,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
     rr.set_defaults(func=cmd_report)
+
+    dt = sub.add_parser(
+        "docs-tables",
+        help="regenerate the tables in the docs that come from runs",
+        description=(
+            "Rewrite every region of the Markdown files under DOCS marked "
+            "<!-- BEGIN generated:NAME --> ... <!-- END generated:NAME --> from runs: a "
+            "paper's tables from its reproduction (runs the store lacks are run first, into "
+            "OUT/<paper>/runs.sqlite), the other tables from the fixed experiments they name. "
+            "Text outside the markers is left as it is."
+        ),
+    )
+    dt.add_argument("--docs", default="docs", metavar="DIR", help="docs directory or file")
+    dt.add_argument(
+        "--quick",
+        action="store_true",
+        help="from the quick reproductions (fast; the tables say they are quick-sized)",
+    )
+    dt.add_argument("--out", default="reports", metavar="DIR", help="reports directory (stores)")
+    dt.add_argument("--workers", type=int, metavar="N", help="local worker processes")
+    dt.add_argument("--only", action="append", metavar="NAME", help="only this region (repeatable)")
+    dt.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a file would change",
+    )
+    dt.add_argument("--list", action="store_true", help="list the region names and sources")
+    dt.add_argument("--quiet", action="store_true", help="no progress output")
+    dt.set_defaults(func=cmd_docs_tables)
 
     from . import bench, demo
 

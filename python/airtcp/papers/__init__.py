@@ -190,6 +190,9 @@ class Paper:
     derive: Callable[[PaperData], None] | None = None
     #: free text shown in the report (how the setup differs from the paper's, caveats)
     notes: str = ""
+    #: Markdown tables for the docs by name, rendered from the data by ``airtcp docs-tables``
+    #: into the regions marked ``generated:<key>/<name>`` (see :mod:`airtcp.docgen`)
+    doc_tables: dict[str, Callable[[PaperData], str]] = field(default_factory=dict)
 
     def sweep(self, name: str) -> SweepSpec:
         for s in self.sweeps:
@@ -247,10 +250,11 @@ class PaperData:
         table: str = "flows",
         where: Mapping[str, Any] | None = None,
         level: float = 0.95,
+        bounds: tuple[float | None, float | None] | None = None,
     ) -> pl.DataFrame:
         from ..analysis import aggregate
 
-        return aggregate(self.table(sweep, table, where), metric, by, level=level)
+        return aggregate(self.table(sweep, table, where), metric, by, level=level, bounds=bounds)
 
 
 # --------------------------------------------------------------------------------------------

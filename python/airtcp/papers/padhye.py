@@ -267,6 +267,36 @@ def _claim_monotone(data: PaperData) -> ClaimResult:
     return ClaimResult(outcome, sentence, rows)
 
 
+def _doc_ratio(data: PaperData) -> str:
+    """docs/platform.md: the mean goodput / model ratio over seeds with its 95% interval, per
+    p and scheme."""
+    from ..docgen import ci, md_table, pct
+
+    agg = data.aggregate("loss", "ratio", ["cc", "p"], bounds=(0.0, None))
+    ccs = sorted(set(agg["cc"].to_list()))
+    ps = sorted(set(agg["p"].to_list()))
+    cell = {(r["cc"], r["p"]): r for r in agg.iter_rows(named=True)}
+    rows = []
+    for p in ps:
+        row = [f"{pct(p)} %"]
+        for cc in ccs:
+            r = cell.get((cc, p))
+            row.append(ci(r["mean"], r["ci_low"], r["ci_high"], 3) if r else "–")
+        rows.append(row)
+    seeds = sorted(set(agg["n"].to_list()))
+    return (
+        f"Mean over {'/'.join(map(str, seeds))} seeds of the per-run goodput / model ratio "
+        "(95% CI):\n\n" + md_table(["p", *ccs], rows, "l" + "r" * len(ccs))
+    )
+
+
+def _doc_claims(data: PaperData) -> str:
+    """The claims' outcomes with their sentences."""
+    from ..docgen import claims_table
+
+    return claims_table(data)
+
+
 PAPER = register(
     Paper(
         key="padhye",
@@ -367,5 +397,6 @@ PAPER = register(
             ),
         ],
         derive=derive,
+        doc_tables={"ratio": _doc_ratio, "claims": _doc_claims},
     )
 )

@@ -391,6 +391,117 @@ def _claim_small_then_large(data: PaperData) -> ClaimResult:
     return ClaimResult(v, sentence, [{**c, "metric": "step 3–4 → 5–6 dB"}, *rows])
 
 
+# --------------------------------------------------------------------------------------------
+# tables for docs/schemes/snr_gate.md (airtcp docs-tables)
+
+_METRICS = [
+    ("throughput_kBps", "throughput (kB/s)", 1),
+    ("completion_time_s", "connection time (s)", 1),
+    ("overhead_pct", "overhead (%)", 2),
+]
+
+
+def _doc_results(data: PaperData) -> str:
+    """Means over seeds with 95% intervals: plain Reno and the gate at each threshold."""
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    cmp = data.table("gate", "cmp")
+    ts = sorted(set(cmp["threshold_db"].to_list()))
+    rows = []
+    for metric, label, digits in _METRICS:
+        agg = aggregate(cmp, metric, ["scheme", "threshold_db"], bounds=(0.0, None))
+        cell = {(r["scheme"], r["threshold_db"]): r for r in agg.iter_rows(named=True)}
+        reno = cell[("Reno", ts[0])]
+        row = [label, ci(reno["mean"], reno["ci_low"], reno["ci_high"], digits)]
+        for t in ts:
+            r = cell[("Reno + gate", t)]
+            row.append(ci(r["mean"], r["ci_low"], r["ci_high"], digits))
+        rows.append(row)
+    n = len(data.table("reno", "flows"))
+    head = ["", "Reno", *(f"gate {t:g} dB" for t in ts)]
+    return f"Means over {n} seeds, 95% CI in brackets:\n\n" + md_table(
+        head, rows, "l" + "r" * (len(head) - 1)
+    )
+
+
+def _doc_claims(data: PaperData) -> str:
+    """Each claim: the paper's change, the measured change with its interval, p and g, and
+    the outcome."""
+    from ..docgen import md_table, num
+
+    rows = []
+    for spec in PAPER.claims:
+        res = spec.check(data)
+        c = res.numbers[0] if isinstance(res.numbers, list) and res.numbers else {}
+        # The step claim is in points of Reno's throughput, the overhead in points of overhead.
+        unit = " points" if "overhead" in spec.id or "step" in str(c.get("metric", "")) else " %"
+        rows.append(
+            [
+                spec.statement,
+                f"{c.get('paper', float('nan')):+g}{unit}".replace("-", "−"),
+                f"{num(c.get('change'), 2, True)}{unit} ({num(c.get('ci_low'), 2, True)} to "
+                f"{num(c.get('ci_high'), 2, True)})",
+                f"{c.get('p', float('nan')):.2g}, {num(c.get('hedges_g'), 2)}",
+                f"**{res.outcome}**",
+            ]
+        )
+    return md_table(
+        ["claim", "paper", "measured (95% CI)", "p, Hedges' g", "outcome"], rows, "lrrrl"
+    )
+
+
+def _doc_paired(data: PaperData, sweep: str, x: str, label: str, metrics: list) -> str:
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    paired = data.table(sweep, "paired")
+    xs = sorted(set(paired[x].to_list()))
+    rows = []
+    for metric, name, digits in metrics:
+        agg = aggregate(paired, metric, [x])
+        cell = {r[x]: r for r in agg.iter_rows(named=True)}
+        rows.append(
+            [name]
+            + [
+                ci(cell[v]["mean"], cell[v]["ci_low"], cell[v]["ci_high"], digits, sign=True)
+                for v in xs
+            ]
+        )
+    n = paired["seed"].n_unique()
+    return (
+        f"Per seed, gated against plain Reno on the same trace; mean over {n} seeds, 95% CI "
+        "in brackets:\n\n" + md_table([label, *(f"{v:g}" for v in xs)], rows, "l" + "r" * len(xs))
+    )
+
+
+def _doc_delay(data: PaperData) -> str:
+    return _doc_paired(
+        data,
+        "delay",
+        "delay_s",
+        "delay (s)",
+        [
+            ("throughput_gain_pct", "throughput change (%)", 1),
+            ("overhead_change_pts", "overhead change (points)", 2),
+        ],
+    )
+
+
+def _doc_coherence(data: PaperData) -> str:
+    return _doc_paired(
+        data,
+        "coh-gate",
+        "coherence_s",
+        "Tc (s)",
+        [
+            ("throughput_gain_pct", "throughput change (%)", 1),
+            ("connection_time_change_pct", "connection time change (%)", 1),
+            ("overhead_change_pts", "overhead change (points)", 2),
+        ],
+    )
+
+
 _MAGNITUDE_TEST = (
     f"Gated runs at {TEST_T:g} dB against plain Reno on the same seeds: Welch's t-test, 95% "
     "CI of the change (in % of Reno's mean, or points for the overhead) and Hedges' g. "
@@ -608,5 +719,11 @@ PAPER = register(
             ),
         ],
         derive=derive,
+        doc_tables={
+            "results": _doc_results,
+            "claims": _doc_claims,
+            "delay": _doc_delay,
+            "coherence": _doc_coherence,
+        },
     )
 )

@@ -173,6 +173,8 @@ _SUM = [
     "steady_type2_errors",
     "lost_congestion",
     "lost_channel_error",
+    "lost_packets",
+    "retransmissions",
     "timeouts",
 ]
 
@@ -277,13 +279,15 @@ def _claim_type1(data: PaperData) -> ClaimResult:
     steady_outcome, steady_upper = never_outcome(s1, sc)
 
     def judged(n1: int, nc: int, upper: float) -> str:
-        if n1:
-            return f"{n1} type-1 errors in {nc} congestion losses judged ({100 * n1 / nc:.1f}%)"
-        if nc == 0:
-            return "0 type-1 errors in 0 congestion losses judged: nothing was tested"
-        return (
-            f"0 type-1 errors in {nc} congestion losses judged (95% upper bound {100 * upper:.2g}%)"
+        counts = (
+            f"{n1} type-1 error{'' if n1 == 1 else 's'} in {nc} congestion "
+            f"loss{'' if nc == 1 else 'es'} judged"
         )
+        if n1:
+            return f"{counts} ({100 * n1 / nc:.1f}%)"
+        if nc == 0:
+            return f"{counts}: nothing was tested"
+        return f"{counts} (95% upper bound {100 * upper:.2g}%)"
 
     sentence = (
         f"{outcome.capitalize()}: over whole runs WMECN and WMECN + LRT made "
@@ -516,6 +520,192 @@ _BEATS_TEST = (
 )
 
 
+# --------------------------------------------------------------------------------------------
+# tables for docs/schemes/wmecn.md (airtcp docs-tables)
+
+
+def _doc_claims(data: PaperData) -> str:
+    from ..docgen import claims_table
+
+    return claims_table(data)
+
+
+def _cells(df: Any) -> list[tuple[int, float]]:
+    return sorted({(r["sources"], r["per"]) for r in df.select("sources", "per").to_dicts()})
+
+
+def _doc_goodput(data: PaperData) -> str:
+    """Mean total FTP goodput per scheme, load and PER with its 95% interval."""
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table, pct
+
+    df = _all(data)
+    agg = aggregate(df, "goodput_kbps", ["scheme", "sources", "per"], bounds=(0.0, None))
+    cell = {(r["scheme"], r["sources"], r["per"]): r for r in agg.iter_rows(named=True)}
+    names = [s for s in SCHEMES.values() if s in set(df["scheme"].to_list())]
+    rows = []
+    for n, per in _cells(df):
+        row: list[Any] = [n, f"{pct(per)} %"]
+        for name in names:
+            r = cell.get((name, n, per))
+            row.append(ci(r["mean"], r["ci_low"], r["ci_high"], 0) if r else "–")
+        rows.append(row)
+    return "Mean total FTP goodput (kbps) over seeds, 95% CI in brackets:\n\n" + md_table(
+        ["sources", "PER", *names], rows, "rr" + "r" * len(names)
+    )
+
+
+def _doc_verdicts(data: PaperData) -> str:
+    """WMECN's loss verdicts summed over seeds, whole runs and after the warm-up."""
+    import polars as pl
+
+    from ..docgen import md_table, pct
+
+    df = _all(data).filter(pl.col("scheme") == "WMECN")
+    agg = (
+        df.group_by("sources", "per")
+        .agg(
+            pl.col(
+                "verdicts",
+                "verdicts_on_congestion_loss",
+                "type1_errors",
+                "steady_verdicts_on_congestion_loss",
+                "steady_type1_errors",
+                "verdicts_on_wireless_loss",
+                "type2_errors",
+                "steady_verdicts_on_wireless_loss",
+                "steady_type2_errors",
+                "verdicts_on_no_loss",
+            ).sum()
+        )
+        .sort("sources", "per")
+    )
+
+    def share(k: int, n: int) -> str:
+        return f"{k} / {n}" + (f" ({100 * k / n:.1f}%)" if n else "")
+
+    rows = [
+        [
+            r["sources"],
+            f"{pct(r['per'])} %",
+            share(r["type1_errors"], r["verdicts_on_congestion_loss"]),
+            share(r["steady_type1_errors"], r["steady_verdicts_on_congestion_loss"]),
+            share(r["type2_errors"], r["verdicts_on_wireless_loss"]),
+            share(r["steady_type2_errors"], r["steady_verdicts_on_wireless_loss"]),
+            share(r["verdicts_on_no_loss"], r["verdicts"]),
+        ]
+        for r in agg.iter_rows(named=True)
+    ]
+    return (
+        f"WMECN's loss verdicts, summed over seeds (after warm-up: verdicts after the first "
+        f"{WARMUP} s):\n\n"
+        + md_table(
+            [
+                "sources",
+                "PER",
+                "type-1 / congestion losses judged",
+                "after warm-up",
+                "type-2 / wireless losses judged",
+                "after warm-up",
+                "verdicts on segments never lost / all verdicts",
+            ],
+            rows,
+            "rrrrrrr",
+        )
+    )
+
+
+def _udp(data: PaperData, key: str, n: int) -> Any:
+    """Per run: the UDP source's goodput (kbps), the FTP flows' total (kbps)."""
+    import polars as pl
+
+    f = data.table(f"{key}-n{n}", "flows").with_columns(pl.col(PER_PATH).cast(pl.Float64))
+    return f.group_by("seed", PER_PATH).agg(
+        (pl.col("goodput_bps").filter(pl.col("name") == "udp1").sum() / 1000).alias("udp"),
+        (pl.col("goodput_bps").filter(pl.col("name").str.starts_with("ftp")).sum() / 1000).alias(
+            "ftp"
+        ),
+    )
+
+
+def _doc_udp_share(data: PaperData) -> str:
+    """ECN's lead over WMECN against the UDP goodput the two bottlenecks leave the UDP source."""
+    import polars as pl
+
+    from ..docgen import ci, md_table, pct
+
+    rows = []
+    for n in SOURCES:
+        if f"ecn-n{n}" not in data.tables or f"wmecn-n{n}" not in data.tables:
+            continue
+        e, w = _udp(data, "ecn", n), _udp(data, "wmecn", n)
+        for per in sorted(set(e[PER_PATH].to_list())):
+            a = e.filter(pl.col(PER_PATH) == per)
+            b = w.filter(pl.col(PER_PATH) == per)
+            lead = welch(a["ftp"].to_list(), b["ftp"].to_list())
+            udp = welch(b["udp"].to_list(), a["udp"].to_list())
+            tot = welch((a["ftp"] + a["udp"]).to_list(), (b["ftp"] + b["udp"]).to_list())
+            rows.append(
+                [
+                    n,
+                    f"{pct(per)} %",
+                    ci(lead.diff, lead.ci_low, lead.ci_high, 0, sign=True),
+                    ci(udp.diff, udp.ci_low, udp.ci_high, 0, sign=True),
+                    ci(tot.diff, tot.ci_low, tot.ci_high, 0, sign=True),
+                    f"{lead.mean_b + udp.mean_a:.0f} / {lead.mean_a + udp.mean_b:.0f}",
+                ]
+            )
+    return "Differences of means over seeds (kbps, 95% Welch CI in brackets):\n\n" + md_table(
+        [
+            "sources",
+            "PER",
+            "FTP goodput, ECN − WMECN",
+            "UDP goodput, WMECN − ECN",
+            "FTP + UDP, ECN − WMECN",
+            "FTP + UDP, WMECN / ECN",
+        ],
+        rows,
+        "rrrrrr",
+    )
+
+
+def _doc_timeouts(data: PaperData) -> str:
+    """Per end-to-end scheme: timeouts per FTP flow, and the retransmissions beyond the
+    packets lost (resends of segments that were not lost) as a share of all retransmissions."""
+    import polars as pl
+
+    from ..docgen import md_table, pct
+
+    df = _all(data).with_columns(
+        (pl.col("timeouts") / pl.col("sources")).alias("per_flow"),
+    )
+    agg = df.group_by("scheme", "sources", "per").agg(
+        pl.col("per_flow").mean(),
+        pl.col("retransmissions").sum(),
+        pl.col("lost_packets").sum(),
+    )
+    cell = {(r["scheme"], r["sources"], r["per"]): r for r in agg.to_dicts()}
+    # Snoop and LRT repair losses below TCP, so their lost packets are not TCP's to resend.
+    names = [s for s in ("Reno", "ECN", "Westwood", "WMECN") if s in set(df["scheme"].to_list())]
+
+    def text(r: dict | None) -> str:
+        if r is None:
+            return "–"
+        retx, lost = r["retransmissions"], r["lost_packets"]
+        extra = f"{100 * max(retx - lost, 0) / retx:.0f}%" if retx else "–"
+        return f"{r['per_flow']:.1f} ({extra})"
+
+    rows = [
+        [n, f"{pct(per)} %", *(text(cell.get((s, n, per))) for s in names)] for n, per in _cells(df)
+    ]
+    return (
+        "Mean retransmission timeouts per FTP flow in a 100 s run, and in brackets the "
+        "retransmissions beyond the data packets lost (segments resent though not lost) as a "
+        "share of all retransmissions, summed over seeds:\n\n"
+        + md_table(["sources", "PER", *names], rows, "rr" + "r" * len(names))
+    )
+
+
 #: what one row of the figures' data is
 _ROWS = "runs (the FTP flows of each run summed)"
 
@@ -680,5 +870,12 @@ PAPER = register(
             ),
         ],
         derive=derive,
+        doc_tables={
+            "claims": _doc_claims,
+            "goodput": _doc_goodput,
+            "verdicts": _doc_verdicts,
+            "udp-share": _doc_udp_share,
+            "timeouts": _doc_timeouts,
+        },
     )
 )
