@@ -190,6 +190,13 @@ def test_quick_reproduction_report_and_store(tmp_path):
     spec = paper.sweep("gate")
     assert gate.height == len(snr_gate.THRESHOLDS) * spec.quick_seeds
     assert reno.height == spec.quick_seeds
+    # The docs' tables render from the same runs.
+    data = papers.load_data(paper, tmp_path / "snr-gate" / "runs.sqlite", quick=True)
+    tables = {name: render(data) for name, render in paper.doc_tables.items()}
+    assert tables["results"].count("\n| ") == 4  # header and three metrics
+    assert tables["claims"].count("**") == 2 * len(paper.claims)
+    assert "| delay (s) | 0.1 | 0.2 | 0.5 | 1 | 2 |" in tables["delay"]
+    assert "| Tc (s) | 0.05 | 0.2 | 1 | 5 | 25 |" in tables["coherence"]
     # Every transfer completes and moves exactly the file.
     for df in (gate, reno):
         assert df["delivered_bytes"].to_list() == [snr_gate.FILE_BYTES] * df.height

@@ -61,6 +61,17 @@ def test_quick_reproduction_report_and_store(tmp_path, capsys):
         + ftp["verdicts_on_other_loss"]
     )
     assert (judged == ftp["verdicts"]).all()
+    # The docs' tables render from the same runs: one row per load and PER.
+    data = papers.load_data(paper, tmp_path / "wmecn" / "runs.sqlite", quick=True)
+    n_cells = len(wmecn.SOURCES) * len(wmecn.QUICK_PERS)
+    for name, render in paper.doc_tables.items():
+        table = render(data)
+        body = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+        if name == "claims":
+            assert len(body) == 1 + len(paper.claims)
+        else:
+            assert len(body) == 1 + n_cells, name
+    assert "| 8 | 10 % |" in paper.doc_tables["goodput"](data)
     # A second run finds everything in the store.
     capsys.readouterr()
     assert main(args) == 0
