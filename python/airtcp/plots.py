@@ -154,7 +154,8 @@ def metric_vs_param(
         ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     if groups or overlay is not None:
-        ax.legend(fontsize=8)
+        # The group column names what the lines are ("sources": 2, 4, 8).
+        ax.legend(fontsize=8, title=", ".join(groups) or None, title_fontsize=8)
     fig.tight_layout()
     if out is not None:
         save(fig, out)

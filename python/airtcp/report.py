@@ -193,8 +193,10 @@ class _FigureCache:
         except (OSError, ValueError):
             self.keys = {}
         self.drawn = 0
+        self.used: set[str] = set()
 
     def png(self, name: str, key: str, draw: Any) -> bytes:
+        self.used.add(name)
         png, svg = self.outdir / f"{name}.png", self.outdir / f"{name}.svg"
         if self.keys.get(name) == key and png.is_file() and svg.is_file():
             return png.read_bytes()
@@ -208,6 +210,11 @@ class _FigureCache:
         return data
 
     def save(self) -> None:
+        # Files of a figure the paper no longer has would pass for part of this report.
+        for name in set(self.keys) - self.used:
+            for ext in ("png", "svg"):
+                (self.outdir / f"{name}.{ext}").unlink(missing_ok=True)
+            del self.keys[name]
         tmp = self.path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(self.keys, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(tmp, self.path)
@@ -475,8 +482,9 @@ def render(
             f"{elapsed_s:.1f} s"
         )
     prov["report build wall time"] = f"{time.perf_counter() - t0:.2f} s"
-    prov["figures drawn for this build"] = (
-        f"{cache.drawn} of {len(paper.figures)} (others unchanged)"
+    reused = len(paper.figures) - cache.drawn
+    prov["figures drawn for this build"] = f"{cache.drawn} of {len(paper.figures)}" + (
+        f" ({reused} unchanged since the last build, reused)" if reused else ""
     )
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

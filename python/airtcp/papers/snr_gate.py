@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from ..scenario import Scenario
-from ..stats import INCONCLUSIVE, verdict, welch
+from ..stats import INCONCLUSIVE, clip, verdict, welch
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 FILE_BYTES = 5_000_000
@@ -269,6 +269,9 @@ def compare(
     w = welch(gate, reno)
     scale = 100.0 / w.mean_b if relative and w.mean_b else 1.0
     change, lo, hi = w.diff * scale, w.ci_low * scale, w.ci_high * scale
+    if relative:
+        # A positive quantity cannot fall by more than 100%.
+        lo, hi, _ = clip(lo, hi, (-100.0, None))
     return {
         "verdict": verdict(lo, hi, paper, smallest),
         "change": change,
