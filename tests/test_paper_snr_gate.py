@@ -124,6 +124,9 @@ def test_claims_supported_when_the_gain_matches_the_paper():
     # Magnitudes stated beside the paper's.
     tput = v["throughput-improves"][3]
     assert "paper: +15%" in tput.sentence
+    # Supported, and said to be larger than the paper's: +20% with its interval above +15%.
+    assert tput.numbers[0]["magnitude"] == "larger than the paper's"
+    assert "the measured change is larger than the paper's +15%" in tput.sentence
     assert tput.numbers[0]["change"] == pytest.approx(20.0, abs=2.0)
     assert tput.numbers[0]["ci_low"] < tput.numbers[0]["change"] < tput.numbers[0]["ci_high"]
     t = v["connection-time-falls"][3].numbers[0]

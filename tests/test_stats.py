@@ -16,6 +16,7 @@ from airtcp.stats import (
     clip,
     combine,
     direction,
+    magnitude,
     one_sample,
     rate_ci,
     within,
@@ -94,3 +95,12 @@ def test_direction_and_combine():
     assert combine([SUPPORTED, INCONCLUSIVE]) is INCONCLUSIVE
     assert combine([SUPPORTED, INCONCLUSIVE, "not supported"]) is NOT_SUPPORTED
     assert combine([]) is INCONCLUSIVE, "0 of 0 supports nothing"
+
+
+def test_magnitude_against_the_papers_size():
+    assert magnitude(40.0, 70.0, 15.0) == "larger than the paper's"
+    assert magnitude(2.0, 8.0, 15.0) == "smaller than the paper's"
+    assert magnitude(10.0, 20.0, 15.0) == "consistent with the paper's"
+    assert magnitude(-20.0, -14.0, -12.0) == "larger than the paper's"
+    assert magnitude(-4.0, 1.0, -12.0) == "smaller than the paper's"
+    assert magnitude(math.nan, 1.0, 15.0) == "undetermined"

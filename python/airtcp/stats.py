@@ -28,6 +28,7 @@ __all__ = [
     "clip",
     "combine",
     "direction",
+    "magnitude",
     "one_sample",
     "rate_ci",
     "verdict",
@@ -292,6 +293,22 @@ def combine(outcomes: Iterable[Outcome | str]) -> Outcome:
     if all(o is SUPPORTED for o in parts):
         return SUPPORTED
     return INCONCLUSIVE
+
+
+def magnitude(ci_low: float, ci_high: float, paper: float) -> str:
+    """How a measured change compares with the size a paper reports, whatever the verdict:
+    ``"larger than the paper's"`` when the whole interval lies beyond the paper's value (in the
+    paper's direction), ``"smaller than the paper's"`` when it lies short of it, ``"consistent
+    with the paper's"`` when it holds it, ``"undetermined"`` when not finite. A supported
+    claim can still be far larger than the paper says: this is what the sentence reports."""
+    if math.isnan(ci_low) or math.isnan(ci_high) or math.isnan(paper):
+        return "undetermined"
+    lo, hi, m = (ci_low, ci_high, paper) if paper >= 0 else (-ci_high, -ci_low, -paper)
+    if lo > m:
+        return "larger than the paper's"
+    if hi < m:
+        return "smaller than the paper's"
+    return "consistent with the paper's"
 
 
 def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None = None) -> Outcome:

@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from ..scenario import Scenario
-from ..stats import INCONCLUSIVE, clip, verdict, welch
+from ..stats import INCONCLUSIVE, clip, magnitude, verdict, welch
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 FILE_BYTES = 5_000_000
@@ -274,6 +274,7 @@ def compare(
         lo, hi, _ = clip(lo, hi, (-100.0, None))
     return {
         "verdict": verdict(lo, hi, paper, smallest),
+        "magnitude": magnitude(lo, hi, paper),
         "change": change,
         "ci_low": lo,
         "ci_high": hi,
@@ -296,7 +297,8 @@ def _result(
         f"{v.capitalize()}: {what} {c['change']:+.2f}{unit} (95% CI {c['ci_low']:+.2f} to "
         f"{c['ci_high']:+.2f}{unit}; Welch p = {c['p']:.3g}, Hedges' g = {c['hedges_g']:.2f}, "
         f"n = {c['n_gate']} gated / {c['n_reno']} Reno runs); paper: {c['paper']:+g}{unit} "
-        f"(smallest change counted: {c['smallest_counted']:+g}{unit}). {extra}"
+        f"(smallest change counted: {c['smallest_counted']:+g}{unit}); the measured change is "
+        f"{c['magnitude']} {c['paper']:+g}{unit}. {extra}"
     ).strip()
     return ClaimResult(v, sentence, [{**c, "metric": what}, *rows])
 
@@ -442,15 +444,20 @@ def _doc_claims(data: PaperData) -> str:
         rows.append(
             [
                 spec.statement,
-                f"{c.get('paper', float('nan')):+g}{unit}".replace("-", "−"),
+                "more at 5–6 dB (no number)"
+                if spec.id == "small-then-large"
+                else f"{c.get('paper', float('nan')):+g}{unit}".replace("-", "−"),
                 f"{num(c.get('change'), 2, True)}{unit} ({num(c.get('ci_low'), 2, True)} to "
                 f"{num(c.get('ci_high'), 2, True)})",
                 f"{c.get('p', float('nan')):.2g}, {num(c.get('hedges_g'), 2)}",
                 f"**{res.outcome}**",
+                c.get("magnitude", "–") if spec.id != "small-then-large" else "–",
             ]
         )
     return md_table(
-        ["claim", "paper", "measured (95% CI)", "p, Hedges' g", "outcome"], rows, "lrrrl"
+        ["claim", "paper", "measured (95% CI)", "p, Hedges' g", "outcome", "magnitude"],
+        rows,
+        "lrrrll",
     )
 
 
