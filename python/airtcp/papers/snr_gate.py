@@ -517,7 +517,8 @@ _MAGNITUDE_TEST = (
     "CI of the change (in % of Reno's mean, or points for the overhead) and Hedges' g. "
     "Supported if the interval lies on the paper's side of 0 and reaches half the paper's "
     "change, not supported if it lies short of half the paper's change (or on the other "
-    "side), inconclusive otherwise."
+    "side), inconclusive otherwise. Whatever the outcome, the interval against the paper's "
+    "number says whether the change is larger than, smaller than or consistent with it."
 )
 _STEP_TEST = (
     "Gated throughput at 5–6 dB against 3–4 dB (seeds pooled): Welch's t-test, 95% CI of "
