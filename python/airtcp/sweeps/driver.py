@@ -92,7 +92,7 @@ def _importing_main_in_a_worker() -> bool:
 MAIN_GUARD = (
     "airtcp.sweep() ran while a worker process was importing your script: the sweep's "
     "worker processes import the script that started them, so a script must call sweep() "
-    "under `if __name__ == \"__main__\":`"
+    'under `if __name__ == "__main__":`'
 )
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -18,6 +18,7 @@ from ..scenario import Scenario, as_scenario
 
 ScenarioError = _core.ScenarioError
 
+
 def split_values(text: str) -> list[str]:
     """Split ``--set`` value text at top-level commas: ``0,0.01`` -> ``["0", "0.01"]``, while
     ``[1, 2]``, ``{ a = 1, b = 2 }`` and ``"a,b"`` stay whole."""
