@@ -79,6 +79,23 @@ def test_run_writes_json_and_parquet(capsys, tmp_path, dumbbell_dict):
     assert flows["name"].to_list() == ["ftp1", "ftp2"]
     assert links.height == 10
     assert flows["goodput_bps"].to_list() == [f["goodput_bps"] for f in raw["flows"]]
+    # The scenario traces cwnd and queues: the series go out too, as one long table.
+    assert str(pq / "series.parquet") in out
+    series = pl.read_parquet(pq / "series.parquet")
+    assert series.columns == ["kind", "name", "t", "value", "ssthresh"]
+    cwnd = series.filter((pl.col("kind") == "cwnd") & (pl.col("name") == "ftp1"))
+    assert cwnd["t"].to_list() == raw["series"]["cwnd"]["ftp1"]["t"]
+    assert cwnd["value"].to_list() == [float(c) for c in raw["series"]["cwnd"]["ftp1"]["cwnd"]]
+    queues = set(series.filter(pl.col("kind") == "queue")["name"])
+    assert queues == set(raw["series"]["queue"]) and queues
+
+
+def test_run_parquet_without_series(capsys, tmp_path, dumbbell_dict):
+    dumbbell_dict.pop("trace", None)
+    path = _write(tmp_path, dumbbell_dict)
+    code, out, err = run_cli(capsys, "run", path, "--parquet", str(tmp_path / "pq"))
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "pq").iterdir()) == ["flows.parquet", "links.parquet"]
 
 
 def test_schemes(capsys):

@@ -15,7 +15,7 @@ from airtcp.cli import main
 from airtcp.papers import PaperData, snr_gate
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED, verdict, welch
 
-from .test_report import ReportParser
+from .test_report import OUTCOMES, ReportParser
 
 # --------------------------------------------------------------------------------------------
 # statistics
@@ -111,7 +111,9 @@ def _verdicts(data):
     out = {}
     for c in papers.get("snr-gate").claims:
         r = c.check(data)
-        out[c.id] = (r.supported, r.sentence.split(":")[0], r.numbers[0]["verdict"], r)
+        # The claim's outcome is the test's verdict, not a two-way reduction of it.
+        assert r.outcome is r.numbers[0]["verdict"], (c.id, r.outcome)
+        out[c.id] = (r.supported, r.sentence.split(":")[0], r.outcome, r)
     return out
 
 
@@ -122,6 +124,9 @@ def test_claims_supported_when_the_gain_matches_the_paper():
     # Magnitudes stated beside the paper's.
     tput = v["throughput-improves"][3]
     assert "paper: +15%" in tput.sentence
+    # Supported, and said to be larger than the paper's: +20% with its interval above +15%.
+    assert tput.numbers[0]["magnitude"] == "larger than the paper's"
+    assert "the measured change is larger than the paper's +15%" in tput.sentence
     assert tput.numbers[0]["change"] == pytest.approx(20.0, abs=2.0)
     assert tput.numbers[0]["ci_low"] < tput.numbers[0]["change"] < tput.numbers[0]["ci_high"]
     t = v["connection-time-falls"][3].numbers[0]
@@ -145,6 +150,15 @@ def test_claims_inconclusive_when_the_runs_scatter_too_much():
         assert v[cid][:3] == (False, "Inconclusive", INCONCLUSIVE), v[cid][3].sentence
 
 
+def test_step_claim_inconclusive_without_both_threshold_pairs():
+    data = _data(gain=0.2, overhead_cut=1.0, noise=0.03)
+    cmp = data.table("gate", "cmp")
+    data.set_table("gate", "cmp", cmp.filter(pl.col("threshold_db") >= 5))
+    (step,) = [c for c in papers.get("snr-gate").claims if c.id == "small-then-large"]
+    r = step.check(data)
+    assert r.outcome is INCONCLUSIVE and not r.supported
+
+
 # --------------------------------------------------------------------------------------------
 # end to end
 
@@ -159,7 +173,12 @@ def test_quick_reproduction_report_and_store(tmp_path):
     assert set(p.figures) == {f.name for f in paper.figures}
     assert {"delay_throughput", "coherence_throughput"} <= set(p.figures)
     assert set(p.claims) == {c.id for c in paper.claims}
+    assert set(p.claims.values()) <= OUTCOMES
     assert p.external == []
+    # Reno's runs are drawn at every threshold; the caption says so and names both sweeps.
+    cap = p.captions["throughput"]
+    assert "snr-gate/gate-quick" in cap and "snr-gate/reno-quick" in cap
+    assert "repeated at every threshold" in cap
     with Store(tmp_path / "snr-gate" / "runs.sqlite") as st:
         gate = st.flows("snr-gate/gate-quick")
         reno = st.flows("snr-gate/reno-quick")
@@ -174,6 +193,13 @@ def test_quick_reproduction_report_and_store(tmp_path):
     spec = paper.sweep("gate")
     assert gate.height == len(snr_gate.THRESHOLDS) * spec.quick_seeds
     assert reno.height == spec.quick_seeds
+    # The docs' tables render from the same runs.
+    data = papers.load_data(paper, tmp_path / "snr-gate" / "runs.sqlite", quick=True)
+    tables = {name: render(data) for name, render in paper.doc_tables.items()}
+    assert tables["results"].count("\n| ") == 4  # header and three metrics
+    assert tables["claims"].count("**") == 2 * len(paper.claims)
+    assert "| delay (s) | 0.1 | 0.2 | 0.5 | 1 | 2 |" in tables["delay"]
+    assert "| Tc (s) | 0.05 | 0.2 | 1 | 5 | 25 |" in tables["coherence"]
     # Every transfer completes and moves exactly the file.
     for df in (gate, reno):
         assert df["delivered_bytes"].to_list() == [snr_gate.FILE_BYTES] * df.height

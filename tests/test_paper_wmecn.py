@@ -3,28 +3,46 @@ verdict traces and name patterns in scenario paths."""
 
 from __future__ import annotations
 
+import random
+
+import polars as pl
 import pytest
 
 import airtcp
 from airtcp import Store, papers
 from airtcp.builders import dumbbell
 from airtcp.cli import main
-from airtcp.papers import wmecn
+from airtcp.papers import PaperData, wmecn
 from airtcp.scenario import PathError
+from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
-from .test_report import ReportParser
+from .test_report import OUTCOMES, ReportParser, claim_lines
 
 
 def test_quick_reproduction_report_and_store(tmp_path, capsys):
     args = ["reproduce", "wmecn", "--quick", "--out", str(tmp_path), "--workers", "2"]
     assert main(args) == 0
+    out = capsys.readouterr().out
     html = (tmp_path / "wmecn" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
     paper = papers.get("wmecn")
     assert set(p.figures) == {f.name for f in paper.figures}
     assert set(p.claims) == {c.id for c in paper.claims}
+    assert set(p.claims.values()) <= OUTCOMES
+    assert claim_lines(out) == p.claims
     assert p.external == []
+    # The quick report lives apart from the full one.
+    assert not (tmp_path / "wmecn" / "index.html").exists()
+    # Captions name the sweeps the points come from, not the derived table.
+    cap = p.captions["goodput_n2"]
+    assert "runs_all" not in cap and "runs (the FTP flows of each run summed)" in cap
+    for scheme in wmecn.SCHEMES:
+        assert f"wmecn/{scheme}-n2-quick" in cap
+    assert "wmecn/reno-n4-quick" not in cap
+    assert "clipped to the metric's range [0, 100]" in p.captions["type2_wmecn"]
+    # No WMECN + LRT type-2 figure, and the report says why.
+    assert "type2_wmecn_lrt" not in p.figures and "PER⁴" in html
     with Store(tmp_path / "wmecn" / "runs.sqlite") as st:
         flows = st.flows("wmecn/wmecn-n2-quick")
         reno = st.flows("wmecn/reno-n2-quick")
@@ -43,6 +61,17 @@ def test_quick_reproduction_report_and_store(tmp_path, capsys):
         + ftp["verdicts_on_other_loss"]
     )
     assert (judged == ftp["verdicts"]).all()
+    # The docs' tables render from the same runs: one row per load and PER.
+    data = papers.load_data(paper, tmp_path / "wmecn" / "runs.sqlite", quick=True)
+    n_cells = len(wmecn.SOURCES) * len(wmecn.QUICK_PERS)
+    for name, render in paper.doc_tables.items():
+        table = render(data)
+        body = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+        if name == "claims":
+            assert len(body) == 1 + len(paper.claims)
+        else:
+            assert len(body) == 1 + n_cells, name
+    assert "| 8 | 10 % |" in paper.doc_tables["goodput"](data)
     # A second run finds everything in the store.
     capsys.readouterr()
     assert main(args) == 0
@@ -108,3 +137,123 @@ def test_bad_queue_settings_name_the_field():
         sc.validate()
     assert e.value.path == "links[R1-R2].queue.mid_threshold" or "mid_threshold" in str(e.value)
     assert "red" in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# claims on constructed data
+
+
+def _runs_all(make, seeds=10, pers=(0.0, 0.01, 0.1)):
+    """The table the claims read (one row per run), from ``make(scheme, n, per, rng)`` giving
+    the run's goodput (kbps) and verdict counts."""
+    rng = random.Random(3)
+    rows = []
+    for scheme in wmecn.SCHEMES.values():
+        for n in wmecn.SOURCES:
+            for per in pers:
+                for seed in range(1, seeds + 1):
+                    r = {
+                        "goodput_kbps": 600.0,
+                        "verdicts_on_wireless_loss": 0,
+                        "type2_errors": 0,
+                        "verdicts_on_congestion_loss": 0,
+                        "type1_errors": 0,
+                    }
+                    r.update(make(scheme, n, per, rng))
+                    for k in list(r):
+                        if k.startswith(("verdicts_", "type")):
+                            r.setdefault(f"steady_{k}", r[k] if "type" in k else r[k])
+                    rows.append({"scheme": scheme, "sources": n, "per": per, "seed": seed, **r})
+    df = pl.DataFrame(rows).with_columns(
+        pl.when(pl.col("verdicts_on_wireless_loss") > 0)
+        .then(100.0 * pl.col("type2_errors") / pl.col("verdicts_on_wireless_loss"))
+        .otherwise(None)
+        .alias("type2_pct")
+    )
+    d = PaperData(wmecn.PAPER, quick=False, sweeps=[], tables={}, store=None)
+    d.set_table(wmecn.FIRST, "runs_all", df)
+    return d
+
+
+def _outcomes(d):
+    return {c.id: c.check(d) for c in wmecn.PAPER.claims}
+
+
+def _good(scheme, n, per, rng):
+    """The paper's picture: WMECN ahead of every end-to-end scheme, WMECN + LRT ahead of
+    Snoop, no type-1 error in many congestion losses judged, rare type-2 errors falling."""
+    lead = {"WMECN": 700, "WMECN + LRT": 760, "Snoop": 650}.get(scheme, 600)
+    r = {"goodput_kbps": lead + rng.gauss(0, 5), "verdicts_on_congestion_loss": 40}
+    if per > 0:
+        rate = 0.005 if per < 0.05 else 0.001
+        judged = 4000
+        r.update(verdicts_on_wireless_loss=judged, type2_errors=round(judged * rate))
+    r.update(steady_verdicts_on_congestion_loss=30, steady_type1_errors=0)
+    return r
+
+
+def test_wmecn_claims_supported_on_data_that_match_the_paper():
+    res = _outcomes(_runs_all(_good))
+    for cid, r in res.items():
+        assert r.outcome is SUPPORTED and r.supported, (cid, r.sentence)
+    # "never": 0 errors in enough congestion losses to rule out a 1% rate
+    # 2 schemes x 3 loads x 3 PERs x 10 seeds x 40
+    assert "0 type-1 errors in 7200 congestion losses judged" in res["type1-never"].sentence
+    under = [row for row in res["type2-rare-and-falling"].numbers if row.get("under 1%")]
+    assert len(under) == 6 and {row["under 1%"] for row in under} == {"supported"}
+    assert all(row["CI high %"] < 1.0 for row in under)
+    beats = res["beats-end-to-end"].numbers
+    assert len(beats) == 3 * 2 * 3, "every load, PER > 0 and end-to-end scheme"
+    assert {row["outcome"] for row in beats} == {"supported"}
+    assert all(row["difference %"] == pytest.approx(100 / 6, abs=1) for row in beats)
+
+
+def test_wmecn_claims_not_supported_on_data_that_contradict_the_paper():
+    def bad(scheme, n, per, rng):
+        r = _good(scheme, n, per, rng)
+        if scheme == "ECN" and n == 8 and per == 0.01:
+            r["goodput_kbps"] = 760 + rng.gauss(0, 5)  # ECN ahead of WMECN at one point
+        if scheme == "Snoop":
+            r["goodput_kbps"] = 800 + rng.gauss(0, 5)  # Snoop ahead of WMECN + LRT
+        if scheme == "WMECN" and per == 0.01:
+            r["type1_errors"] = 1
+            r["type2_errors"] = round(r["verdicts_on_wireless_loss"] * 0.05)  # 5%, not < 1%
+        return r
+
+    res = _outcomes(_runs_all(bad))
+    for cid, r in res.items():
+        assert r.outcome is NOT_SUPPORTED and not r.supported, (cid, r.sentence)
+    beats = res["beats-end-to-end"]
+    below = [row for row in beats.numbers if row["outcome"] == "not supported"]
+    assert [(row["against"], row["sources"], row["PER %"]) for row in below] == [("ECN", 8, 1.0)]
+    assert "ECN at 8 sources, PER 1%" in beats.sentence
+    lrt = res["lrt-beats-snoop"].numbers
+    assert {row["outcome"] for row in lrt} == {"not supported"}
+    t1 = res["type1-never"]
+    assert "30 type-1 errors" in t1.sentence and "Every error falls in the first" in t1.sentence
+    t2 = res["type2-rare-and-falling"].numbers
+    over = [row for row in t2 if row.get("under 1%") == "not supported"]
+    assert [(row["sources"], row["PER %"]) for row in over] == [(2, 1.0), (4, 1.0), (8, 1.0)]
+
+
+def test_wmecn_claims_inconclusive_when_the_data_cannot_decide():
+    def scattered(scheme, n, per, rng):
+        r = {"goodput_kbps": 650 + rng.gauss(0, 80)}
+        if per > 0:
+            judged = 40
+            r.update(verdicts_on_wireless_loss=judged, type2_errors=rng.randint(0, 2))
+        return r  # no congestion loss judged at all
+
+    res = _outcomes(_runs_all(scattered, seeds=2))
+    for cid, r in res.items():
+        assert r.outcome is INCONCLUSIVE and not r.supported, (cid, r.sentence)
+    # 0 of 0 is not evidence for "never"
+    assert "0 type-1 errors in 0 congestion losses judged" in res["type1-never"].sentence
+
+
+def test_never_outcome_needs_enough_judged_losses():
+    assert wmecn.never_outcome(0, 0)[0] is INCONCLUSIVE
+    assert wmecn.never_outcome(0, 100)[0] is INCONCLUSIVE, "95% bound 3% is above 1%"
+    o, upper = wmecn.never_outcome(0, 400)
+    assert o is SUPPORTED and upper == pytest.approx(1 - 0.05 ** (1 / 400))
+    assert wmecn.never_outcome(1, 10_000)[0] is NOT_SUPPORTED

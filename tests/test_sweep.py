@@ -131,71 +131,36 @@ def test_sweep_returns_runs_and_skips_finished(tmp_path, short_dumbbell):
 
 
 def test_failing_runs_are_recorded_and_counted(tmp_path, short_dumbbell, capsys):
+    """Points that are invalid in combination (each value runs elsewhere in the grid) are
+    recorded as failed runs, counted, skipped on a rerun and retried on request."""
     store = tmp_path / "s.sqlite"
     path = tmp_path / "d.toml"
+    short_dumbbell.set("links.R1-R2.queue", {"kind": "red", "limit": 50})
     short_dumbbell.to_toml(path)
+    mins = "links.R1-R2.queue.min_threshold="
+    maxs = "links.R1-R2.queue.max_threshold="
+    args = ["sweep", str(path), "--seeds", "2", "--store", str(store)]
     code, out, err = run_cli(
-        capsys,
-        "sweep",
-        str(path),
-        "--set",
-        "links.R1-R2.rate=-1Mbps,1Mbps,2Mbps",
-        "--set",
-        "flows.*.cc=newreno,nosuchcc",
-        "--seeds",
-        "2",
-        "--store",
-        str(store),
-        "--workers",
-        "2",
+        capsys, *args, "--set", mins + "5,12,14", "--set", maxs + "10,15", "--workers", "2"
     )
     assert code == 0, err
     assert "12 runs (6 points x 2 seeds): 12 ran, 0 skipped" in err
-    assert ", 8 failed" in err
-    assert "  4 x links[2].rate: '-1Mbps': rate must be > 0" in err
-    assert "  4 x flows[0].cc: unknown scheme 'nosuchcc'" in err
+    assert ", 4 failed" in err
+    assert "  2 x links[2].queue.max_threshold: must be above min_threshold (12), got 10" in err
+    assert "  2 x links[2].queue.max_threshold: must be above min_threshold (14), got 10" in err
     with Store(store) as st:
         runs = st.runs()
         assert runs.height == 12
         failed = runs.filter(pl.col("status") == "failed")
-        assert failed.height == 8 and failed["error_kind"].to_list() == ["ScenarioError"] * 8
-        assert st.flows().height == 4 * 2  # only ok runs have flows
+        assert failed.height == 4 and failed["error_kind"].to_list() == ["ScenarioError"] * 4
+        assert st.flows().height == 8 * 2  # only ok runs have flows
     # a rerun skips the failed runs, --retry-failed runs them again
-    code, _, err = run_cli(
-        capsys,
-        "sweep",
-        str(path),
-        "--set",
-        "links.R1-R2.rate=-1Mbps,1Mbps",
-        "--set",
-        "flows.*.cc=newreno,nosuchcc",
-        # a sub-grid is another sweep; its runs are found in the store all the same
-        "--name",
-        "subset",
-        "--seeds",
-        "2",
-        "--store",
-        str(store),
-    )
-    assert code == 0 and "0 ran, 8 skipped" in err and ", 6 failed" in err
-    code, _, err = run_cli(
-        capsys,
-        "sweep",
-        str(path),
-        "--set",
-        "links.R1-R2.rate=-1Mbps,1Mbps",
-        "--set",
-        "flows.*.cc=newreno,nosuchcc",
-        # a sub-grid is another sweep; its runs are found in the store all the same
-        "--name",
-        "subset",
-        "--seeds",
-        "2",
-        "--store",
-        str(store),
-        "--retry-failed",
-    )
-    assert code == 0 and "6 ran, 2 skipped" in err and ", 6 failed" in err
+    # (a sub-grid is another sweep; its runs are found in the store all the same)
+    sub = [*args, "--set", mins + "5,12", "--set", maxs + "10,15", "--name", "subset"]
+    code, _, err = run_cli(capsys, *sub)
+    assert code == 0 and "0 ran, 8 skipped" in err and ", 2 failed" in err
+    code, _, err = run_cli(capsys, *sub, "--retry-failed")
+    assert code == 0 and "2 ran, 6 skipped" in err and ", 2 failed" in err
 
 
 def test_run_job_reports_errors_as_data():
@@ -257,6 +222,39 @@ def test_sweep_cli_user_errors_exit_2(capsys, tmp_path, args, fragment):
     assert "Traceback" not in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    "axes",
+    [
+        ["--set", "tcp.initial_cwnd=2,abc"],
+        ["--set", "tcp.initial_cwnd=abc,4", "--set", "duration=1s,2s"],
+    ],
+)
+def test_sweep_value_of_the_wrong_type_is_an_error_before_anything_runs(capsys, tmp_path, axes):
+    store = tmp_path / "s.sqlite"
+    code, out, err = run_cli(capsys, "sweep", str(DUMBBELL), "--store", str(store), *axes)
+    assert code == 2, err
+    assert err == (
+        'error: tcp.initial_cwnd: invalid type: string "abc", expected u32 '
+        '(sweep value tcp.initial_cwnd = "abc")\n'
+    )
+    assert out == "" and not store.exists(), "no store, no runs"
+
+
+def test_sweep_value_invalid_only_with_another_axis_is_recorded_failed(tmp_path, dumbbell_dict):
+    """A point that is invalid in combination is a result of the sweep, not a mistake."""
+    sc = airtcp.Scenario(dict(dumbbell_dict, duration="1s"))
+    sc.set("links.R1-R2.queue", {"kind": "red", "limit": 50})
+    # min 12 with max 10 is invalid; each value runs at some point.
+    grid = {
+        "links.R1-R2.queue.min_threshold": [5, 12],
+        "links.R1-R2.queue.max_threshold": [10, 15],
+    }
+    df = airtcp.sweep(sc, grid, seeds=1, store=tmp_path / "s.sqlite", workers=1, progress=False)
+    failed = df.filter(pl.col("status") == "failed")
+    assert df.height == 4 and failed.height == 1
+    assert failed["error"][0].startswith("links[2].queue.max_threshold: must be above")
+
+
 def test_sweep_cli_missing_file(capsys, tmp_path):
     code, _, err = run_cli(capsys, "sweep", str(tmp_path / "nope.toml"))
     assert code == 2 and err == f"error: {tmp_path / 'nope.toml'}: no such file\n"
@@ -312,6 +310,53 @@ def test_export_round_trips(capsys, tmp_path, short_dumbbell):
             assert back.equals(df), t
     code, _, err = run_cli(capsys, "export", str(store), "--out", str(tmp_path), "--sweep", "zz")
     assert code == 2 and "no sweep named 'zz'" in err
+    # No run recorded series: no series file.
+    assert not (tmp_path / "parquet" / "series.parquet").exists()
+
+
+def test_export_includes_time_series(capsys, tmp_path, short_dumbbell):
+    store = tmp_path / "s.sqlite"
+    short_dumbbell.set("duration", "3s")
+    airtcp.sweep(
+        short_dumbbell,
+        {"links.R2-D1.error.per": [0, 0.05]},
+        seeds=2,
+        store=store,
+        name="traced",
+        trace=True,
+        workers=2,
+        progress=False,
+    )
+    airtcp.sweep(short_dumbbell, {}, seeds=1, store=store, name="plain", workers=1, progress=False)
+    with Store(store) as st:
+        runs = st.runs("traced")
+        want = {(r["scenario_hash"], r["seed"]): st.series(r["scenario_hash"], r["seed"])
+                for r in runs.iter_rows(named=True)}  # fmt: skip
+    for fmt in ("parquet", "csv"):
+        out = tmp_path / f"x-{fmt}"
+        code, stdout, err = run_cli(
+            capsys, "export", str(store), "--format", fmt, "--out", str(out), "--sweep", "traced"
+        )
+        assert code == 0, err
+        p = out / f"series.{fmt}"
+        assert str(p) in stdout
+        ser = pl.read_parquet(p) if fmt == "parquet" else pl.read_csv(p)
+        assert ser.columns[:3] == ["scenario_hash", "seed", "links.R2-D1.error.per"]
+        assert ser.columns[3:] == ["kind", "name", "t", "value", "ssthresh"]
+        assert ser.height == sum(df.height for df in want.values())
+        for (h, seed), df in want.items():
+            mine = ser.filter((pl.col("scenario_hash") == h) & (pl.col("seed") == seed))
+            assert mine["t"].to_list() == pytest.approx(df["t"].to_list())
+            assert mine["value"].to_list() == pytest.approx(df["value"].to_list())
+        per = {r["scenario_hash"]: r["links.R2-D1.error.per"] for r in runs.iter_rows(named=True)}
+        for r in ser.unique(["scenario_hash", "links.R2-D1.error.per"]).iter_rows(named=True):
+            assert r["links.R2-D1.error.per"] == per[r["scenario_hash"]]
+    # The whole store: the untraced sweep adds no series rows.
+    code, _, err = run_cli(capsys, "export", str(store), "--out", str(tmp_path / "all"))
+    assert code == 0, err
+    assert pl.read_parquet(tmp_path / "all" / "series.parquet").height == sum(
+        df.height for df in want.values()
+    )
 
 
 # --------------------------------------------------------------------------------------------

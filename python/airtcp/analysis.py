@@ -166,12 +166,18 @@ def aggregate(
     by: str | Sequence[str] | None = None,
     *,
     level: float = 0.95,
+    bounds: tuple[float | None, float | None] | None = None,
 ) -> pl.DataFrame:
     """Mean, std, n and the ``level`` confidence interval of ``metric`` for every combination of
     the ``by`` columns (sorted by them). Null and NaN values of the metric are left out of a
     group (``n`` counts what was used).
 
-    Columns: the ``by`` columns, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``, ``ci_half``.
+    ``bounds`` is the metric's range (``(0, None)`` for a rate, ``(0, 1)`` for a fraction):
+    an interval end outside it is moved to the bound, and the column ``ci_clipped`` says
+    where that happened (``ci_half`` keeps the unclipped half-width).
+
+    Columns: the ``by`` columns, ``n``, ``mean``, ``std``, ``ci_low``, ``ci_high``, ``ci_half``
+    (and ``ci_clipped`` with ``bounds``).
     """
     import polars as pl
 
@@ -188,7 +194,13 @@ def aggregate(
     else:
         items = [((), df)]
     for k, g in items:
-        stats = mean_ci(g[metric].cast(pl.Float64).to_list(), level)
+        stats: dict[str, Any] = mean_ci(g[metric].cast(pl.Float64).to_list(), level)
+        if bounds is not None:
+            lo, hi = stats["ci_low"], stats["ci_high"]
+            b_lo, b_hi = bounds
+            nlo = lo if b_lo is None or math.isnan(lo) else max(lo, b_lo)
+            nhi = hi if b_hi is None or math.isnan(hi) else min(hi, b_hi)
+            stats.update(ci_low=nlo, ci_high=nhi, ci_clipped=(nlo != lo or nhi != hi))
         out_rows.append({**dict(zip(keys, k, strict=False)), **stats})
     schema: dict[str, Any] = {c: df.schema[c] for c in keys}
     schema.update(
@@ -199,6 +211,8 @@ def aggregate(
         ci_high=pl.Float64,
         ci_half=pl.Float64,
     )
+    if bounds is not None:
+        schema["ci_clipped"] = pl.Boolean
     out = (
         pl.DataFrame(out_rows, schema=schema, orient="row")
         if out_rows

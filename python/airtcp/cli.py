@@ -1,5 +1,5 @@
-"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report, bench,
-demo.
+"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report,
+docs-tables, bench, demo.
 
 User errors (a missing file, a bad scenario, a bad ``--set``) print ``error: <message>`` on
 stderr and exit with status 2, never a traceback.
@@ -223,7 +223,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {args.json}")
     if args.parquet:
         paths = result.to_parquet(args.parquet)
-        print(f"wrote {paths['flows']} and {paths['links']}")
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
@@ -336,37 +336,34 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     _positive("--workers", args.workers)
     name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
     try:
-        st = Store(args.store, create=True)
-    except StoreError as e:
+        # run_sweep checks every grid value against the scenario before it opens the store,
+        # so a mistyped value leaves no store behind.
+        outcome = run_sweep(
+            sc,
+            grid,
+            seeds=args.seeds,
+            seed_start=args.seed_start,
+            store=args.store,
+            workers=args.workers,
+            dask=args.dask,
+            name=name,
+            trace=args.trace,
+            retry_failed=args.retry_failed,
+            progress=not args.quiet,
+        )
+    except (DaskError, StoreError) as e:
         raise UserError(str(e)) from None
-    with st:
-        try:
-            outcome = run_sweep(
-                sc,
-                grid,
-                seeds=args.seeds,
-                seed_start=args.seed_start,
-                store=st,
-                workers=args.workers,
-                dask=args.dask,
-                name=name,
-                trace=args.trace,
-                retry_failed=args.retry_failed,
-                progress=not args.quiet,
-            )
-        except (DaskError, StoreError) as e:
-            raise UserError(str(e)) from None
-        except KeyboardInterrupt:
-            print(
-                f"interrupted: finished runs are in {st.path}; run the same command again to "
-                "resume",
-                file=sys.stderr,
-            )
-            return 130
-        except (PathError, ValueError) as e:
-            if isinstance(e, _core.ScenarioError):
-                raise
-            raise UserError(str(e)) from None
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: finished runs are in {args.store}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    except (PathError, ValueError) as e:
+        if isinstance(e, _core.ScenarioError):
+            raise
+        raise UserError(str(e)) from None
+    with Store(outcome.store) as st:
         print(_points_table(point_table(st, outcome), list(grid)))
     print(outcome.summary(), file=sys.stderr)
     if outcome.aborted:
@@ -401,8 +398,11 @@ def _paper(key: str) -> Any:
 
 
 def _print_claims(report: Any) -> None:
-    for cid, statement, ok in report.claims:
-        print(f"{'supported    ' if ok else 'NOT supported'}  {statement} [{cid}]")
+    # One claim a line: the outcome in a fixed-width first field (capitals for the outcome
+    # that contradicts the paper), the statement, the id in brackets.
+    labels = {"supported": "supported", "not supported": "NOT supported"}
+    for cid, statement, outcome in report.claims:
+        print(f"{labels.get(outcome, str(outcome)):<13}  {statement} [{cid}]")
     print(f"report: {report.path}")
 
 
@@ -461,6 +461,41 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_docs_tables(args: argparse.Namespace) -> int:
+    from . import docgen, papers
+    from .store import StoreError
+    from .sweeps import DaskError
+
+    _positive("--workers", args.workers)
+    docs = Path(args.docs)
+    if not docs.exists():
+        raise UserError(f"{docs}: no such file or directory")
+    if args.list:
+        rows = [[n, src] for n, src in sorted(docgen.known_names().items())]
+        print(table(rows, ["region", "numbers from"], "ll"))
+        return 0
+    try:
+        changed = docgen.generate(
+            docs,
+            quick=args.quick,
+            out=args.out,
+            workers=args.workers,
+            only=args.only or None,
+            write=not args.check,
+            log=None if args.quiet else (lambda s: print(s, file=sys.stderr)),
+        )
+    except (docgen.DocGenError, DaskError, StoreError, papers.MissingRuns) as e:
+        raise UserError(str(e)) from None
+    stale = [f for f, c in changed.items() if c]
+    for f, c in changed.items():
+        state = ("out of date" if args.check else "rewritten") if c else "up to date"
+        print(f"{state:<11}  {f}")
+    if args.check and stale:
+        print(f"error: {len(stale)} file(s) out of date; run airtcp docs-tables", file=sys.stderr)
+        return EXIT_INTERNAL
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="airtcp",
@@ -480,11 +515,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--json", metavar="OUT", help="write the full result as JSON to OUT")
     r.add_argument(
-        "--parquet", metavar="OUTDIR", help="write flows.parquet and links.parquet into OUTDIR"
+        "--parquet",
+        metavar="OUTDIR",
+        help="write flows.parquet and links.parquet into OUTDIR, and series.parquet "
+        "(cwnd, queue) and verdicts.parquet when the scenario records them",
     )
-    r.add_argument(
-        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
-    )
+    r.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     r.add_argument(
         "--all-links",
         action="store_true",
@@ -494,9 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("file", metavar="FILE.toml")
-    v.add_argument(
-        "--set", metavar="PATH=VALUE", action="append", default=[], help=set_help
-    )
+    v.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schemes", help="list congestion-control schemes")
@@ -553,7 +587,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true", help="no progress output")
     sw.set_defaults(func=cmd_sweep)
 
-    ex = sub.add_parser("export", help="write a store's runs, flows and links tables")
+    ex = sub.add_parser(
+        "export",
+        help="write a store's runs, flows, links and other tables, and the runs' time series",
+    )
     ex.add_argument("store", metavar="STORE", help="results database")
     ex.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     ex.add_argument("--out", required=True, metavar="DIR", help="output directory")
@@ -587,6 +624,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
     rr.set_defaults(func=cmd_report)
+
+    dt = sub.add_parser(
+        "docs-tables",
+        help="regenerate the tables in the docs that come from runs",
+        description=(
+            "Rewrite every region of the Markdown files under DOCS marked "
+            "<!-- BEGIN generated:NAME --> ... <!-- END generated:NAME --> from runs: a "
+            "paper's tables from its reproduction (runs the store lacks are run first, into "
+            "OUT/<paper>/runs.sqlite), the other tables from the fixed experiments they name. "
+            "Text outside the markers is left as it is."
+        ),
+    )
+    dt.add_argument("--docs", default="docs", metavar="DIR", help="docs directory or file")
+    dt.add_argument(
+        "--quick",
+        action="store_true",
+        help="from the quick reproductions (fast; the tables say they are quick-sized)",
+    )
+    dt.add_argument("--out", default="reports", metavar="DIR", help="reports directory (stores)")
+    dt.add_argument("--workers", type=int, metavar="N", help="local worker processes")
+    dt.add_argument("--only", action="append", metavar="NAME", help="only this region (repeatable)")
+    dt.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if a file would change",
+    )
+    dt.add_argument("--list", action="store_true", help="list the region names and sources")
+    dt.add_argument("--quiet", action="store_true", help="no progress output")
+    dt.set_defaults(func=cmd_docs_tables)
 
     from . import bench, demo
 

@@ -98,6 +98,8 @@ def metric_vs_param(
     logy: bool = False,
     ylim0: bool = True,
     overlay: Callable[[Axes, pl.DataFrame], None] | None = None,
+    bounds: tuple[float | None, float | None] | None = None,
+    raw: pl.DataFrame | None = None,
     out: str | os.PathLike[str] | None = None,
     figsize: tuple[float, float] = (6.4, 4.2),
 ) -> Figure:
@@ -107,13 +109,21 @@ def metric_vs_param(
     ``data`` holds one row per run (or per flow of a run), as ``Store.flows()`` returns; with
     ``aggregated=True`` it is already the output of :func:`airtcp.analysis.aggregate` (columns
     ``x``, the group columns, ``mean``, ``ci_low``, ``ci_high``). ``scale`` multiplies the
-    metric (1e-6 for Mbps), ``xscale`` the parameter. ``overlay(ax, data)`` may draw more
-    (a model curve) before the legend is made.
+    metric (1e-6 for Mbps), ``xscale`` the parameter. ``bounds`` is the metric's range (in
+    its own units, before ``scale``): bands are clipped to it, so a band never shows values
+    the metric cannot take. ``overlay(ax, rows)`` may draw more (a model curve) before the
+    legend is made; it gets ``raw`` (the per-run rows) when given, else ``data``.
     """
     import polars as pl
 
     groups = [group] if isinstance(group, str) else list(group or [])
     agg = data if aggregated else aggregate(data, metric, [*groups, x], level=level)
+    if bounds is not None:
+        lo_b, hi_b = bounds
+        agg = agg.with_columns(
+            pl.col("ci_low").clip(lower_bound=lo_b, upper_bound=hi_b),
+            pl.col("ci_high").clip(lower_bound=lo_b, upper_bound=hi_b),
+        )
     fig, ax = _new_axes(ax, figsize)
     if groups:
         keys = agg.select(groups).unique(maintain_order=True).sort(groups).rows()
@@ -134,7 +144,7 @@ def metric_vs_param(
             hi = [_num(v) * scale for v in sub["ci_high"].to_list()]
             ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
     if overlay is not None:
-        overlay(ax, data)
+        overlay(ax, raw if raw is not None else data)
     _log_axes(ax, logx=logx, logy=logy, xs=agg[x].to_list(), xscale=xscale)
     if not logy and ylim0:
         ax.set_ylim(bottom=0)
@@ -144,7 +154,8 @@ def metric_vs_param(
         ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     if groups or overlay is not None:
-        ax.legend(fontsize=8)
+        # The group column names what the lines are ("sources": 2, 4, 8).
+        ax.legend(fontsize=8, title=", ".join(groups) or None, title_fontsize=8)
     fig.tight_layout()
     if out is not None:
         save(fig, out)

@@ -1,39 +1,58 @@
 """Self-contained HTML reports of paper reproductions (figures embedded as base64 PNG, no
-external assets): figures, tables of aggregated results with confidence intervals, each claim
-with its verdict and numbers, and every parameter the runs used."""
+external assets): a table of contents, figures, tables of aggregated results with confidence
+intervals, each claim with its outcome (supported / not supported / inconclusive), the test
+that decided it and the numbers, every parameter the runs used (in collapsible blocks) and
+the provenance of the report (versions, commit, core build, host, wall time)."""
 
 from __future__ import annotations
 
 import base64
 import datetime as _dt
+import hashlib
 import html
-import io
 import json
 import math
 import os
+import platform
+import subprocess
+import sys
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import __version__
+from . import __version__, _core
 from .analysis import aggregate
 from .scenario import Scenario
+from .stats import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from .papers import ClaimResult, FigureSpec, Paper, PaperData
 
-__all__ = ["Report", "write_report", "render"]
+__all__ = ["ClaimVerdict", "Report", "provenance", "render", "write_report"]
 
 LEVEL = 0.95
 
 
+class ClaimVerdict(NamedTuple):
+    """One claim's verdict in a written report."""
+
+    id: str
+    statement: str
+    outcome: Outcome
+
+    @property
+    def supported(self) -> bool:
+        return self.outcome is Outcome.SUPPORTED
+
+
 @dataclass
 class Report:
-    """A written report: where ``index.html`` is and each claim's (id, statement, supported)."""
+    """A written report: where ``index.html`` is and each claim's verdict."""
 
     path: Path
-    claims: list[tuple[str, str, bool]]
+    claims: list[ClaimVerdict]
 
 
 _CSS = """
@@ -50,11 +69,17 @@ figcaption { color: #445; font-size: .92em; margin-top: .3em; }
 .verdict { display: inline-block; padding: .1em .55em; border-radius: .3em; font-weight: 600;
            font-size: .85em; color: #fff; }
 .supported { background: #2e7d32; } .not-supported { background: #c62828; }
+.inconclusive { background: #8a6d00; }
 .claim { border-left: 4px solid #ccd; padding: .2em 0 .2em 1em; margin: 1.2em 0; }
 .claim.supported-claim { border-color: #2e7d32; }
 .claim.not-supported-claim { border-color: #c62828; }
+.claim.inconclusive-claim { border-color: #8a6d00; }
+.test { color: #334; font-size: .92em; }
 pre { background: #f6f7f9; padding: .7em; overflow-x: auto; font-size: .82em; }
 .warn { background: #fff4e5; border: 1px solid #f0c36d; padding: .5em 1em; }
+nav.toc { background: #f6f7f9; padding: .4em 1.2em; margin: 1em 0; font-size: .92em; }
+nav.toc ol { margin: .2em 0; padding-left: 1.4em; } nav.toc h2 { border: 0; margin: .4em 0; }
+details { margin: .6em 0; } summary { cursor: pointer; font-weight: 600; }
 """
 
 
@@ -116,89 +141,186 @@ def numbers_table(numbers: Any) -> str:
     return f"<p>{_e(numbers)}</p>"
 
 
-def _png_b64(fig: Any) -> str:
+def _png_bytes(fig: Any) -> bytes:
+    import io
+
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    return buf.getvalue()
 
 
-def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path) -> tuple[str, str]:
-    """(HTML of one figure with its table, the figure's title) and PNG/SVG files beside."""
+def _bounds_text(bounds: tuple[float | None, float | None], scale: float) -> str:
+    lo, hi = bounds
+    lo_t = fmt(lo * scale) if lo is not None else "−∞"
+    hi_t = fmt(hi * scale) if hi is not None else "∞"
+    return f"[{lo_t}, {hi_t}]" if hi is not None else f"[{lo_t}, ∞)"
+
+
+def _figure_key(spec: FigureSpec, df: Any) -> str:
+    """What a figure's drawing depends on: its spec, its rows, and the code that draws it.
+    Equal keys mean an equal picture, so a rebuilt report reuses the files it wrote."""
+    import matplotlib
+
+    h = hashlib.sha256()
+    for f in fields(spec):
+        v = getattr(spec, f.name)
+        if callable(v):
+            # An overlay draws too: its module's source is part of the picture.
+            mod = sys.modules.get(getattr(v, "__module__", None) or "")
+            src = getattr(mod, "__file__", None)
+            if src and Path(src).is_file():
+                h.update(Path(src).read_bytes())
+            v = f"{getattr(v, '__module__', '')}.{getattr(v, '__qualname__', repr(v))}"
+        h.update(f"{f.name}={v!r};".encode())
+    h.update(df.write_csv().encode())
+    for mod in ("airtcp.plots", "airtcp.report"):
+        src = getattr(sys.modules.get(mod), "__file__", None)
+        if src and Path(src).is_file():
+            h.update(Path(src).read_bytes())
+    h.update(f"{__version__};{matplotlib.__version__}".encode())
+    return h.hexdigest()
+
+
+class _FigureCache:
+    """The figure files of a report directory and the key each was drawn from
+    (``figures.json``): a figure is drawn only when its key changed or a file is missing."""
+
+    def __init__(self, outdir: Path) -> None:
+        self.path = outdir / "figures.json"
+        self.outdir = outdir
+        try:
+            self.keys: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.keys = {}
+        self.drawn = 0
+        self.used: set[str] = set()
+
+    def png(self, name: str, key: str, draw: Any) -> bytes:
+        self.used.add(name)
+        png, svg = self.outdir / f"{name}.png", self.outdir / f"{name}.svg"
+        if self.keys.get(name) == key and png.is_file() and svg.is_file():
+            return png.read_bytes()
+        fig = draw()
+        # The PNG is rendered once: the same bytes are embedded and written beside.
+        data = _png_bytes(fig)
+        png.write_bytes(data)
+        fig.savefig(svg, format="svg")
+        self.keys[name] = key
+        self.drawn += 1
+        return data
+
+    def save(self) -> None:
+        # Files of a figure the paper no longer has would pass for part of this report.
+        for name in set(self.keys) - self.used:
+            for ext in ("png", "svg"):
+                (self.outdir / f"{name}.{ext}").unlink(missing_ok=True)
+            del self.keys[name]
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.keys, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def _figure_sources(spec: FigureSpec, data: PaperData, df: Any) -> list[str]:
+    """The store's names of the sweeps a figure's rows come from."""
+    if "sweep" in df.columns:
+        return sorted({str(v) for v in df["sweep"].to_list() if v is not None})
+    return [data.sweeps[spec.sweep].name] if spec.sweep in data.sweeps else [spec.sweep]
+
+
+def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path, cache: _FigureCache) -> str:
+    """HTML of one figure with its table; the PNG and SVG files are written beside."""
     from . import plots
 
     df = data.table(spec.sweep, spec.table, spec.where)
     groups = [spec.group] if spec.group else []
-    agg = aggregate(df, spec.metric, [*groups, spec.x], level=LEVEL)
-    fig = plots.metric_vs_param(
-        df,
-        spec.x,
-        spec.metric,
-        spec.group,
-        scale=spec.scale,
-        xscale=spec.xscale,
-        title=spec.title,
-        xlabel=spec.xlabel,
-        ylabel=spec.ylabel,
-        logx=spec.logx,
-        logy=spec.logy,
-        ylim0=spec.ylim0,
-        overlay=spec.overlay,
-    )
-    b64 = _png_b64(fig)
-    for ext in ("png", "svg"):
-        plots.save(fig, outdir / f"{spec.name}.{ext}")
+    agg = aggregate(df, spec.metric, [*groups, spec.x], level=LEVEL, bounds=spec.bounds)
+
+    def draw() -> Any:
+        return plots.metric_vs_param(
+            agg,
+            spec.x,
+            spec.metric,
+            spec.group,
+            aggregated=True,
+            raw=df,
+            scale=spec.scale,
+            xscale=spec.xscale,
+            title=spec.title,
+            xlabel=spec.xlabel,
+            ylabel=spec.ylabel,
+            logx=spec.logx,
+            logy=spec.logy,
+            ylim0=spec.ylim0,
+            overlay=spec.overlay,
+        )
+
+    b64 = base64.b64encode(cache.png(spec.name, _figure_key(spec, df), draw)).decode("ascii")
     ylab = spec.ylabel or spec.metric
     xlab = spec.xlabel or spec.x
-    cols = [*groups, xlab, "n", f"mean {ylab}", "± 95% CI", "CI low", "CI high", "std"]
+    cols = [*groups, xlab, "n", f"mean {ylab}", "95% CI low", "95% CI high", "std"]
     rows = []
+    clipped = 0
     for r in agg.iter_rows(named=True):
         s = spec.scale
         xv = r[spec.x]
+        clipped += bool(r.get("ci_clipped"))
         rows.append(
             [
                 *(r[g] for g in groups),
                 xv * spec.xscale if isinstance(xv, (int, float)) else xv,
                 r["n"],
                 r["mean"] * s,
-                r["ci_half"] * s,
                 r["ci_low"] * s,
                 r["ci_high"] * s,
                 r["std"] * s,
             ]
         )
     table = _html_table(cols, rows, left=len(groups))
-    n_rows = df.height
     cap = _e(spec.caption) + " " if spec.caption else ""
-    what = f"{spec.table} rows" + (
-        f" where {', '.join(f'{k} = {v}' for k, v in spec.where.items())}" if spec.where else ""
+    what = spec.rows or {"flows": "flows", "runs": "runs", "links": "link directions"}.get(
+        spec.table, "rows"
     )
+    where = (
+        " with " + ", ".join(f"{_e(k)} = {_e(fmt(v))}" for k, v in spec.where.items())
+        if spec.where
+        else ""
+    )
+    sweeps = _figure_sources(spec, data, df)
+    band = f"Mean over seeds with a shaded {LEVEL:.0%} Student-t confidence band"
+    if spec.bounds is not None:
+        band += (
+            f"; intervals are clipped to the metric's range "
+            f"{_e(_bounds_text(spec.bounds, spec.scale))}"
+            + (f" ({clipped} of {len(rows)} clipped here)" if clipped else " (none reached it)")
+        )
     fig_html = (
         f'<figure class="figure" id="fig-{_e(spec.name)}" data-figure="{_e(spec.name)}">'
         f'<img alt="{_e(spec.title)}" src="data:image/png;base64,{b64}">'
-        f"<figcaption><b>{_e(spec.title)}.</b> {cap}Mean over seeds with a shaded 95% "
-        f"Student-t confidence band; from {n_rows} {_e(what)} of sweep "
-        f"<code>{_e(data.sweeps[spec.sweep].name)}</code>. Also saved as "
-        f"<code>{_e(spec.name)}.png</code> and <code>{_e(spec.name)}.svg</code>.</figcaption>"
-        f"</figure>"
+        f"<figcaption><b>{_e(spec.title)}.</b> {cap}{band}. Data: {df.height} {_e(what)}"
+        f"{where}, from sweep{'s' if len(sweeps) != 1 else ''} "
+        + ", ".join(f"<code>{_e(n)}</code>" for n in sweeps)
+        + f". Also saved as <code>{_e(spec.name)}.png</code> and "
+        f"<code>{_e(spec.name)}.svg</code>.</figcaption></figure>"
         f'<div class="fig-table" data-figure="{_e(spec.name)}">{table}</div>'
     )
-    return fig_html, spec.title
+    return fig_html
 
 
 def _claim_section(spec: Any, res: ClaimResult | None, err: str | None) -> str:
     if res is None:
-        verdict, cls = "not supported", "not-supported"
+        outcome = Outcome.INCONCLUSIVE
         body = f'<p class="warn">The check could not be computed: {_e(err)}</p>'
     else:
-        verdict = "supported" if res.supported else "not supported"
-        cls = "supported" if res.supported else "not-supported"
+        outcome = res.outcome
         body = f"<p>{_e(res.sentence)}</p>{numbers_table(res.numbers)}"
     src = f'<p class="meta">Source: {_e(spec.source)}</p>' if spec.source else ""
+    test = f'<p class="test"><b>Test.</b> {_e(spec.test)}</p>' if spec.test else ""
+    cls = outcome.css
     return (
         f'<section class="claim {cls}-claim" id="claim-{_e(spec.id)}" '
         f'data-claim="{_e(spec.id)}" data-verdict="{cls}">'
-        f'<h3><span class="verdict {cls}">{verdict}</span> {_e(spec.statement)}</h3>'
-        f"{src}{body}</section>"
+        f'<h3><span class="verdict {cls}">{_e(outcome)}</span> {_e(spec.statement)}</h3>'
+        f"{src}{test}{body}</section>"
     )
 
 
@@ -229,15 +351,61 @@ def _params_section(data: PaperData) -> str:
             "time series recorded": "yes" if r.spec.trace else "no",
         }
         toml = Scenario(r.scenario.to_dict()).to_toml()
+        desc = f" — {_e(r.spec.description)}" if r.spec.description else ""
         parts.append(
-            f'<section class="sweep" id="sweep-{_e(name)}"><h3>Sweep <code>{_e(name)}</code></h3>'
+            f'<section class="sweep" id="sweep-{_e(name)}"><details>'
+            f"<summary>Sweep <code>{_e(name)}</code>{desc} ({runs.height} runs)</summary>"
             + _html_table(["", ""], list(facts.items()), left=2)
             + "<p>Grid (cross product; paths as in <code>airtcp sweep --set</code>):</p>"
             + _html_table(["path", "values"], grid_rows, left=2)
             + "<p>Base scenario (the seed and the grid values are set per run):</p>"
-            + f"<pre>{_e(toml)}</pre></section>"
+            + f"<pre>{_e(toml)}</pre></details></section>"
         )
     return "".join(parts)
+
+
+def _git_commit() -> str | None:
+    """The commit of the source tree this airtcp runs from (``+ local changes`` when it has
+    uncommitted edits), or None outside a git checkout."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if not head:
+        return None
+    return head + (" + local changes" if dirty else "")
+
+
+def provenance() -> dict[str, str]:
+    """What produced a report or a generated table: airtcp and core versions, the core's
+    build fingerprint (the store keys runs by it), the git commit when running from a
+    checkout, Python and library versions, and the host."""
+    import matplotlib
+    import polars
+
+    return {
+        "airtcp": __version__,
+        "core version": str(_core.__version__),
+        "core build fingerprint": str(_core.__build__),
+        "git commit": _git_commit() or "not available (not a git checkout)",
+        "python": platform.python_version(),
+        "polars / matplotlib": f"{polars.__version__} / {matplotlib.__version__}",
+        "host": f"{platform.node() or '?'} ({platform.platform()}, {os.cpu_count()} cores)",
+    }
 
 
 def _failures_section(data: PaperData) -> str:
@@ -257,16 +425,19 @@ def _failures_section(data: PaperData) -> str:
     )
 
 
-def render(data: PaperData, outdir: Path) -> tuple[str, list[tuple[str, str, bool]]]:
-    """The report's HTML and the claims' verdicts (writes the figure files into ``outdir``)."""
+def render(
+    data: PaperData, outdir: Path, *, elapsed_s: float | None = None
+) -> tuple[str, list[ClaimVerdict]]:
+    """The report's HTML and the claims' verdicts (writes the figure files into ``outdir``).
+    ``elapsed_s`` is the wall time of the reproduction that ran before, when there was one."""
+    t0 = time.perf_counter()
     paper = data.paper
-    figs = []
-    for spec in paper.figures:
-        h, _ = _figure_section(spec, data, outdir)
-        figs.append(h)
+    cache = _FigureCache(outdir)
+    figs = [_figure_section(spec, data, outdir, cache) for spec in paper.figures]
+    cache.save()
     claims = []
     summary_rows = []
-    verdicts = []
+    verdicts: list[ClaimVerdict] = []
     for spec in paper.claims:
         res: ClaimResult | None
         try:
@@ -274,31 +445,70 @@ def render(data: PaperData, outdir: Path) -> tuple[str, list[tuple[str, str, boo
         except Exception as e:  # noqa: BLE001 - shown in the report
             res, err = None, f"{type(e).__name__}: {e}"
         claims.append(_claim_section(spec, res, err))
-        verdict = "supported" if res is not None and res.supported else "not supported"
-        summary_rows.append([spec.id, spec.statement, verdict])
-        verdicts.append((spec.id, spec.statement, verdict == "supported"))
+        outcome = res.outcome if res is not None else Outcome.INCONCLUSIVE
+        summary_rows.append([spec.id, spec.statement, str(outcome)])
+        verdicts.append(ClaimVerdict(spec.id, spec.statement, outcome))
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     size = "quick (CI-sized: shorter runs, fewer points and seeds)" if data.quick else "full"
     notes = f"<p>{_e(paper.notes)}</p>" if paper.notes else ""
-    n_sup = sum(1 for r in summary_rows if r[2] == "supported")
+    counts = {o: sum(1 for v in verdicts if v.outcome is o) for o in Outcome}
+    tally = ", ".join(f"{n} {o}" for o, n in counts.items())
+    failures = _failures_section(data)
+    toc = (
+        '<nav class="toc"><h2>Contents</h2><ol>'
+        '<li><a href="#claims-summary">Claims</a></li>'
+        '<li><a href="#figures">Figures</a><ol>'
+        + "".join(f'<li><a href="#fig-{_e(f.name)}">{_e(f.title)}</a></li>' for f in paper.figures)
+        + '</ol></li><li><a href="#claims">Claims in detail</a><ol>'
+        + "".join(
+            f'<li><a href="#claim-{_e(c.id)}">{_e(c.statement)}</a></li>' for c in paper.claims
+        )
+        + "</ol></li>"
+        + ('<li><a href="#failures">Failed runs</a></li>' if failures else "")
+        + '<li><a href="#parameters">Parameters</a></li>'
+        '<li><a href="#provenance">Provenance</a></li></ol></nav>'
+    )
+    runs_wall = 0.0
+    for name in data.sweeps:
+        runs = data.table(name, "runs")
+        if runs.height:
+            runs_wall += float(runs["wall_s"].sum() or 0.0)
+    prov = provenance()
+    prov["store"] = str(data.store)
+    prov["report generated"] = now
+    prov["sum of the runs' wall times"] = f"{runs_wall:.1f} s"
+    if elapsed_s is not None:
+        prov["reproduction wall time (runs not in the store, then this report)"] = (
+            f"{elapsed_s:.1f} s"
+        )
+    prov["report build wall time"] = f"{time.perf_counter() - t0:.2f} s"
+    reused = len(paper.figures) - cache.drawn
+    prov["figures drawn for this build"] = f"{cache.drawn} of {len(paper.figures)}" + (
+        f" ({reused} unchanged since the last build, reused)" if reused else ""
+    )
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_e(paper.title)} — airtcp reproduction</title>"
         f"<style>{_CSS}</style></head><body>"
         f'<h1>{_e(paper.title)}</h1><p class="cite">{_e(paper.citation)}</p>'
-        f'<p class="meta">airtcp {__version__} · paper <code>{_e(paper.key)}</code> · '
-        f"{_e(size)} · generated {now} · store <code>{_e(data.store)}</code></p>"
+        f'<p class="meta">airtcp {__version__} · core build {_e(_core.__build__)} · paper '
+        f"<code>{_e(paper.key)}</code> · {_e(size)} · generated {now} · store "
+        f"<code>{_e(data.store)}</code></p>"
         f"<p>{_e(paper.summary)}</p>{notes}"
-        f'<h2 id="claims-summary">Claims</h2><p>{n_sup} of {len(summary_rows)} claims '
-        "supported by this run.</p>"
-        + _html_table(["claim", "statement", "verdict"], summary_rows, left=3)
+        + toc
+        + f'<h2 id="claims-summary">Claims</h2><p>Of {len(verdicts)} claims: {tally}. Each '
+        "is decided by the test stated with it; inconclusive means the data neither support "
+        "nor rule out the claim.</p>"
+        + _html_table(["claim", "statement", "outcome"], summary_rows, left=3)
         + '<h2 id="figures">Figures</h2>'
         + "".join(figs)
         + '<h2 id="claims">Claims in detail</h2>'
         + "".join(claims)
-        + _failures_section(data)
+        + failures
         + '<h2 id="parameters">Parameters</h2>'
         + _params_section(data)
+        + '<h2 id="provenance">Provenance</h2>'
+        + _html_table(["", ""], list(prov.items()), left=2)
         + '<p class="meta">Rebuild this report from the store with <code>airtcp report '
         + _e(paper.key)
         + (" --quick" if data.quick else "")
@@ -315,6 +525,7 @@ def write_report(
     out: str | os.PathLike[str] = "reports",
     quick: bool = False,
     seeds: int | None = None,
+    elapsed_s: float | None = None,
 ) -> Report:
     """Build ``<out>/<paper>/index.html`` (``<out>/<paper>/quick/index.html`` for the quick
     size, so the two never overwrite each other) from the runs in ``store`` (nothing is run).
@@ -322,11 +533,17 @@ def write_report(
     from .papers import load_data
 
     data = load_data(paper, store, quick=quick, seeds=seeds)
-    outdir = Path(out) / paper.key / ("quick" if quick else "")
+    outdir = report_dir(paper.key, out, quick=quick)
     outdir.mkdir(parents=True, exist_ok=True)
-    text, verdicts = render(data, outdir)
+    text, verdicts = render(data, outdir, elapsed_s=elapsed_s)
     path = outdir / "index.html"
     tmp = outdir / "index.html.tmp"
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return Report(path, verdicts)
+
+
+def report_dir(key: str, out: str | os.PathLike[str] = "reports", *, quick: bool = False) -> Path:
+    """Where a paper's report goes: ``<out>/<key>/``, or ``<out>/<key>/quick/`` for the quick
+    size."""
+    return Path(out) / key / ("quick" if quick else "")

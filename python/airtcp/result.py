@@ -16,16 +16,58 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .scenario import Scenario
 
-__all__ = ["Result", "jain", "result_tables"]
+__all__ = ["Result", "jain", "result_tables", "series_frame"]
+
+#: columns of the long time-series table (store files, exports, ``Result.to_parquet``)
+SERIES_COLUMNS = ("kind", "name", "t", "value", "ssthresh")
+
+
+def series_frame(series: Mapping[str, Any] | None) -> pl.DataFrame | None:
+    """cwnd and queue series (a result's ``series``) as one long table with columns
+    ``kind`` (``cwnd``/``queue``), ``name`` (flow or link direction), ``t``, ``value`` (cwnd in
+    segments or packets waiting) and ``ssthresh`` (null for queues); None when nothing was
+    recorded."""
+    import polars as pl
+
+    kinds: list[str] = []
+    names: list[str] = []
+    ts: list[float] = []
+    vals: list[float] = []
+    ssth: list[float | None] = []
+    for name, cols in sorted(((series or {}).get("cwnd") or {}).items()):
+        t = [float(x) for x in cols.get("t", [])]
+        kinds += ["cwnd"] * len(t)
+        names += [name] * len(t)
+        ts += t
+        vals += [float(x) for x in cols.get("cwnd", [])]
+        ss = cols.get("ssthresh")
+        ssth += [float(x) for x in ss] if ss is not None else [None] * len(t)
+    for name, cols in sorted(((series or {}).get("queue") or {}).items()):
+        t = [float(x) for x in cols.get("t", [])]
+        kinds += ["queue"] * len(t)
+        names += [name] * len(t)
+        ts += t
+        vals += [float(x) for x in cols.get("packets", [])]
+        ssth += [None] * len(t)
+    if not kinds:
+        return None
+    return pl.DataFrame(
+        {"kind": kinds, "name": names, "t": ts, "value": vals, "ssthresh": ssth},
+        schema={
+            "kind": pl.Utf8,
+            "name": pl.Utf8,
+            "t": pl.Float64,
+            "value": pl.Float64,
+            "ssthresh": pl.Float64,
+        },
+    )
 
 
 def result_tables(raw: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The tables of a core result: every top-level list of records (``flows``, ``links``,
     ``agents``, and whatever table the core adds later), by name."""
     return {
-        k: v
-        for k, v in raw.items()
-        if isinstance(v, list) and all(isinstance(r, dict) for r in v)
+        k: v for k, v in raw.items() if isinstance(v, list) and all(isinstance(r, dict) for r in v)
     }
 
 
@@ -234,8 +276,11 @@ class Result:
         return (
             f"<p><b>{html.escape(repr(self))}</b></p>"
             + self.flows.select(
-                [c for c in ("name", "cc", "goodput_bps", "retransmissions", "timeouts")
-                 if c in self.flows.columns]
+                [
+                    c
+                    for c in ("name", "cc", "goodput_bps", "retransmissions", "timeouts")
+                    if c in self.flows.columns
+                ]
             )._repr_html_()
         )
 
@@ -252,23 +297,28 @@ class Result:
         return text
 
     def to_parquet(self, dir_or_path: str | os.PathLike[str]) -> dict[str, Path]:
-        """Write the flows and links tables as Parquet.
+        """Write the flows and links tables, and the recorded time series, as Parquet.
 
         Given a directory (existing, or any path not ending in ``.parquet``) it writes
         ``flows.parquet`` and ``links.parquet`` inside it; given ``x.parquet`` it writes
-        ``x.flows.parquet`` and ``x.links.parquet`` beside it. Returns ``{"flows": path,
-        "links": path}``.
+        ``x.flows.parquet`` and ``x.links.parquet`` beside it. A run that recorded cwnd or
+        queue series also gets ``series`` (the long table of :func:`series_frame`), and one
+        that recorded loss verdicts ``verdicts`` (:meth:`verdicts`). Returns the paths by
+        table: ``{"flows": path, "links": path, ...}``.
         """
+        tables: dict[str, pl.DataFrame] = {"flows": self.flows, "links": self.links}
+        series = series_frame(self.raw.get("series"))
+        if series is not None:
+            tables["series"] = series
+        if self.series.get("verdicts"):
+            tables["verdicts"] = self.verdicts()
         p = Path(dir_or_path)
         if p.suffix.lower() == ".parquet" and not p.is_dir():
             p.parent.mkdir(parents=True, exist_ok=True)
-            out = {
-                "flows": p.with_name(p.stem + ".flows.parquet"),
-                "links": p.with_name(p.stem + ".links.parquet"),
-            }
+            out = {t: p.with_name(f"{p.stem}.{t}.parquet") for t in tables}
         else:
             p.mkdir(parents=True, exist_ok=True)
-            out = {"flows": p / "flows.parquet", "links": p / "links.parquet"}
-        self.flows.write_parquet(out["flows"])
-        self.links.write_parquet(out["links"])
+            out = {t: p / f"{t}.parquet" for t in tables}
+        for t, df in tables.items():
+            df.write_parquet(out[t])
         return out

@@ -1,21 +1,75 @@
-"""Two-sample comparisons for paper claims: Welch's t-test with its confidence interval and
-Hedges' g, and a three-way verdict (supported / not supported / inconclusive) that weighs the
-interval against the magnitude a paper reports."""
+"""Statistics for paper claims: Welch's t-test with its confidence interval and Hedges' g,
+one-sample intervals, exact binomial bounds for counted events, Bonferroni levels for claims
+made at several points at once, and the three outcomes of a claim (supported / not supported /
+inconclusive) with the rules that turn an interval into one of them.
+
+Every rule reads an interval, never a bare mean: a claim is supported only when the interval
+says so, not supported only when the interval rules it out, and inconclusive otherwise
+(including when there is too little data for an interval)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from typing import Any
 
-from .analysis import t_cdf, t_ppf
+from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
-__all__ = ["Welch", "welch", "verdict", "SUPPORTED", "NOT_SUPPORTED", "INCONCLUSIVE"]
+__all__ = [
+    "INCONCLUSIVE",
+    "NOT_SUPPORTED",
+    "SUPPORTED",
+    "Outcome",
+    "Welch",
+    "binomial_ci",
+    "bonferroni",
+    "clip",
+    "combine",
+    "direction",
+    "magnitude",
+    "one_sample",
+    "rate_ci",
+    "verdict",
+    "welch",
+    "within",
+    "zero_events_upper",
+]
 
-SUPPORTED = "supported"
-NOT_SUPPORTED = "not supported"
-INCONCLUSIVE = "inconclusive"
+
+class Outcome(StrEnum):
+    """The outcome of a claim. Compares equal to its text (``"not supported"``)."""
+
+    SUPPORTED = "supported"
+    NOT_SUPPORTED = "not supported"
+    INCONCLUSIVE = "inconclusive"
+
+    @classmethod
+    def of(cls, value: Outcome | str | bool) -> Outcome:
+        """An outcome from itself, its text, or a bool (True = supported, False = not
+        supported: the two outcomes claims had before there were three)."""
+        if isinstance(value, bool):
+            return cls.SUPPORTED if value else cls.NOT_SUPPORTED
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            raise ValueError(
+                f"a claim's outcome is one of {', '.join(repr(o.value) for o in cls)}, "
+                f"got {value!r}"
+            ) from None
+
+    @property
+    def css(self) -> str:
+        """The outcome as a CSS class / HTML attribute value (``not-supported``)."""
+        return self.value.replace(" ", "-")
+
+
+SUPPORTED = Outcome.SUPPORTED
+NOT_SUPPORTED = Outcome.NOT_SUPPORTED
+INCONCLUSIVE = Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)
@@ -84,7 +138,180 @@ def welch(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Welch:
     return Welch(na, nb, ma, mb, diff, se, df, t, p, diff - half, diff + half, g, level)
 
 
-def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None = None) -> str:
+def bonferroni(level: float, k: int) -> float:
+    """The level of each of ``k`` intervals so that all ``k`` hold together with probability
+    at least ``level`` (Bonferroni): 1 − (1 − level)/k."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    return 1.0 - (1.0 - level) / max(int(k), 1)
+
+
+def one_sample(
+    xs: Sequence[float],
+    level: float = 0.95,
+    *,
+    bounds: tuple[float | None, float | None] | None = None,
+) -> dict[str, Any]:
+    """Mean and Student-t interval of one sample (None and NaN left out), the interval
+    clipped to ``bounds`` (the metric's range, e.g. (0, 100) for a percentage) with
+    ``clipped`` saying whether it was."""
+    s = mean_ci(xs, level)
+    lo, hi, clipped = clip(s["ci_low"], s["ci_high"], bounds)
+    return {**s, "ci_low": lo, "ci_high": hi, "clipped": clipped, "level": level}
+
+
+def clip(
+    lo: float, hi: float, bounds: tuple[float | None, float | None] | None
+) -> tuple[float, float, bool]:
+    """An interval limited to a metric's range: (low, high, whether either end moved). An
+    interval never claims values the metric cannot take (a negative rate, a share above 1)."""
+    if bounds is None:
+        return lo, hi, False
+    b_lo, b_hi = bounds
+    nlo, nhi = lo, hi
+    if b_lo is not None and not math.isnan(lo):
+        nlo = max(lo, b_lo)
+    if b_hi is not None and not math.isnan(hi):
+        nhi = min(hi, b_hi)
+    if b_lo is not None and not math.isnan(hi):
+        nhi = max(nhi, b_lo)
+    if b_hi is not None and not math.isnan(lo):
+        nlo = min(nlo, b_hi)
+    return nlo, nhi, (nlo != lo or nhi != hi)
+
+
+def binomial_ci(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Clopper–Pearson (exact) interval of a proportion after ``k`` events in ``n`` trials;
+    (0, 1) when n = 0."""
+    if n < 0 or not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k = {k}, n = {n}")
+    if n == 0:
+        return 0.0, 1.0
+    a = (1.0 - level) / 2.0
+
+    def solve(target: float, a_: float, b_: float) -> float:
+        # I_x(a_, b_) rises in x: bisection for I_x = target.
+        lo, hi = 0.0, 1.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if _betainc(a_, b_, mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+
+    low = 0.0 if k == 0 else solve(a, k, n - k + 1)
+    high = 1.0 if k == n else solve(1.0 - a, k + 1, n - k)
+    return low, high
+
+
+def rate_ci(events: Sequence[int], trials: Sequence[int], level: float = 0.95) -> dict[str, Any]:
+    """A rate counted in several runs (``events[i]`` of ``trials[i]`` in run i; runs with no
+    trials are left out): the pooled rate Σevents/Σtrials and an interval that is the union of
+    the exact (Clopper–Pearson) interval of the pooled count and the Student-t interval of the
+    per-run rates, clipped to [0, 1]. Each of the two misses one source of error — the count
+    ignores the spread between runs, the t interval collapses to a point when every run
+    counts 0 — so the union covers the rate at least as often as either does."""
+    pairs = [(int(e), int(n)) for e, n in zip(events, trials, strict=True) if n and n > 0]
+    k = sum(e for e, _ in pairs)
+    n = sum(t for _, t in pairs)
+    if n == 0:
+        nan = math.nan
+        return {"runs": 0, "events": 0, "trials": 0, "rate": nan, "ci_low": nan, "ci_high": nan}
+    b_lo, b_hi = binomial_ci(k, n, level)
+    t = mean_ci([e / t for e, t in pairs], level)
+    lo = b_lo if math.isnan(t["ci_low"]) else min(b_lo, t["ci_low"])
+    hi = b_hi if math.isnan(t["ci_high"]) else max(b_hi, t["ci_high"])
+    lo, hi, _ = clip(lo, hi, (0.0, 1.0))
+    return {
+        "runs": len(pairs),
+        "events": k,
+        "trials": n,
+        "rate": k / n,
+        "ci_low": lo,
+        "ci_high": hi,
+    }
+
+
+def zero_events_upper(n: int, level: float = 0.95) -> float:
+    """The one-sided ``level`` upper bound on a probability after 0 events in ``n`` trials
+    (exact: 1 − (1 − level)^(1/n); about 3/n at 95%); 1 when n = 0."""
+    if n <= 0:
+        return 1.0
+    return 1.0 - (1.0 - level) ** (1.0 / n)
+
+
+def within(
+    ci_low: float, ci_high: float, low: float | None = None, high: float | None = None
+) -> Outcome:
+    """An interval against a range a claim states (a band [low, high], or a bound such as
+    "under 1%" with ``high`` only): supported when the interval lies inside the range, not
+    supported when it lies wholly outside, inconclusive when it straddles an edge or is not
+    finite."""
+    if math.isnan(ci_low) or math.isnan(ci_high):
+        return INCONCLUSIVE
+    inside = (low is None or ci_low >= low) and (high is None or ci_high <= high)
+    if inside:
+        return SUPPORTED
+    outside = (low is not None and ci_high < low) or (high is not None and ci_low > high)
+    return NOT_SUPPORTED if outside else INCONCLUSIVE
+
+
+def direction(ci_low: float, ci_high: float, *, sign: int = 1, smallest: float = 0.0) -> Outcome:
+    """An interval of a change against a claimed direction (``sign`` +1: a rise, −1: a fall)
+    when the claim gives no size; ``smallest`` is the smallest change counted (≥ 0). With the
+    interval oriented so that the claimed direction is positive:
+
+    - supported: the interval lies above 0 and reaches ``smallest``;
+    - not supported: the interval lies below ``smallest`` (a change of that size in the
+      claimed direction is ruled out; with ``smallest`` = 0, the change goes the other way);
+    - inconclusive: otherwise, or when the interval is not finite.
+    """
+    if sign not in (1, -1):
+        raise ValueError(f"sign must be +1 or -1, got {sign}")
+    if smallest < 0 or math.isnan(smallest):
+        raise ValueError(f"smallest must be >= 0, got {smallest}")
+    if math.isnan(ci_low) or math.isnan(ci_high):
+        return INCONCLUSIVE
+    lo, hi = (ci_low, ci_high) if sign > 0 else (-ci_high, -ci_low)
+    if hi < smallest:
+        return NOT_SUPPORTED
+    if lo > 0:
+        return SUPPORTED
+    return INCONCLUSIVE
+
+
+def combine(outcomes: Iterable[Outcome | str]) -> Outcome:
+    """The outcome of a claim made at several points at once ("at every load and PER"):
+    supported when every part is, not supported when any part is, inconclusive otherwise
+    (and when there are no parts: 0 of 0 supports nothing)."""
+    parts = [Outcome.of(o) for o in outcomes]
+    if not parts:
+        return INCONCLUSIVE
+    if any(o is NOT_SUPPORTED for o in parts):
+        return NOT_SUPPORTED
+    if all(o is SUPPORTED for o in parts):
+        return SUPPORTED
+    return INCONCLUSIVE
+
+
+def magnitude(ci_low: float, ci_high: float, paper: float) -> str:
+    """How a measured change compares with the size a paper reports, whatever the verdict:
+    ``"larger than the paper's"`` when the whole interval lies beyond the paper's value (in the
+    paper's direction), ``"smaller than the paper's"`` when it lies short of it, ``"consistent
+    with the paper's"`` when it holds it, ``"undetermined"`` when not finite. A supported
+    claim can still be far larger than the paper says: this is what the sentence reports."""
+    if math.isnan(ci_low) or math.isnan(ci_high) or math.isnan(paper):
+        return "undetermined"
+    lo, hi, m = (ci_low, ci_high, paper) if paper >= 0 else (-ci_high, -ci_low, -paper)
+    if lo > m:
+        return "larger than the paper's"
+    if hi < m:
+        return "smaller than the paper's"
+    return "consistent with the paper's"
+
+
+def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None = None) -> Outcome:
     """Weigh a confidence interval of a measured change against the change a paper reports
     (``paper``, signed). With the interval oriented so that the paper's direction is positive
     and m the smallest effect counted as reproducing it (``smallest``, default half the
@@ -98,11 +325,4 @@ def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None 
     if paper == 0 or math.isnan(paper):
         raise ValueError("the paper's change must be nonzero")
     m = abs(smallest) if smallest is not None else abs(paper) / 2.0
-    if math.isnan(ci_low) or math.isnan(ci_high):
-        return INCONCLUSIVE
-    lo, hi = (ci_low, ci_high) if paper > 0 else (-ci_high, -ci_low)
-    if hi < m:
-        return NOT_SUPPORTED
-    if lo > 0:
-        return SUPPORTED
-    return INCONCLUSIVE
+    return direction(ci_low, ci_high, sign=1 if paper > 0 else -1, smallest=m)

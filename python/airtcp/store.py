@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .result import result_tables
+from .result import SERIES_COLUMNS, result_tables, series_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -447,39 +447,9 @@ class Store:
         """Write a run's time series (the core's ``series`` object) as Parquet beside the
         database; returns the file name, or None when the run recorded nothing. The file is
         written under a temporary name and renamed, so it is complete or absent."""
-        import polars as pl
-
-        kinds: list[str] = []
-        names: list[str] = []
-        ts: list[float] = []
-        vals: list[float] = []
-        ssth: list[float | None] = []
-        for name, cols in sorted((series.get("cwnd") or {}).items()):
-            t = list(cols.get("t", []))
-            kinds += ["cwnd"] * len(t)
-            names += [name] * len(t)
-            ts += t
-            vals += [float(x) for x in cols.get("cwnd", [])]
-            ssth += [float(x) for x in cols.get("ssthresh", [None] * len(t))]
-        for name, cols in sorted((series.get("queue") or {}).items()):
-            t = list(cols.get("t", []))
-            kinds += ["queue"] * len(t)
-            names += [name] * len(t)
-            ts += t
-            vals += [float(x) for x in cols.get("packets", [])]
-            ssth += [None] * len(t)
-        if not kinds:
+        df = series_frame(series)
+        if df is None:
             return None
-        df = pl.DataFrame(
-            {"kind": kinds, "name": names, "t": ts, "value": vals, "ssthresh": ssth},
-            schema={
-                "kind": pl.Utf8,
-                "name": pl.Utf8,
-                "t": pl.Float64,
-                "value": pl.Float64,
-                "ssthresh": pl.Float64,
-            },
-        )
         d = self.series_dir
         d.mkdir(parents=True, exist_ok=True)
         fname = run_key(scenario_hash, seed) + ".parquet"
@@ -687,17 +657,48 @@ class Store:
             )
         return pl.read_parquet(target)
 
+    def all_series(
+        self, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
+    ) -> pl.DataFrame | None:
+        """The time series of every ``ok`` run (of ``sweep``, or among ``keys``) that recorded
+        them, in one long table: the run key, the grid point columns, then ``kind``, ``name``,
+        ``t``, ``value`` and ``ssthresh`` as in :meth:`series`. None when no run has any."""
+        import polars as pl
+
+        runs = self._table("runs", sweep=sweep, keys=keys, status="ok")
+        if runs.height == 0:
+            return None
+        own = set(self._columns("runs"))
+        point = [c for c in runs.columns if c not in own]
+        frames = []
+        for r in runs.filter(pl.col("series").is_not_null()).iter_rows(named=True):
+            ser = self.series(r["scenario_hash"], r["seed"])
+            head = [
+                pl.lit(r["scenario_hash"]).alias("scenario_hash"),
+                pl.lit(r["seed"]).alias("seed"),
+            ]
+            head += [pl.lit(r[c], dtype=runs.schema[c]).alias(c) for c in point]
+            frames.append(ser.select(*head, *SERIES_COLUMNS))
+        if not frames:
+            return None
+        return pl.concat(frames, how="vertical_relaxed")
+
     def export(
         self, out: str | os.PathLike[str], *, fmt: str = "parquet", sweep: str | None = None
     ) -> dict[str, Path]:
-        """Write the runs table and every result table to ``out/<table>.{parquet,csv}``."""
+        """Write the runs table and every result table to ``out/<table>.{parquet,csv}``, and
+        the runs' time series (:meth:`all_series`) to ``out/series.{parquet,csv}`` when any
+        run recorded them."""
         if fmt not in ("parquet", "csv"):
             raise ValueError(f"format must be 'parquet' or 'csv', got {fmt!r}")
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths: dict[str, Path] = {}
-        for t in ("runs", *self.tables()):
-            df = self._table(t, sweep=sweep)
+        tables: dict[str, Any] = {t: self._table(t, sweep=sweep) for t in ("runs", *self.tables())}
+        series = self.all_series(sweep)
+        if series is not None:
+            tables["series"] = series
+        for t, df in tables.items():
             p = d / f"{t}.{fmt}"
             if fmt == "parquet":
                 df.write_parquet(p)

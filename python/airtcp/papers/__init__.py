@@ -1,8 +1,9 @@
 """Paper reproductions: each module in this package declares one paper as a :class:`Paper` —
 its sweeps (a base scenario, a grid, seeds, and smaller ``quick`` sizes for CI), its figures
 (a metric against a swept parameter, one line per group) and its claims (checkable
-statements: a function of the aggregated data that says supported / not supported with the
-numbers and a sentence) — and registers it with :func:`register`.
+statements: a function of the data that decides, by a test over seeds stated with the claim,
+whether the claim is supported, not supported or inconclusive, with the numbers and a
+sentence) — and registers it with :func:`register`.
 
 ``airtcp reproduce <key>`` runs whatever the store lacks and writes
 ``reports/<key>/index.html`` (``reports/<key>/quick/index.html`` at the quick size);
@@ -11,20 +12,26 @@ numbers and a sentence) — and registers it with :func:`register`.
 A minimal module::
 
     from airtcp.papers import ClaimResult, ClaimSpec, FigureSpec, Paper, SweepSpec, register
+    from airtcp.stats import direction, welch
+
+    P = "links.R2-D.error.per"
 
     def scenario(quick: bool) -> airtcp.Scenario: ...
 
     def goodput_drops(data):
-        agg = data.aggregate("loss", "goodput_bps", by=["p"])
-        ok = agg["mean"].is_sorted(descending=True)
-        return ClaimResult(ok, "goodput falls as p grows", agg)
+        lo = data.table("loss", where={P: 0.01})["goodput_bps"].to_list()
+        hi = data.table("loss", where={P: 0.02})["goodput_bps"].to_list()
+        w = welch(lo, hi)
+        outcome = direction(w.ci_low, w.ci_high, sign=1)
+        return ClaimResult(outcome, f"goodput falls by {w.diff:.0f} b/s", w.as_dict())
 
     PAPER = register(Paper(
         key="mine", title="...", citation="...", summary="...",
-        sweeps=[SweepSpec("loss", scenario, grid={"links.R2-D.error.per": [0.01, 0.02]})],
-        figures=[FigureSpec("goodput", "Goodput vs p", sweep="loss", x="links.R2-D.error.per",
+        sweeps=[SweepSpec("loss", scenario, grid={P: [0.01, 0.02]})],
+        figures=[FigureSpec("goodput", "Goodput vs p", sweep="loss", x=P,
                             metric="goodput_bps", group="cc")],
-        claims=[ClaimSpec("falls", "Goodput falls with p", goodput_drops)],
+        claims=[ClaimSpec("falls", "Goodput falls with p", goodput_drops,
+                          test="Welch's t-test, 95% CI of the difference above 0")],
     ))
 """
 
@@ -40,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..scenario import Scenario
+from ..stats import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
@@ -52,6 +60,7 @@ __all__ = [
     "ClaimResult",
     "ClaimSpec",
     "FigureSpec",
+    "Outcome",
     "Paper",
     "PaperData",
     "ResolvedSweep",
@@ -110,7 +119,10 @@ class FigureSpec:
     or a table added by the paper's ``derive``) of ``sweep``, one line per ``group`` value,
     mean over seeds with confidence bands. ``where`` keeps rows whose columns equal the given
     values. ``overlay(ax, rows)`` draws extra curves (a model). ``scale``/``xscale`` multiply
-    the metric/parameter for display (and for the figure's table)."""
+    the metric/parameter for display (and for the figure's table). ``bounds`` is the metric's
+    range in its own units (``(0, None)`` for a rate, ``(0, 100)`` for a percentage):
+    confidence intervals are clipped to it, and the caption says so. ``rows`` says what one
+    row of the data is (``"runs (FTP flows summed)"``), for the caption."""
 
     name: str
     title: str
@@ -129,27 +141,40 @@ class FigureSpec:
     ylim0: bool = True  #: start a linear y axis at 0
     overlay: Callable[[Axes, pl.DataFrame], None] | None = None
     caption: str = ""
+    bounds: tuple[float | None, float | None] | None = None
+    rows: str = ""
 
 
 @dataclass
 class ClaimResult:
-    """The verdict on a claim: ``supported``, one or two ``sentence``\\s saying what was
-    measured, and the ``numbers`` behind it (a DataFrame, a list of dicts or a dict)."""
+    """The verdict on a claim: its ``outcome`` (:class:`~airtcp.stats.Outcome`: supported,
+    not supported or inconclusive; ``True``/``False`` are read as supported / not supported),
+    one or two ``sentence``\\s saying what was measured, and the ``numbers`` behind it (a
+    DataFrame, a list of dicts or a dict)."""
 
-    supported: bool
+    outcome: Outcome
     sentence: str
     numbers: Any = None
+
+    def __post_init__(self) -> None:
+        self.outcome = Outcome.of(self.outcome)
+
+    @property
+    def supported(self) -> bool:
+        return self.outcome is Outcome.SUPPORTED
 
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """A claim of the paper (``statement``, where it comes from in ``source``) and the
-    function that checks it against the data."""
+    """A claim of the paper (``statement``, where it comes from in ``source``), the function
+    that checks it against the data, and the ``test`` that decides it, stated in words (the
+    report prints it beside the verdict)."""
 
     id: str
     statement: str
     check: Callable[[PaperData], ClaimResult]
     source: str = ""
+    test: str = ""
 
 
 @dataclass
@@ -165,6 +190,9 @@ class Paper:
     derive: Callable[[PaperData], None] | None = None
     #: free text shown in the report (how the setup differs from the paper's, caveats)
     notes: str = ""
+    #: Markdown tables for the docs by name, rendered from the data by ``airtcp docs-tables``
+    #: into the regions marked ``generated:<key>/<name>`` (see :mod:`airtcp.docgen`)
+    doc_tables: dict[str, Callable[[PaperData], str]] = field(default_factory=dict)
 
     def sweep(self, name: str) -> SweepSpec:
         for s in self.sweeps:
@@ -222,10 +250,11 @@ class PaperData:
         table: str = "flows",
         where: Mapping[str, Any] | None = None,
         level: float = 0.95,
+        bounds: tuple[float | None, float | None] | None = None,
     ) -> pl.DataFrame:
         from ..analysis import aggregate
 
-        return aggregate(self.table(sweep, table, where), metric, by, level=level)
+        return aggregate(self.table(sweep, table, where), metric, by, level=level, bounds=bounds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -346,10 +375,13 @@ def reproduce(
     """Run every run of the paper's sweeps that the store lacks, then write the report;
     returns the :class:`~airtcp.report.Report` (``.path`` of ``index.html``, the claims'
     verdicts). The store defaults to ``<out>/<key>/runs.sqlite``."""
+    import time
+
     from ..report import write_report
     from ..store import Store
     from ..sweeps import run_sweep
 
+    t0 = time.perf_counter()
     paper = key if isinstance(key, Paper) else get(key)
     store_path = Path(store) if store is not None else default_store(paper.key, out)
     with Store(store_path, create=True) as st:
@@ -379,7 +411,9 @@ def reproduce(
                 from ..sweeps import SweepAborted
 
                 raise SweepAborted(res.aborted)
-    return write_report(paper, store_path, out=out, quick=quick, seeds=seeds)
+    return write_report(
+        paper, store_path, out=out, quick=quick, seeds=seeds, elapsed_s=time.perf_counter() - t0
+    )
 
 
 def default_store(key: str, out: str | os.PathLike[str] = "reports") -> Path:

@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from ..scenario import Scenario
-from ..stats import SUPPORTED, verdict, welch
+from ..stats import INCONCLUSIVE, clip, magnitude, verdict, welch
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 FILE_BYTES = 5_000_000
@@ -198,30 +198,45 @@ def derive(data: PaperData) -> None:
     gate = data.table("gate", "flows")
     reno = data.table("reno", "flows")
     cols = ["seed", "throughput_kBps", "completion_time_s", "overhead_pct", "goodput_bps"]
+
+    def store_name(sweep: str) -> str:
+        # The store's name of a sweep, so a figure can say where its points come from.
+        return data.sweeps[sweep].name if sweep in data.sweeps else sweep
+
     gated = gate.select(pl.col(T_PATH).cast(pl.Float64).alias("threshold_db"), *cols).with_columns(
-        pl.lit("Reno + gate").alias("scheme")
+        pl.lit("Reno + gate").alias("scheme"), pl.lit(store_name("gate")).alias("sweep")
     )
     thresholds = sorted(set(gated["threshold_db"].to_list()))
     base = pl.concat(
         [
             reno.select(cols).with_columns(
-                pl.lit(t).alias("threshold_db"), pl.lit("Reno").alias("scheme")
+                pl.lit(t).alias("threshold_db"),
+                pl.lit("Reno").alias("scheme"),
+                pl.lit(store_name("reno")).alias("sweep"),
             )
             for t in thresholds
         ]
     ).select(gated.columns)
     data.set_table("gate", "cmp", pl.concat([gated, base]))
     if "delay" in data.tables:
+        paired = _paired(data.table("delay", "flows"), reno, DELAY_PATH, "delay_s", ["seed"])
         data.set_table(
             "delay",
             "paired",
-            _paired(data.table("delay", "flows"), reno, DELAY_PATH, "delay_s", ["seed"]),
+            paired.with_columns(
+                pl.lit(f"{store_name('delay')} and {store_name('reno')}").alias("sweep")
+            ),
         )
     if "coh-gate" in data.tables and "coh-reno" in data.tables:
         cr = data.table("coh-reno", "flows").with_columns(pl.col(TC_PATH).cast(pl.Float64))
         cg = data.table("coh-gate", "flows").with_columns(pl.col(TC_PATH).cast(pl.Float64))
+        paired = _paired(cg, cr, TC_PATH, "coherence_s", ["seed", TC_PATH])
         data.set_table(
-            "coh-gate", "paired", _paired(cg, cr, TC_PATH, "coherence_s", ["seed", TC_PATH])
+            "coh-gate",
+            "paired",
+            paired.with_columns(
+                pl.lit(f"{store_name('coh-gate')} and {store_name('coh-reno')}").alias("sweep")
+            ),
         )
 
 
@@ -254,8 +269,12 @@ def compare(
     w = welch(gate, reno)
     scale = 100.0 / w.mean_b if relative and w.mean_b else 1.0
     change, lo, hi = w.diff * scale, w.ci_low * scale, w.ci_high * scale
+    if relative:
+        # A positive quantity cannot fall by more than 100%.
+        lo, hi, _ = clip(lo, hi, (-100.0, None))
     return {
         "verdict": verdict(lo, hi, paper, smallest),
+        "magnitude": magnitude(lo, hi, paper),
         "change": change,
         "ci_low": lo,
         "ci_high": hi,
@@ -278,11 +297,10 @@ def _result(
         f"{v.capitalize()}: {what} {c['change']:+.2f}{unit} (95% CI {c['ci_low']:+.2f} to "
         f"{c['ci_high']:+.2f}{unit}; Welch p = {c['p']:.3g}, Hedges' g = {c['hedges_g']:.2f}, "
         f"n = {c['n_gate']} gated / {c['n_reno']} Reno runs); paper: {c['paper']:+g}{unit} "
-        f"(smallest change counted: {c['smallest_counted']:+g}{unit}). {extra}"
+        f"(smallest change counted: {c['smallest_counted']:+g}{unit}); the measured change is "
+        f"{c['magnitude']} {c['paper']:+g}{unit}. {extra}"
     ).strip()
-    # The report's claim type has two outcomes: an inconclusive claim is shown as not
-    # supported, its sentence and numbers saying "inconclusive".
-    return ClaimResult(v == SUPPORTED, sentence, [{**c, "metric": what}, *rows])
+    return ClaimResult(v, sentence, [{**c, "metric": what}, *rows])
 
 
 def _per_threshold(data: PaperData, metric: str, relative: bool) -> list[dict[str, Any]]:
@@ -346,7 +364,7 @@ def _claim_small_then_large(data: PaperData) -> ClaimResult:
     low = _column(cmp.filter(pl.col("threshold_db").is_in([3.0, 4.0])), "throughput_kBps")
     reno = _column(data.table("reno", "flows"), "throughput_kBps")
     if not high or not low or not reno:
-        return ClaimResult(False, "Inconclusive: the sweep lacks thresholds 3/4 or 5/6 dB.")
+        return ClaimResult(INCONCLUSIVE, "Inconclusive: the sweep lacks thresholds 3/4 or 5/6 dB.")
     w = welch(high, low)
     base = math.fsum(reno) / len(reno)
     scale = 100.0 / base
@@ -375,7 +393,139 @@ def _claim_small_then_large(data: PaperData) -> ClaimResult:
         f"smallest step counted is {SMALLEST_STEP_PTS:g} point)."
     )
     rows = _per_threshold(data, "throughput_kBps", True)
-    return ClaimResult(v == SUPPORTED, sentence, [{**c, "metric": "step 3–4 → 5–6 dB"}, *rows])
+    return ClaimResult(v, sentence, [{**c, "metric": "step 3–4 → 5–6 dB"}, *rows])
+
+
+# --------------------------------------------------------------------------------------------
+# tables for docs/schemes/snr_gate.md (airtcp docs-tables)
+
+_METRICS = [
+    ("throughput_kBps", "throughput (kB/s)", 1),
+    ("completion_time_s", "connection time (s)", 1),
+    ("overhead_pct", "overhead (%)", 2),
+]
+
+
+def _doc_results(data: PaperData) -> str:
+    """Means over seeds with 95% intervals: plain Reno and the gate at each threshold."""
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    cmp = data.table("gate", "cmp")
+    ts = sorted(set(cmp["threshold_db"].to_list()))
+    rows = []
+    for metric, label, digits in _METRICS:
+        agg = aggregate(cmp, metric, ["scheme", "threshold_db"], bounds=(0.0, None))
+        cell = {(r["scheme"], r["threshold_db"]): r for r in agg.iter_rows(named=True)}
+        reno = cell[("Reno", ts[0])]
+        row = [label, ci(reno["mean"], reno["ci_low"], reno["ci_high"], digits)]
+        for t in ts:
+            r = cell[("Reno + gate", t)]
+            row.append(ci(r["mean"], r["ci_low"], r["ci_high"], digits))
+        rows.append(row)
+    n = len(data.table("reno", "flows"))
+    head = ["", "Reno", *(f"gate {t:g} dB" for t in ts)]
+    return f"Means over {n} seeds, 95% CI in brackets:\n\n" + md_table(
+        head, rows, "l" + "r" * (len(head) - 1)
+    )
+
+
+def _doc_claims(data: PaperData) -> str:
+    """Each claim: the paper's change, the measured change with its interval, p and g, and
+    the outcome."""
+    from ..docgen import md_table, num
+
+    rows = []
+    for spec in PAPER.claims:
+        res = spec.check(data)
+        c = res.numbers[0] if isinstance(res.numbers, list) and res.numbers else {}
+        # The step claim is in points of Reno's throughput, the overhead in points of overhead.
+        unit = " points" if "overhead" in spec.id or "step" in str(c.get("metric", "")) else " %"
+        rows.append(
+            [
+                spec.statement,
+                "more at 5–6 dB (no number)"
+                if spec.id == "small-then-large"
+                else f"{c.get('paper', float('nan')):+g}{unit}".replace("-", "−"),
+                f"{num(c.get('change'), 2, True)}{unit} ({num(c.get('ci_low'), 2, True)} to "
+                f"{num(c.get('ci_high'), 2, True)})",
+                f"{c.get('p', float('nan')):.2g}, {num(c.get('hedges_g'), 2)}",
+                f"**{res.outcome}**",
+                c.get("magnitude", "–") if spec.id != "small-then-large" else "–",
+            ]
+        )
+    return md_table(
+        ["claim", "paper", "measured (95% CI)", "p, Hedges' g", "outcome", "magnitude"],
+        rows,
+        "lrrrll",
+    )
+
+
+def _doc_paired(data: PaperData, sweep: str, x: str, label: str, metrics: list) -> str:
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    paired = data.table(sweep, "paired")
+    xs = sorted(set(paired[x].to_list()))
+    rows = []
+    for metric, name, digits in metrics:
+        agg = aggregate(paired, metric, [x])
+        cell = {r[x]: r for r in agg.iter_rows(named=True)}
+        rows.append(
+            [name]
+            + [
+                ci(cell[v]["mean"], cell[v]["ci_low"], cell[v]["ci_high"], digits, sign=True)
+                for v in xs
+            ]
+        )
+    n = paired["seed"].n_unique()
+    return (
+        f"Per seed, gated against plain Reno on the same trace; mean over {n} seeds, 95% CI "
+        "in brackets:\n\n" + md_table([label, *(f"{v:g}" for v in xs)], rows, "l" + "r" * len(xs))
+    )
+
+
+def _doc_delay(data: PaperData) -> str:
+    return _doc_paired(
+        data,
+        "delay",
+        "delay_s",
+        "delay (s)",
+        [
+            ("throughput_gain_pct", "throughput change (%)", 1),
+            ("overhead_change_pts", "overhead change (points)", 2),
+        ],
+    )
+
+
+def _doc_coherence(data: PaperData) -> str:
+    return _doc_paired(
+        data,
+        "coh-gate",
+        "coherence_s",
+        "Tc (s)",
+        [
+            ("throughput_gain_pct", "throughput change (%)", 1),
+            ("connection_time_change_pct", "connection time change (%)", 1),
+            ("overhead_change_pts", "overhead change (points)", 2),
+        ],
+    )
+
+
+_MAGNITUDE_TEST = (
+    f"Gated runs at {TEST_T:g} dB against plain Reno on the same seeds: Welch's t-test, 95% "
+    "CI of the change (in % of Reno's mean, or points for the overhead) and Hedges' g. "
+    "Supported if the interval lies on the paper's side of 0 and reaches half the paper's "
+    "change, not supported if it lies short of half the paper's change (or on the other "
+    "side), inconclusive otherwise. Whatever the outcome, the interval against the paper's "
+    "number says whether the change is larger than, smaller than or consistent with it."
+)
+_STEP_TEST = (
+    "Gated throughput at 5–6 dB against 3–4 dB (seeds pooled): Welch's t-test, 95% CI of "
+    "the difference in points of Reno's mean throughput, Hedges' g. The paper gives no "
+    f"number: supported if the interval lies above 0 and reaches {SMALLEST_STEP_PTS:g} point, "
+    f"not supported if it lies below {SMALLEST_STEP_PTS:g} point, inconclusive otherwise."
+)
 
 
 PAPER = register(
@@ -402,8 +552,7 @@ PAPER = register(
             "Reno runs of the same seeds by Welch's t-test (95% CI, Hedges' g) and weighs the "
             "interval against the paper's magnitude: supported if it lies above 0 and reaches "
             "half the paper's change, not supported if it lies below half the paper's change, "
-            "inconclusive otherwise (shown as not supported, its sentence saying "
-            "'Inconclusive'). See docs/schemes/snr_gate.md."
+            "inconclusive otherwise. See docs/schemes/snr_gate.md."
         ),
         sweeps=[
             SweepSpec(
@@ -455,6 +604,8 @@ PAPER = register(
                 table="cmp",
                 x="threshold_db",
                 metric="throughput_kBps",
+                bounds=(0.0, None),
+                rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
                 xlabel="SNR threshold (dB)",
                 ylabel="throughput (kB/s)",
@@ -468,6 +619,8 @@ PAPER = register(
                 table="cmp",
                 x="threshold_db",
                 metric="completion_time_s",
+                bounds=(0.0, None),
+                rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
                 xlabel="SNR threshold (dB)",
                 ylabel="connection time (s)",
@@ -480,6 +633,8 @@ PAPER = register(
                 table="cmp",
                 x="threshold_db",
                 metric="overhead_pct",
+                bounds=(0.0, None),
+                rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
                 xlabel="SNR threshold (dB)",
                 ylabel="overhead (%)",
@@ -492,6 +647,8 @@ PAPER = register(
                 table="paired",
                 x="delay_s",
                 metric="throughput_gain_pct",
+                bounds=(-100.0, None),
+                rows="seeds (gated vs plain Reno on the same trace)",
                 xlabel="measurement delay (s)",
                 ylabel="throughput change vs Reno (%)",
                 logx=True,
@@ -506,6 +663,7 @@ PAPER = register(
                 table="paired",
                 x="delay_s",
                 metric="overhead_change_pts",
+                rows="seeds (gated vs plain Reno on the same trace)",
                 xlabel="measurement delay (s)",
                 ylabel="overhead change vs Reno (points)",
                 logx=True,
@@ -518,6 +676,8 @@ PAPER = register(
                 table="paired",
                 x="coherence_s",
                 metric="throughput_gain_pct",
+                bounds=(-100.0, None),
+                rows="seeds (gated vs plain Reno on the same trace)",
                 xlabel="coherence time Tc (s), Gauss–Markov fading",
                 ylabel="throughput change vs Reno (%)",
                 logx=True,
@@ -532,6 +692,7 @@ PAPER = register(
                 table="paired",
                 x="coherence_s",
                 metric="overhead_change_pts",
+                rows="seeds (gated vs plain Reno on the same trace)",
                 xlabel="coherence time Tc (s), Gauss–Markov fading",
                 ylabel="overhead change vs Reno (points)",
                 logx=True,
@@ -544,26 +705,36 @@ PAPER = register(
                 statement="The gate improves Reno's throughput (up to +15%)",
                 check=_claim_throughput,
                 source="abstract; §5, Fig. 4",
+                test=_MAGNITUDE_TEST,
             ),
             ClaimSpec(
                 id="small-then-large",
                 statement=("The gain is slight at 3 and 4 dB and much larger at 5 and 6 dB"),
                 check=_claim_small_then_large,
                 source="§5",
+                test=_STEP_TEST,
             ),
             ClaimSpec(
                 id="connection-time-falls",
                 statement=("Connection time falls as the threshold rises, saving up to 12%"),
                 check=_claim_connection_time,
                 source="§5, Fig. 4",
+                test=_MAGNITUDE_TEST,
             ),
             ClaimSpec(
                 id="overhead-falls",
                 statement="Overhead falls as the threshold rises (by up to 0.7 points)",
                 check=_claim_overhead,
                 source="§5, Fig. 5",
+                test=_MAGNITUDE_TEST,
             ),
         ],
         derive=derive,
+        doc_tables={
+            "results": _doc_results,
+            "claims": _doc_claims,
+            "delay": _doc_delay,
+            "coherence": _doc_coherence,
+        },
     )
 )

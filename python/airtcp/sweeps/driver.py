@@ -3,6 +3,7 @@ and writes every finished run to the store (this process is its only writer)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from .backends import (
     run_job,
     run_jobs,
 )
-from .plan import Job, normalise_grid, plan
+from .plan import Job, normalise_grid, plan, unusable_value
 from .progress import _Progress
 
 _PROBE = '{"name": "airtcp-probe", "duration": "1ms", "nodes": [{"name": "a"}]}'
@@ -91,7 +92,7 @@ def _importing_main_in_a_worker() -> bool:
 MAIN_GUARD = (
     "airtcp.sweep() ran while a worker process was importing your script: the sweep's "
     "worker processes import the script that started them, so a script must call sweep() "
-    "under `if __name__ == \"__main__\":`"
+    'under `if __name__ == "__main__":`'
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,17 +190,30 @@ def run_sweep(
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
         raise _core.scenario_error("", jobs[0].invalid)
+    bad = unusable_value(normalise_grid(grid), jobs)
+    if bad is not None:
+        # A value no point can run with (a wrong type, say): refuse before anything starts
+        # instead of recording its runs as failed.
+        path, value, message = bad
+        raise _core.scenario_error(
+            "", f"{message} (sweep value {path} = {json.dumps(value, default=str)})"
+        )
     st = store if isinstance(store, Store) else Store(store, create=True)
     sweep_name = name or base.name
     axes = normalise_grid(grid)
-    st.register_sweep(
-        sweep_name,
-        base_scenario=base.canonical_json(),
-        grid=axes,
-        seeds=seeds_,
-        members=((j.scenario_hash, j.seed, j.params) for j in jobs),
-        replace=replace,
-    )
+    try:
+        st.register_sweep(
+            sweep_name,
+            base_scenario=base.canonical_json(),
+            grid=axes,
+            seeds=seeds_,
+            members=((j.scenario_hash, j.seed, j.params) for j in jobs),
+            replace=replace,
+        )
+    except BaseException:
+        if st is not store:
+            st.close()
+        raise
     nworkers = workers or (os.cpu_count() or 1)
     out = SweepOutcome(
         name=sweep_name,

@@ -18,6 +18,7 @@ from ..scenario import Scenario, as_scenario
 
 ScenarioError = _core.ScenarioError
 
+
 def split_values(text: str) -> list[str]:
     """Split ``--set`` value text at top-level commas: ``0,0.01`` -> ``["0", "0.01"]``, while
     ``[1, 2]``, ``{ a = 1, b = 2 }`` and ``"a,b"`` stay whole."""
@@ -218,6 +219,24 @@ def plan(
                 )
             )
     return points, seeds_, jobs
+
+
+def unusable_value(
+    grid: Mapping[str, Sequence[Any]], jobs: Sequence[Job]
+) -> tuple[str, Any, str] | None:
+    """The first grid value (path, value, the core's message) with which every point of the
+    grid is invalid, e.g. ``tcp.initial_cwnd = "abc"``: such a value can only give failed
+    runs, so it is a mistake in the command, not a result. A point that is invalid only in
+    combination with another axis's value does not count (its runs are recorded failed)."""
+    invalid: dict[str, tuple[dict[str, Any], str | None]] = {}
+    for j in jobs:
+        invalid.setdefault(j.params, (j.point, j.invalid))
+    for path, values in grid.items():
+        for v in values:
+            with_v = [msg for point, msg in invalid.values() if _canon(point[path]) == _canon(v)]
+            if with_v and all(with_v):
+                return path, v, str(with_v[0])
+    return None
 
 
 def scenario_key(sc: Scenario) -> str:

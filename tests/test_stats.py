@@ -1,0 +1,106 @@
+"""The statistics that decide paper claims (airtcp.stats), against known values."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from airtcp.stats import (
+    INCONCLUSIVE,
+    NOT_SUPPORTED,
+    SUPPORTED,
+    Outcome,
+    binomial_ci,
+    bonferroni,
+    clip,
+    combine,
+    direction,
+    magnitude,
+    one_sample,
+    rate_ci,
+    within,
+    zero_events_upper,
+)
+
+
+def test_outcome_reads_bools_and_text():
+    assert Outcome.of(True) is SUPPORTED and Outcome.of(False) is NOT_SUPPORTED
+    assert Outcome.of("Inconclusive") is INCONCLUSIVE
+    assert NOT_SUPPORTED == "not supported" and NOT_SUPPORTED.css == "not-supported"
+    with pytest.raises(ValueError, match="one of"):
+        Outcome.of("maybe")
+
+
+def test_binomial_interval_is_clopper_pearson():
+    # Reference values (exact binomial, 95%).
+    assert binomial_ci(3, 10) == pytest.approx((0.066739, 0.652453), abs=1e-5)
+    lo, hi = binomial_ci(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 10))
+    lo, hi = binomial_ci(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.025 ** (1 / 10))
+    assert binomial_ci(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        binomial_ci(3, 2)
+
+
+def test_zero_events_bound_and_bonferroni():
+    assert zero_events_upper(0) == 1.0
+    assert zero_events_upper(300) == pytest.approx(1 - 0.05 ** (1 / 300))
+    assert zero_events_upper(300) < 0.01 < zero_events_upper(298)
+    assert bonferroni(0.95, 10) == pytest.approx(0.995)
+    assert bonferroni(0.95, 1) == pytest.approx(0.95)
+
+
+def test_rate_interval_covers_the_count_and_the_spread():
+    # Every run counts 0: the t interval is a point, the exact interval is not.
+    r = rate_ci([0, 0, 0], [100, 100, 100])
+    assert r["rate"] == 0.0 and r["ci_low"] == 0.0
+    assert r["ci_high"] == pytest.approx(binomial_ci(0, 300)[1])
+    # Runs that disagree: the spread between runs widens the interval beyond the count's.
+    r = rate_ci([0, 50], [100, 100])
+    assert r["rate"] == 0.25
+    assert r["ci_high"] == 1.0 and r["ci_low"] == 0.0, "clipped to [0, 1]"
+    # Runs without trials are left out; none at all gives NaN.
+    assert rate_ci([1, 0], [10, 0])["runs"] == 1
+    assert math.isnan(rate_ci([0], [0])["rate"])
+
+
+def test_intervals_stay_in_the_metrics_range():
+    r = one_sample([0.0, 0.0, 0.1], bounds=(0.0, None))
+    assert r["ci_low"] == 0.0 and r["clipped"]
+    assert one_sample([0.5, 0.6, 0.7], bounds=(0.0, 1.0))["clipped"] is False
+    assert clip(-0.2, 1.3, (0.0, 1.0)) == (0.0, 1.0, True)
+    assert clip(-0.2, 1.3, None) == (-0.2, 1.3, False)
+
+
+def test_within_a_band_or_under_a_bound():
+    assert within(0.9, 1.1, 0.85, 1.2) is SUPPORTED
+    assert within(1.21, 1.4, 0.85, 1.2) is NOT_SUPPORTED
+    assert within(1.1, 1.3, 0.85, 1.2) is INCONCLUSIVE
+    assert within(0.0, 0.8, None, 1.0) is SUPPORTED
+    assert within(1.5, 3.0, None, 1.0) is NOT_SUPPORTED
+    assert within(math.nan, math.nan, None, 1.0) is INCONCLUSIVE
+
+
+def test_direction_and_combine():
+    assert direction(0.1, 2.0) is SUPPORTED
+    assert direction(-2.0, -0.1) is NOT_SUPPORTED
+    assert direction(-1.0, 1.0) is INCONCLUSIVE
+    assert direction(-2.0, -0.1, sign=-1) is SUPPORTED
+    # A smallest change counted: a real but negligible rise is not "higher".
+    assert direction(0.1, 0.5, smallest=1.0) is NOT_SUPPORTED
+    assert direction(0.1, 1.5, smallest=1.0) is SUPPORTED
+    assert combine([SUPPORTED, SUPPORTED]) is SUPPORTED
+    assert combine([SUPPORTED, INCONCLUSIVE]) is INCONCLUSIVE
+    assert combine([SUPPORTED, INCONCLUSIVE, "not supported"]) is NOT_SUPPORTED
+    assert combine([]) is INCONCLUSIVE, "0 of 0 supports nothing"
+
+
+def test_magnitude_against_the_papers_size():
+    assert magnitude(40.0, 70.0, 15.0) == "larger than the paper's"
+    assert magnitude(2.0, 8.0, 15.0) == "smaller than the paper's"
+    assert magnitude(10.0, 20.0, 15.0) == "consistent with the paper's"
+    assert magnitude(-20.0, -14.0, -12.0) == "larger than the paper's"
+    assert magnitude(-4.0, 1.0, -12.0) == "smaller than the paper's"
+    assert magnitude(math.nan, 1.0, 15.0) == "undetermined"
