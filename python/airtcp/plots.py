@@ -153,7 +153,7 @@ def metric_vs_param(
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    if groups or overlay is not None:
+    if (groups or overlay is not None) and ax.get_legend_handles_labels()[0]:
         # The group column names what the lines are ("sources": 2, 4, 8).
         ax.legend(fontsize=8, title=", ".join(groups) or None, title_fontsize=8)
     fig.tight_layout()

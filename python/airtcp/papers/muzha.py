@@ -19,7 +19,7 @@ from typing import Any
 
 from ..builders import chain, cross
 from ..scenario import Scenario
-from ..stats import SUPPORTED, verdict, welch
+from ..stats import INCONCLUSIVE, combine, magnitude, verdict, welch
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 CCS = ["newreno", "sack", "vegas", "muzha", "cubic"]
@@ -30,6 +30,7 @@ PERS = [0.0, 0.02, 0.05, 0.1]
 CC_PATH = "flows.ftp.cc"
 DST_PATH = "flows.ftp.dst"
 PER_PATH = "media.air.error.per"
+RIVAL_PATH = "flows.ftp2.cc"
 # The paper's magnitudes and the smallest effects counted (fixed before running):
 PAPER_GAIN_PCT = 7.5  # "outperforms TCP NewReno and TCP SACK by 5%~10%": the midpoint
 SMALLEST_GAIN_PCT = 5.0  # the low end of the paper's range
@@ -106,10 +107,10 @@ def derive(data: PaperData) -> None:
             continue
         f = data.table(name, "flows")
         hops = int(name[5:])
-        other = f.filter(pl.col("name") == "ftp2").select("seed", pl.col("cc").alias("rival"))
-        f = f.join(other, on="seed").with_columns(
+        # The grid point says which scheme the vertical flow runs.
+        f = f.with_columns(
             pl.lit(hops).alias("hops"),
-            (pl.lit("NewReno vs ") + pl.col("rival").str.to_titlecase()).alias("pair"),
+            (pl.lit("NewReno vs ") + pl.col(RIVAL_PATH).str.to_titlecase()).alias("pair"),
             (pl.col("goodput_bps") / 1e3).alias("goodput_kbps"),
         )
         f = f.with_columns(
@@ -140,7 +141,6 @@ def _cwnd_table(data: PaperData) -> Any:
 
     st = Store(data.store)
     runs = data.table("trace", "flows").select("scenario_hash", "seed", "cc", "hops")
-    mss = 1460.0
     out = []
     grid = np.arange(0.0, _duration(data.quick) + 1e-9, 0.25)
     for r in runs.iter_rows(named=True):
@@ -152,7 +152,7 @@ def _cwnd_table(data: PaperData) -> Any:
         if s.height == 0:
             continue
         t = s["t"].to_numpy()
-        v = s["value"].to_numpy() / mss
+        v = s["value"].to_numpy()  # the core records cwnd in segments
         idx = np.searchsorted(t, grid, side="right") - 1
         w = np.where(idx >= 0, v[np.clip(idx, 0, None)], np.nan)
         out.append(
@@ -224,10 +224,11 @@ def judge(a: list[float], b: list[float], paper: float, smallest: float | None) 
 
 def _sentence(c: dict[str, Any], what: str, unit: str, extra: str = "") -> str:
     return (
-        f"{c['verdict'].capitalize()}: {what} {c['change']:+.2f}{unit} (95% CI "
+        f"{str(c['verdict']).capitalize()}: {what} {c['change']:+.2f}{unit} (95% CI "
         f"{c['ci_low']:+.2f} to {c['ci_high']:+.2f}{unit}; Welch p = {c['p']:.3g}, Hedges' g = "
-        f"{c['hedges_g']:.2f}, n = {c['n_a']}/{c['n_b']} runs); paper: {c['paper']:+g}{unit}, "
-        f"smallest change counted {c['smallest_counted']:+g}{unit}. {extra}"
+        f"{c['hedges_g']:.2f}, n = {c['n_a']}/{c['n_b']} runs), "
+        f"{magnitude(c['ci_low'], c['ci_high'], c['paper'])} {c['paper']:+g}{unit} "
+        f"(smallest change counted {c['smallest_counted']:+g}{unit}). {extra}"
     ).strip()
 
 
@@ -250,7 +251,7 @@ def _gain_claim(base: str):
         hops = [h for h in HOPS if h >= 4]
         a, b = relative_change(df, "goodput_bps", "muzha", base, hops)
         if len(a) < 2 or len(b) < 2:
-            return ClaimResult(False, "Inconclusive: not enough runs of Muzha and " + base)
+            return ClaimResult(INCONCLUSIVE, "Inconclusive: not enough runs of Muzha and " + base)
         c = judge(a, b, PAPER_GAIN_PCT, SMALLEST_GAIN_PCT)
         rows = _per_hop(df, "goodput_bps", "muzha", base, hops)
         per = ", ".join(f"{r['change']:+.1f}% at {r['hops']}" for r in rows)
@@ -260,7 +261,7 @@ def _gain_claim(base: str):
             "%",
             f"Per hop count: {per}.",
         )
-        return ClaimResult(c["verdict"] == SUPPORTED, s, [{**c, "hops": "4-16"}, *rows])
+        return ClaimResult(c["verdict"], s, [{**c, "hops": "4-16"}, *rows])
 
     return check
 
@@ -272,26 +273,19 @@ def _claim_fewest_retx(data: PaperData) -> ClaimResult:
     for base in ("newreno", "sack"):
         a, b = relative_change(df, "retransmissions", "muzha", base, hops)
         results.append((base, judge(a, b, RETX_CUT_PCT, None)))
-    verdicts = [c["verdict"] for _, c in results]
-    overall = (
-        SUPPORTED
-        if all(v == SUPPORTED for v in verdicts)
-        else "not supported"
-        if any(v == "not supported" for v in verdicts)
-        else "inconclusive"
-    )
+    overall = combine(c["verdict"] for _, c in results)
     parts = [
         f"against {b}: {c['change']:+.1f}% (95% CI {c['ci_low']:+.1f} to {c['ci_high']:+.1f}%, "
         f"{c['verdict']})"
         for b, c in results
     ]
     s = (
-        f"{overall.capitalize()}: Muzha's TCP retransmissions pooled over 4-16 hops, "
+        f"{str(overall).capitalize()}: Muzha's TCP retransmissions pooled over 4-16 hops, "
         + "; ".join(parts)
         + f". Paper: the fewest of the window-based schemes (no number; a cut of "
         f"{abs(RETX_CUT_PCT):g}% is the smallest counted)."
     )
-    return ClaimResult(overall == SUPPORTED, s, [{**c, "against": b} for b, c in results])
+    return ClaimResult(overall, s, [{**c, "against": b} for b, c in results])
 
 
 def _claim_vegas(data: PaperData) -> ClaimResult:
@@ -302,23 +296,16 @@ def _claim_vegas(data: PaperData) -> ClaimResult:
     a2, b2 = relative_change(df, "goodput_bps", "vegas", "muzha", long)
     c1 = judge(a1, b1, VEGAS_EDGE_PCT, VEGAS_EDGE_PCT)
     c2 = judge(a2, b2, -VEGAS_EDGE_PCT, VEGAS_EDGE_PCT)
-    vs = {c1["verdict"], c2["verdict"]}
-    overall = (
-        SUPPORTED
-        if vs == {SUPPORTED}
-        else "not supported"
-        if "not supported" in vs
-        else "inconclusive"
-    )
+    overall = combine([c1["verdict"], c2["verdict"]])
     s = (
-        f"{overall.capitalize()}: Vegas's goodput against Muzha below 8 hops "
+        f"{str(overall).capitalize()}: Vegas's goodput against Muzha below 8 hops "
         f"{c1['change']:+.1f}% (95% CI {c1['ci_low']:+.1f} to {c1['ci_high']:+.1f}%, "
         f"{c1['verdict']}), above 8 hops {c2['change']:+.1f}% (95% CI {c2['ci_low']:+.1f} to "
         f"{c2['ci_high']:+.1f}%, {c2['verdict']}). Paper: Vegas ahead of every scheme below 8 "
         f"hops and behind beyond (no number; {VEGAS_EDGE_PCT:g}% counted)."
     )
     return ClaimResult(
-        overall == SUPPORTED,
+        overall,
         s,
         [{**c1, "hops": "< 8"}, {**c2, "hops": "> 8"}],
     )
@@ -328,7 +315,7 @@ def _claim_fairness(data: PaperData) -> ClaimResult:
     import polars as pl
 
     if "cross4" not in data.tables or "jain" not in data.tables["cross4"]:
-        return ClaimResult(False, "Inconclusive: no cross-topology runs.")
+        return ClaimResult(INCONCLUSIVE, "Inconclusive: no cross-topology runs.")
     j = data.table("cross4", "jain")
     a = _values(j.filter(pl.col("pair") == "NewReno vs Muzha"), "jain")
     b = _values(j.filter(pl.col("pair") == "NewReno vs Vegas"), "jain")
@@ -340,7 +327,7 @@ def _claim_fairness(data: PaperData) -> ClaimResult:
         "",
         "Paper: NewReno takes most of the bandwidth from Vegas; Muzha shares it fairly.",
     )
-    return ClaimResult(c["verdict"] == SUPPORTED, s, [c])
+    return ClaimResult(c["verdict"], s, [c])
 
 
 def _claim_random_loss(data: PaperData) -> ClaimResult:
@@ -372,7 +359,64 @@ def _claim_random_loss(data: PaperData) -> ClaimResult:
         "Paper: Muzha keeps its window under random loss while NewReno and SACK cut it (no "
         "number; +5 points assumed, half of it counted).",
     )
-    return ClaimResult(c["verdict"] == SUPPORTED, s, [c])
+    return ClaimResult(c["verdict"], s, [c])
+
+
+# --------------------------------------------------------------------------------------------
+# tables for docs/schemes/muzha.md (airtcp docs-tables)
+
+
+def _doc_goodput(data: PaperData) -> str:
+    """Goodput (kbit/s) per scheme and hop count, mean over seeds with its 95% interval."""
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    df = data.table("chains", "flows")
+    agg = aggregate(df, "goodput_kbps", ["cc", "hops"], bounds=(0.0, None))
+    cell = {(r["cc"], r["hops"]): r for r in agg.iter_rows(named=True)}
+    hops = sorted(set(df["hops"].to_list()))
+    ccs = [c for c in CCS if any((c, h) in cell for h in hops)]
+    rows = []
+    for h in hops:
+        row: list[str] = [str(h)]
+        for c in ccs:
+            r = cell.get((c, h))
+            row.append(ci(r["mean"], r["ci_low"], r["ci_high"], 0) if r else "–")
+        rows.append(row)
+    n = df.filter(df["cc"] == ccs[0])["seed"].n_unique() if ccs else 0
+    return f"Goodput in kbit/s, mean over {n} seeds (95% CI):\n\n" + md_table(
+        ["hops", *ccs], rows, "r" * (len(ccs) + 1)
+    )
+
+
+def _doc_cross(data: PaperData) -> str:
+    """Each flow's goodput and the pair's Jain index in the cross topologies."""
+    import polars as pl
+
+    from ..analysis import aggregate
+    from ..docgen import ci, md_table
+
+    if "cross" not in data.tables.get("cross4", {}):
+        return "No cross-topology runs.\n"
+    x = data.table("cross4", "cross")
+    j = data.table("cross4", "jain")
+    g = aggregate(x, "goodput_kbps", ["pair", "hops", "flow_cc"], bounds=(0.0, None))
+    ja = aggregate(j, "jain", ["pair", "hops"], bounds=(0.0, 1.0))
+    rows = []
+    for r in ja.iter_rows(named=True):
+        flows = g.filter((pl.col("pair") == r["pair"]) & (pl.col("hops") == r["hops"]))
+        per = "; ".join(
+            f"{f['flow_cc']} {ci(f['mean'], f['ci_low'], f['ci_high'], 0)}"
+            for f in flows.iter_rows(named=True)
+        )
+        rows.append([r["pair"], str(r["hops"]), per, ci(r["mean"], r["ci_low"], r["ci_high"], 3)])
+    return md_table(["pair", "hops", "goodput (kbit/s, 95% CI)", "Jain's index"], rows, "lrll")
+
+
+def _doc_claims(data: PaperData) -> str:
+    from ..docgen import claims_table
+
+    return claims_table(data)
 
 
 FIGURES = [
@@ -554,7 +598,7 @@ PAPER = register(
             SweepSpec(
                 name="cross4",
                 scenario=_cross(4),
-                grid={"flows.ftp2.cc": ["vegas", "muzha"]},
+                grid={RIVAL_PATH: ["vegas", "muzha"]},
                 seeds=10,
                 quick_seeds=2,
                 description="two 4-hop chains crossing: NewReno vs Vegas, NewReno vs Muzha",
@@ -562,7 +606,7 @@ PAPER = register(
             SweepSpec(
                 name="cross8",
                 scenario=_cross(8),
-                grid={"flows.ftp2.cc": ["vegas", "muzha"]},
+                grid={RIVAL_PATH: ["vegas", "muzha"]},
                 seeds=10,
                 quick_seeds=2,
                 description="two 8-hop chains crossing: NewReno vs Vegas, NewReno vs Muzha",
@@ -592,38 +636,63 @@ PAPER = register(
                 "Muzha's throughput is 5-10% above NewReno's",
                 _gain_claim("newreno"),
                 source="§IV Simulation 2, Fig. 6",
+                test=(
+                    "Welch on goodput in % of NewReno's mean at each hop count, pooled over 4-16 "
+                    "hops; supported if the 95% CI lies above 0 and reaches +5%"
+                ),
             ),
             ClaimSpec(
                 "gain_sack",
                 "Muzha's throughput is 5-10% above SACK's",
                 _gain_claim("sack"),
                 source="§IV Simulation 2, Fig. 6",
+                test=(
+                    "Welch on goodput in % of SACK's mean at each hop count, pooled over 4-16 "
+                    "hops; supported if the 95% CI lies above 0 and reaches +5%"
+                ),
             ),
             ClaimSpec(
                 "fewest_retx",
                 "Muzha retransmits the least of the window-based schemes",
                 _claim_fewest_retx,
                 source="§IV Simulation 2, Fig. 7",
+                test=(
+                    "Welch on retransmissions in % of NewReno's and of SACK's mean, pooled over "
+                    "4-16 hops; both intervals below 0 and reaching -10%"
+                ),
             ),
             ClaimSpec(
                 "vegas",
                 "Vegas leads below 8 hops and falls behind beyond",
                 _claim_vegas,
                 source="§IV Simulation 2, Fig. 6",
+                test=(
+                    "Welch on Vegas's goodput in % of Muzha's mean: hops < 8 above 0 and reaching "
+                    "+2%, hops > 8 below 0 and reaching -2%"
+                ),
             ),
             ClaimSpec(
                 "fairness",
                 "Muzha shares a crossing with NewReno fairly; Vegas does not",
                 _claim_fairness,
                 source="§IV Simulation 3, Figs. 9-10",
+                test=(
+                    "Welch on Jain's index, NewReno+Muzha pairs minus NewReno+Vegas pairs (4 and 8 "
+                    "hops); above 0 and reaching +0.05"
+                ),
             ),
             ClaimSpec(
                 "random_loss",
                 "Muzha holds its window under random loss",
                 _claim_random_loss,
                 source="§IV Simulation 1, Figs. 3-5",
+                test=(
+                    "Welch on the goodput change (points) from no loss to 10% frame errors, Muzha "
+                    "minus NewReno; above 0 and reaching +2.5"
+                ),
             ),
         ],
         derive=derive,
+        doc_tables={"goodput": _doc_goodput, "cross": _doc_cross, "claims": _doc_claims},
     )
 )

@@ -1,0 +1,149 @@
+"""Seed paper 003 reproduction (`airtcp reproduce muzha`): its claims on constructed data (each
+outcome), the chain trick it relies on, and the quick reproduction end to end."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+
+import airtcp
+from airtcp import Store, papers
+from airtcp.cli import main
+from airtcp.papers import PaperData, muzha
+from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
+
+from .test_report import OUTCOMES, ReportParser
+
+
+def _chains(gain: float, noise: float, n: int = 10) -> pl.DataFrame:
+    """Goodput 200 kbit/s for every scheme at every hop count, Muzha ``gain`` (relative)
+    higher; retransmissions 100, Muzha's 30% fewer; relative noise ``noise`` per run."""
+    rng = random.Random(7)
+    rows = []
+    for cc in muzha.CCS:
+        for h in muzha.HOPS:
+            for seed in range(1, n + 1):
+                g = 200e3 * (1 + gain if cc == "muzha" else 1.0)
+                r = 100.0 * (0.7 if cc == "muzha" else 1.0)
+                rows.append(
+                    {
+                        "cc": cc,
+                        muzha.DST_PATH: f"n{h}",
+                        "seed": seed,
+                        "goodput_bps": g * (1 + rng.gauss(0, noise)),
+                        "retransmissions": r * (1 + rng.gauss(0, noise)),
+                    }
+                )
+    return pl.DataFrame(rows)
+
+
+def _data(gain: float, noise: float) -> PaperData:
+    data = PaperData(
+        muzha.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={"chains": {"flows": _chains(gain, noise)}},
+        store=None,
+    )
+    muzha.derive(data)
+    return data
+
+
+def _claim(data: PaperData, cid: str):
+    spec = next(c for c in muzha.PAPER.claims if c.id == cid)
+    return spec.check(data)
+
+
+def test_gain_claims_take_each_outcome():
+    assert _claim(_data(0.08, 0.01), "gain_newreno").outcome == SUPPORTED
+    assert _claim(_data(0.08, 0.01), "gain_sack").outcome == SUPPORTED
+    # A real gain far below the paper's 5-10%.
+    assert _claim(_data(0.01, 0.005), "gain_newreno").outcome == NOT_SUPPORTED
+    # Scatter too wide to tell.
+    assert _claim(_data(0.08, 0.6), "gain_newreno").outcome == INCONCLUSIVE
+
+
+def test_fewest_retransmissions_needs_both_baselines():
+    assert _claim(_data(0.0, 0.02), "fewest_retx").outcome == SUPPORTED
+    res = _claim(_data(0.0, 0.02), "fewest_retx")
+    assert "against newreno" in res.sentence and "against sack" in res.sentence
+
+
+def test_relative_change_normalises_per_hop_count():
+    df = pl.DataFrame(
+        {
+            "cc": ["muzha", "newreno", "muzha", "newreno"],
+            "hops": [4, 4, 8, 8],
+            "goodput_bps": [110.0, 100.0, 55.0, 50.0],
+        }
+    )
+    a, b = muzha.relative_change(df, "goodput_bps", "muzha", "newreno", [4, 8])
+    assert a == [110.0, 110.0] and b == [100.0, 100.0]
+
+
+def _cross(jain_muzha: float, jain_vegas: float, noise: float) -> PaperData:
+    rng = random.Random(3)
+    rows = []
+    for pair, j in (("NewReno vs Muzha", jain_muzha), ("NewReno vs Vegas", jain_vegas)):
+        for h in (4, 8):
+            for seed in range(1, 11):
+                rows.append(
+                    {"pair": pair, "hops": h, "seed": seed, "jain": j + rng.gauss(0, noise)}
+                )
+    return PaperData(
+        muzha.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={"cross4": {"jain": pl.DataFrame(rows)}},
+        store=None,
+    )
+
+
+def test_fairness_claim_takes_each_outcome():
+    assert _claim(_cross(0.99, 0.7, 0.02), "fairness").outcome == SUPPORTED
+    assert _claim(_cross(0.70, 0.99, 0.02), "fairness").outcome == NOT_SUPPORTED
+    assert _claim(_cross(0.90, 0.85, 0.3), "fairness").outcome == INCONCLUSIVE
+    assert (
+        _claim(
+            PaperData(muzha.PAPER, quick=False, sweeps=[], tables={}, store=None), "fairness"
+        ).outcome
+        == INCONCLUSIVE
+    )
+
+
+def test_a_long_chain_with_an_early_destination_is_the_short_chain():
+    long = muzha.chain_scenario(quick=True).set(muzha.DST_PATH, "n4").set(muzha.CC_PATH, "muzha")
+    short = airtcp.chain(4, duration=20, cc="muzha").set("agents", [{"kind": "drai", "node": "*"}])
+    a, b = airtcp.run(long), airtcp.run(short)
+    assert a.flows["goodput_bps"][0] == b.flows["goodput_bps"][0]
+    assert a.summary["events"] == b.summary["events"]
+
+
+def test_quick_reproduction_report_and_store(tmp_path):
+    code = main(["reproduce", "muzha", "--quick", "--out", str(tmp_path), "--workers", "2"])
+    assert code == 0
+    html = (tmp_path / "muzha" / "quick" / "index.html").read_text()
+    p = ReportParser()
+    p.feed(html)
+    assert set(p.claims) == {c.id for c in muzha.PAPER.claims}
+    assert set(p.claims.values()) <= OUTCOMES
+    assert "throughput" in p.figures and "cwnd4" in p.figures
+    with Store(tmp_path / "muzha" / "runs.sqlite") as st:
+        flows = st.flows("muzha/chains-quick")
+        agents = st.table("agents", "muzha/chains-quick")
+        lossy = st.flows("muzha/lossy-quick")
+    assert set(flows["cc"].to_list()) == set(muzha.CCS)
+    # Every node stamps; Muzha's rounds record the MRAI they applied.
+    assert (agents["kind"] == "drai").all()
+    assert agents["lowered"].sum() > 0
+    mz = flows.filter(pl.col("cc") == "muzha")
+    rounds = sum(mz[f"muzha_rounds_mrai{k}"].sum() for k in range(1, 6))
+    assert rounds > 0
+    # Muzha's loss verdicts are scored against the recorded causes.
+    mz_lossy = lossy.filter(pl.col("cc") == "muzha")
+    assert mz_lossy["verdicts"].sum() > 0
+    data = papers.load_data(muzha.PAPER, tmp_path / "muzha" / "runs.sqlite", quick=True)
+    tables = {name: render(data) for name, render in muzha.PAPER.doc_tables.items()}
+    assert tables["goodput"].count("\n| ") == 1 + 2  # header + hops 4 and 8
+    assert tables["claims"].count("**") == 2 * len(muzha.PAPER.claims)
