@@ -651,7 +651,7 @@ impl TcpSender {
                     self.st.cwnd += self.mss();
                 }
             } else if self.dupacks == self.cfg.dupack_threshold {
-                self.maybe_fast_retransmit(now, h.has(flags::ELN));
+                self.maybe_fast_retransmit(now, h.has(flags::ELN) && self.cc.honours_eln());
             }
             info.in_recovery = self.in_recovery;
         }
@@ -661,7 +661,7 @@ impl TcpSender {
             && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)
         {
             // RFC 6675 5 (a): enough SACKed data above the first hole.
-            self.maybe_fast_retransmit(now, h.has(flags::ELN));
+            self.maybe_fast_retransmit(now, h.has(flags::ELN) && self.cc.honours_eln());
             info.in_recovery = self.in_recovery;
         }
         if self.in_recovery

@@ -5,22 +5,26 @@
 //! Adding a scheme: one file here implementing [`CongestionControl`] and one entry in
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
+pub mod crosslayer;
 pub mod cubic;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
 pub mod oracle;
 pub mod rttround;
+pub mod tibet;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod wmecn;
 
+pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
 pub use oracle::Oracle;
+pub use tibet::Tibet;
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
@@ -151,6 +155,11 @@ pub trait CongestionControl {
     /// acknowledged segment was not ECN-capable). Called before the ACK is processed, so a
     /// loss this ACK reveals is judged with its feedback included.
     fn on_feedback(&mut self, _now: Time, _codepoint: u8) {}
+    /// Whether an ELN-marked loss is repaired without a window cut (the default); a scheme
+    /// that decides for itself when to trust ELN says no while it does not.
+    fn honours_eln(&self) -> bool {
+        true
+    }
     /// An ACK arrived: what its header says (rate index, explicit rate, ELN, ECN; the byte
     /// counts are not filled in yet). Called before the ACK is processed, like `on_feedback`,
     /// so a loss this ACK reveals is judged with its header's information.
@@ -301,6 +310,24 @@ pub const SCHEMES: &[SchemeInfo] = &[
         description: "TCP Westwood+ (Grieco & Mascolo 2004): per-RTT bandwidth samples, ssthresh = BWE x RTTmin after loss",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Westwood::new(true, p)?),
+    },
+    SchemeInfo {
+        name: "newreno-ern",
+        description: "NewReno with explicit rate notification (seed paper 001): cwnd capped at the path's echoed explicit rate x smoothed RTT; needs explicit_rate agents",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(CrossLayer::new(crosslayer::Mode::Ern, p)?),
+    },
+    SchemeInfo {
+        name: "newreno-adaptive",
+        description: "Adaptive NewReno (seed paper 001): ERN while the path's channel-loss rate (from ELN reports) is below threshold (1%), ELN above; needs explicit_rate and eln agents",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(CrossLayer::new(crosslayer::Mode::Adaptive { threshold: 0.01 }, p)?),
+    },
+    SchemeInfo {
+        name: "tibet",
+        description: "TIBET (Capone, Fratta & Martignon 2004): bandwidth = filtered ACKed length / filtered ACK interval; ssthresh = BwE x RTTmin after loss",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Tibet::new(p)?),
     },
     SchemeInfo {
         name: "vegas",
