@@ -76,6 +76,10 @@ pub struct Flow {
     pub loss_log: Vec<(u64, DropCause, Time)>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
+    /// Flows that start when this flow's file has all been delivered to its receiver.
+    pub then: Vec<FlowId>,
+    /// Waits for another flow's delivery before starting.
+    pub waiting: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -545,6 +549,8 @@ impl Sim {
                 t.order_violations += 1;
             }
             t.sink_next = out.delivered_from + out.delivered;
+            let got = t.sink_next;
+            self.maybe_trigger(f, got);
         }
         self.after_receiver_input(f);
     }
@@ -645,6 +651,29 @@ impl Sim {
     }
 
     // ---- applications ------------------------------------------------------------------
+
+    /// The receiver of `f` now has `got` bytes in order: when that is the whole file, start
+    /// the flows waiting for it (a response after its request).
+    fn maybe_trigger(&mut self, f: FlowId, got: u64) {
+        let flow = &self.flows[f.idx()];
+        if flow.then.is_empty() {
+            return;
+        }
+        let App::File { size } = flow.app else {
+            return;
+        };
+        if got < size {
+            return;
+        }
+        let now = self.now();
+        let deps = std::mem::take(&mut self.flows[f.idx()].then);
+        for d in deps {
+            let dep = &mut self.flows[d.idx()];
+            dep.waiting = false;
+            dep.start = now;
+            self.sched.at(now, Ev::FlowStart(d));
+        }
+    }
 
     fn start_flow(&mut self, f: FlowId) {
         let now = self.now();

@@ -10,7 +10,7 @@ pub mod tdma;
 pub mod wifi;
 
 pub use p2p::{Arq, P2p};
-pub use tdma::{Tdma, TdmaDev};
+pub use tdma::{Owner as TdmaOwner, Tdma, TdmaDev};
 pub use wifi::{WifiDev, WifiNet};
 
 use crate::engine::{Scheduler, Time};

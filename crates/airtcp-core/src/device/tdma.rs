@@ -24,6 +24,14 @@ use std::rc::Rc;
 
 use super::p2p::P2pStats;
 
+/// Who owns a slot: one link direction, or one node (whose link directions then share it,
+/// one frame at a time: a node has one radio).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Link(DevId),
+    Node(NodeId),
+}
+
 /// The slot frame of one TDMA medium.
 #[derive(Clone, Debug)]
 pub struct Tdma {
@@ -31,27 +39,43 @@ pub struct Tdma {
     pub slot: Time,
     pub guard: Time,
     /// The owner of each slot, in frame order.
-    pub owners: Vec<DevId>,
+    pub owners: Vec<Owner>,
+    /// With node-owned slots: when each node's radio is next free.
+    pub node_busy: std::collections::BTreeMap<NodeId, Time>,
 }
 
 impl Tdma {
+    pub fn new(name: String, slot: Time, guard: Time) -> Tdma {
+        Tdma {
+            name,
+            slot,
+            guard,
+            owners: Vec::new(),
+            node_busy: Default::default(),
+        }
+    }
+
     pub fn frame(&self) -> Time {
         self.slot * self.owners.len() as Time
     }
 
-    /// Slot indices owned by `dev`.
-    pub fn slots_of(&self, dev: DevId) -> Vec<u32> {
+    /// Slot indices link direction `dev` of node `node` may send in.
+    pub fn slots_of(&self, dev: DevId, node: NodeId) -> Vec<u32> {
         (0..self.owners.len() as u32)
-            .filter(|&k| self.owners[k as usize] == dev)
+            .filter(|&k| {
+                let o = self.owners[k as usize];
+                o == Owner::Link(dev) || o == Owner::Node(node)
+            })
             .collect()
     }
 
-    /// Share of the time `dev` may send (its slots, less the guard times).
-    pub fn share(&self, dev: DevId) -> f64 {
+    /// Share of the time `dev` may send (its slots, less the guard times; with node-owned
+    /// slots, its node's, which its other links share).
+    pub fn share(&self, dev: DevId, node: NodeId) -> f64 {
         if self.owners.is_empty() {
             return 0.0;
         }
-        let n = self.slots_of(dev).len() as f64;
+        let n = self.slots_of(dev, node).len() as f64;
         n * (self.slot - self.guard) as f64 / self.frame() as f64
     }
 
@@ -157,7 +181,7 @@ impl TdmaDev {
 
     fn slots(&mut self, me: DevId) -> &[u32] {
         if self.slots.is_none() {
-            self.slots = Some(self.sched.borrow().slots_of(me));
+            self.slots = Some(self.sched.borrow().slots_of(me, self.node));
         }
         self.slots.as_deref().expect("set")
     }
@@ -172,7 +196,16 @@ impl TdmaDev {
             ctx.out.push(DevOut::Drop(id, DropCause::NoRoute));
             return;
         }
-        let (_, end) = self.sched.borrow().schedule(&slots, ctx.now, need);
+        let end = {
+            let mut sched = self.sched.borrow_mut();
+            // A node's links share its radio: a frame waits for the one before it.
+            let free = sched.node_busy.get(&self.node).copied().unwrap_or(0);
+            let (_, end) = sched.schedule(&slots, ctx.now.max(free), need);
+            if sched.owners.iter().any(|o| *o == Owner::Node(self.node)) {
+                sched.node_busy.insert(self.node, end);
+            }
+            end
+        };
         self.tx = Some(id);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += size;
@@ -259,7 +292,7 @@ impl Device for TdmaDev {
     }
 
     fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
-        let share = self.sched.borrow().share(me);
+        let share = self.sched.borrow().share(me, self.node);
         DeviceView {
             dev: me,
             next_hop,
@@ -319,20 +352,26 @@ mod tests {
     use super::*;
 
     fn frame3() -> Tdma {
-        Tdma {
-            name: "m".into(),
-            slot: 100,
-            guard: 10,
-            owners: vec![DevId(0), DevId(1), DevId(2)],
-        }
+        let mut t = Tdma::new("m".into(), 100, 10);
+        t.owners = vec![
+            Owner::Link(DevId(0)),
+            Owner::Link(DevId(1)),
+            Owner::Link(DevId(2)),
+        ];
+        t
     }
 
     #[test]
     fn share_is_slots_less_guard_over_frame() {
         let t = frame3();
         assert_eq!(t.frame(), 300);
-        assert!((t.share(DevId(1)) - 90.0 / 300.0).abs() < 1e-12);
-        assert_eq!(t.share(DevId(7)), 0.0);
+        assert!((t.share(DevId(1), NodeId(0)) - 90.0 / 300.0).abs() < 1e-12);
+        assert_eq!(t.share(DevId(7), NodeId(0)), 0.0);
+        // A node-owned slot serves every link direction of the node.
+        let mut n = Tdma::new("n".into(), 100, 10);
+        n.owners = vec![Owner::Node(NodeId(4)), Owner::Node(NodeId(5))];
+        assert_eq!(n.slots_of(DevId(9), NodeId(5)), vec![1]);
+        assert!((n.share(DevId(9), NodeId(5)) - 0.45).abs() < 1e-12);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::units::{Duration, Rate, Size};
 use super::ScenarioError;
 use crate::app::App;
 use crate::device::wifi::{Hear, Station, WifiParams};
-use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, WifiDev, WifiNet};
+use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, TdmaOwner, WifiDev, WifiNet};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::hook::{Drai, DraiParams, Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
@@ -962,12 +962,7 @@ impl<'a> Builder<'a> {
                     m.name.clone(),
                     TdmaBuild {
                         index: i,
-                        frame: Rc::new(RefCell::new(Tdma {
-                            name: m.name.clone(),
-                            slot,
-                            guard,
-                            owners: Vec::new(),
-                        })),
+                        frame: Rc::new(RefCell::new(Tdma::new(m.name.clone(), slot, guard))),
                         schedule: m.schedule.unwrap_or_default(),
                         devices: Vec::new(),
                     },
@@ -1143,12 +1138,19 @@ impl<'a> Builder<'a> {
             }
         }
         for t in self.tdma.values() {
-            let owners: Vec<DevId> = t
+            let links = t
                 .devices
                 .iter()
                 .copied()
-                .filter(|d| t.schedule == TdmaSchedule::AllLinks || used.contains(d))
-                .collect();
+                .filter(|d| t.schedule == TdmaSchedule::AllLinks || used.contains(d));
+            let owners: Vec<TdmaOwner> = if t.schedule == TdmaSchedule::Nodes {
+                let mut nodes: Vec<NodeId> = links.map(|d| self.devices[d.idx()].node()).collect();
+                nodes.sort();
+                nodes.dedup();
+                nodes.into_iter().map(TdmaOwner::Node).collect()
+            } else {
+                links.map(TdmaOwner::Link).collect()
+            };
             let _ = t.index;
             t.frame.borrow_mut().owners = owners;
         }
@@ -1228,7 +1230,16 @@ impl<'a> Builder<'a> {
             let app = app(&f.app, &format!("{p}.app"), sc.seed, &name)?;
             let (transport, cc_name) = transport(sc, f, &p, start)?;
             let fid = FlowId(i as u32);
-            self.sched.at(start, Ev::FlowStart(fid));
+            if f.after.is_some() {
+                if f.start.is_some() {
+                    return err(
+                        format!("{p}.start"),
+                        "a flow with `after` starts when that flow is delivered; remove `start`",
+                    );
+                }
+            } else {
+                self.sched.at(start, Ev::FlowStart(fid));
+            }
             if let Some(s) = stop {
                 self.sched.at(s, Ev::FlowStop(fid));
             }
@@ -1247,7 +1258,30 @@ impl<'a> Builder<'a> {
                 loss_log: Vec::new(),
                 trace_cwnd: sc.trace.cwnd,
                 cwnd_series: Vec::new(),
+                then: Vec::new(),
+                waiting: f.after.is_some(),
             });
+        }
+        // `after` names another flow, which must deliver a finite file over TCP.
+        for (i, f) in sc.flows.iter().enumerate() {
+            let Some(before) = &f.after else { continue };
+            let p = format!("flows[{i}].after");
+            let Some(&j) = flow_names.get(before) else {
+                let names: Vec<&str> = flow_names.keys().map(|k| k.as_str()).collect();
+                return err(p, unknown_name("flow", before, &names));
+            };
+            if j == i {
+                return err(p, format!("a flow cannot wait for itself ('{before}')"));
+            }
+            let ok = matches!(flows[j].app, App::File { .. })
+                && matches!(flows[j].transport, Transport::Tcp(_));
+            if !ok {
+                return err(
+                    p,
+                    format!("'{before}' must be a TCP flow with a `file` app (it never completes)"),
+                );
+            }
+            flows[j].then.push(FlowId(i as u32));
         }
         Ok(flows)
     }

@@ -116,6 +116,9 @@ pub enum TdmaSchedule {
     Flows,
     /// One slot per link direction of the medium.
     AllLinks,
+    /// One slot per node with a link direction that carries a flow; the node's links share
+    /// it (one radio per node).
+    Nodes,
 }
 
 /// A shared medium. Keys not listed for a kind are refused by the builder, naming the kind.
@@ -559,6 +562,9 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     pub stop: Option<Duration>,
+    /// Start when the named TCP flow's file has all reached its receiver (a response that
+    /// follows a request), instead of at `start`.
+    pub after: Option<String>,
     pub cc: Option<String>,
     /// Parameters of the congestion-control scheme (see `airtcp schemes`).
     #[serde(default)]
