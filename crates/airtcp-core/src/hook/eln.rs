@@ -49,13 +49,23 @@ impl Hook for Eln {
     }
 
     fn points(&self) -> Points {
+        // ACKs passing through, and ACKs for a sender at this node (a loss on the first
+        // hop is seen by the sender's own node).
         Points {
             forward: true,
+            local_in: true,
             ..Default::default()
         }
     }
 
     fn forward(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _out: &DeviceView) -> Verdict {
+        if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
+            self.on_ack(pkt.flow, &mut pkt.tcp);
+        }
+        Verdict::Accept
+    }
+
+    fn local_in(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _end: super::LocalEnd) -> Verdict {
         if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
             self.on_ack(pkt.flow, &mut pkt.tcp);
         }

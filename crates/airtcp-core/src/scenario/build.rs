@@ -1286,6 +1286,15 @@ impl<'a> Builder<'a> {
         Ok(flows)
     }
 
+    /// The nodes an agent goes to: `"*"` is every node.
+    fn agent_nodes(&self, node: &str, p: &str) -> R<Vec<NodeId>> {
+        if node == "*" {
+            Ok((0..self.nodes.len() as u32).map(NodeId).collect())
+        } else {
+            Ok(vec![self.lookup(node, format!("{p}.node"))?])
+        }
+    }
+
     fn install(&mut self, hooks: &mut Vec<HookSlot>, node: NodeId, hook: Box<dyn Hook>) {
         self.nodes[node.idx()]
             .hooks
@@ -1372,8 +1381,12 @@ impl<'a> Builder<'a> {
                     )
                 }
                 AgentSpec::Eln { node } => {
-                    let n = self.lookup(node, format!("{p}.node"))?;
-                    (n, Box::new(Eln::new(n)))
+                    let targets = self.agent_nodes(node, &p)?;
+                    let last = targets.len() - 1;
+                    for &n in &targets[..last] {
+                        self.install(&mut hooks, n, Box::new(Eln::new(n)));
+                    }
+                    (targets[last], Box::new(Eln::new(targets[last])))
                 }
                 AgentSpec::Snoop { node, min_rto } => {
                     let n = self.lookup(node, format!("{p}.node"))?;
@@ -1383,14 +1396,18 @@ impl<'a> Builder<'a> {
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
                 }
                 AgentSpec::ExplicitRate { node, share } => {
-                    let n = self.lookup(node, format!("{p}.node"))?;
                     if !(*share > 0.0 && *share <= 1.0) {
                         return err(
                             format!("{p}.share"),
                             format!("must be in (0, 1], got {share}"),
                         );
                     }
-                    (n, Box::new(ExplicitRate::new(*share)))
+                    let targets = self.agent_nodes(node, &p)?;
+                    let last = targets.len() - 1;
+                    for &n in &targets[..last] {
+                        self.install(&mut hooks, n, Box::new(ExplicitRate::new(*share)));
+                    }
+                    (targets[last], Box::new(ExplicitRate::new(*share)))
                 }
                 AgentSpec::Drai {
                     node,
@@ -1410,11 +1427,7 @@ impl<'a> Builder<'a> {
                         *weight,
                         *window,
                     )?;
-                    let targets: Vec<NodeId> = if node == "*" {
-                        (0..self.nodes.len() as u32).map(NodeId).collect()
-                    } else {
-                        vec![self.lookup(node, format!("{p}.node"))?]
-                    };
+                    let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
                         self.install(&mut hooks, n, Box::new(Drai::new(params)));
