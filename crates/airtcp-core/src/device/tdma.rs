@@ -201,7 +201,7 @@ impl TdmaDev {
             // A node's links share its radio: a frame waits for the one before it.
             let free = sched.node_busy.get(&self.node).copied().unwrap_or(0);
             let (_, end) = sched.schedule(&slots, ctx.now.max(free), need);
-            if sched.owners.iter().any(|o| *o == Owner::Node(self.node)) {
+            if sched.owners.contains(&Owner::Node(self.node)) {
                 sched.node_busy.insert(self.node, end);
             }
             end

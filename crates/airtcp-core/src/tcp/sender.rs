@@ -585,6 +585,7 @@ impl TcpSender {
             eln: h.has(flags::ELN),
             rate_index: h.rate_index_echo,
             explicit_rate: h.explicit_rate_echo,
+            ack_seq: h.ack,
             ..Default::default()
         };
         self.cc.on_ack_header(&info);

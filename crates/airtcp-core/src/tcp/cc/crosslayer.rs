@@ -8,7 +8,7 @@
 //! - `newreno-adaptive`: NewReno that uses ERN while the path's packet error rate is below a
 //!   threshold (1%, the paper's) and ELN above it. The lower layers pass the error rate up
 //!   through the ELN notifications themselves: the sender counts its segments reported lost to
-//!   channel errors (one per ELN-marked run of duplicate ACKs) against the segments it sent,
+//!   channel errors (each hole an ELN-marked ACK reports, once) against the segments it sent,
 //!   over a window that decays with each segment sent (`per_window`, 500 segments). It goes
 //!   back to ERN only when the rate falls 20% below the threshold (`hysteresis`), so the mode
 //!   does not flap with each loss while the estimate sits at the threshold.
@@ -33,8 +33,8 @@ pub struct CrossLayer {
     /// Decayed counts of channel losses reported and segments sent.
     lost: f64,
     sent: f64,
-    /// The previous ACK carried an ELN mark (a run of marked duplicates is one loss).
-    in_eln_run: bool,
+    /// The hole the last ELN-marked ACK reported (each hole counts once).
+    last_eln_hole: Option<u64>,
     /// The adaptive scheme is using ELN (above the threshold).
     pub using_eln: bool,
     pub switches: u64,
@@ -73,7 +73,7 @@ impl CrossLayer {
             decay: 1.0 - 1.0 / window,
             lost: 0.0,
             sent: 0.0,
-            in_eln_run: false,
+            last_eln_hole: None,
             using_eln: false,
             switches: 0,
             hysteresis,
@@ -106,10 +106,10 @@ impl CrossLayer {
 
 impl CongestionControl for CrossLayer {
     fn on_ack_header(&mut self, ack: &AckInfo) {
-        if ack.eln && !self.in_eln_run {
+        if ack.eln && self.last_eln_hole != Some(ack.ack_seq) {
             self.lost += 1.0;
+            self.last_eln_hole = Some(ack.ack_seq);
         }
-        self.in_eln_run = ack.eln;
         if let Mode::Adaptive { threshold } = self.mode {
             // Until the window holds enough segments to see a loss at the threshold's rate,
             // the estimate says nothing: stay with ERN, the low-loss mode.
@@ -211,20 +211,21 @@ mod tests {
             ssthresh: 20_000,
             mss: 1000,
         };
-        let eln = |on| AckInfo {
+        let eln = |on, hole: u64| AckInfo {
             eln: on,
             dup_ack: on,
+            ack_seq: hole,
             ..Default::default()
         };
         // 2000 segments, 5 channel losses (0.25%): stays with ERN.
         for k in 0..2000 {
             c.on_sent(0, 1000, &mut st);
             let lost = k % 400 == 0;
-            c.on_ack_header(&eln(lost));
+            c.on_ack_header(&eln(lost, k));
             if lost {
-                // A run of marked duplicates counts once.
-                c.on_ack_header(&eln(true));
-                c.on_ack_header(&eln(false));
+                // Further marked duplicates for the same hole count once.
+                c.on_ack_header(&eln(true, k));
+                c.on_ack_header(&eln(false, k + 1));
             }
         }
         assert!(c.per() < 0.01 && c.per() > 0.0, "{}", c.per());
@@ -234,9 +235,9 @@ mod tests {
         for k in 0..1000 {
             c.on_sent(0, 1000, &mut st);
             let lost = k % 33 == 0;
-            c.on_ack_header(&eln(lost));
+            c.on_ack_header(&eln(lost, 10_000 + k));
             if lost {
-                c.on_ack_header(&eln(false));
+                c.on_ack_header(&eln(false, 10_000 + k + 1));
             }
         }
         assert!(c.per() > 0.02, "{}", c.per());

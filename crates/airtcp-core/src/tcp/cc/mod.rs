@@ -74,6 +74,8 @@ pub struct AckInfo {
     pub explicit_rate: Option<f32>,
     /// Explicit Loss Notification: the reported hole was lost to a channel error.
     pub eln: bool,
+    /// The ACK's cumulative acknowledgment number (the hole it reports, when duplicate).
+    pub ack_seq: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
