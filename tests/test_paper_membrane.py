@@ -1,0 +1,158 @@
+"""Seed paper 001 reproduction (`airtcp reproduce membrane`): its claims on constructed data
+(each outcome), the request/response scenarios, and the quick reproduction end to end."""
+
+from __future__ import annotations
+
+import random
+
+import polars as pl
+
+import airtcp
+from airtcp import Store
+from airtcp.cli import main
+from airtcp.papers import PaperData, membrane
+from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
+
+from .test_report import OUTCOMES, ReportParser
+
+SCHEMES = [
+    "Reno",
+    "NewReno",
+    "Jersey",
+    "TIBET",
+    "NewReno + ERN",
+    "NewReno + ELN",
+    "adaptive NewReno",
+]
+
+
+def _data(goodput, noise: float, n: int = 10) -> PaperData:
+    """A grid table: ``goodput(scheme, per)`` in bit/s, relative noise ``noise`` per run."""
+    rng = random.Random(5)
+    rows = []
+    for s in SCHEMES:
+        for p in membrane.PERS:
+            for seed in range(1, n + 1):
+                g = goodput(s, p) * (1 + rng.gauss(0, noise))
+                rows.append({"scheme": s, "per": p, "seed": seed, "goodput_bps": g})
+    return PaperData(
+        membrane.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={"grid-base": {"responses": pl.DataFrame(rows)}},
+        store=None,
+    )
+
+
+def _claim(data: PaperData, cid: str):
+    return next(c for c in membrane.PAPER.claims if c.id == cid).check(data)
+
+
+def _as_paper(s: str, p: float) -> float:
+    """Goodput shaped as the paper describes it."""
+    base = {"Reno": 0.7, "NewReno": 1.0, "Jersey": 1.0, "TIBET": 0.7}.get(s)
+    if base is not None:
+        return 1e6 * base
+    low = p < membrane.THRESHOLD
+    if s == "NewReno + ERN":
+        return 1.2e6 if low else 0.8e6
+    if s == "NewReno + ELN":
+        return 0.9e6 if low else 1.6e6
+    return 1.2e6 if low else 1.6e6  # adaptive: the better of the two
+
+
+def test_claims_supported_when_the_data_look_like_the_paper():
+    d = _data(_as_paper, 0.02)
+    for cid in ("newreno_jersey_best", "tibet_low", "ern_low_eln_high", "eln_high", "adaptive"):
+        assert _claim(d, cid).outcome == SUPPORTED, cid
+
+
+def test_claims_not_supported_when_the_order_is_reversed():
+    def reversed_(s: str, p: float) -> float:
+        if s in ("NewReno + ERN", "NewReno + ELN", "adaptive NewReno"):
+            low = p < membrane.THRESHOLD
+            return {
+                "NewReno + ERN": 0.8e6 if low else 1.6e6,
+                "NewReno + ELN": 1.2e6 if low else 0.8e6,
+                "adaptive NewReno": 0.5e6,
+            }[s]
+        return {"Reno": 1.2e6, "NewReno": 1.0e6, "Jersey": 1.0e6, "TIBET": 1.3e6}[s]
+
+    d = _data(reversed_, 0.02)
+    for cid in ("newreno_jersey_best", "tibet_low", "ern_low_eln_high", "eln_high", "adaptive"):
+        assert _claim(d, cid).outcome == NOT_SUPPORTED, cid
+
+
+def test_claims_inconclusive_when_runs_scatter():
+    d = _data(_as_paper, 1.5, n=3)
+    assert _claim(d, "eln_high").outcome == INCONCLUSIVE
+    # Without the base schemes there is nothing to compare.
+    empty = PaperData(
+        membrane.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={
+            "grid-base": {
+                "responses": _data(_as_paper, 0.0)
+                .table("grid-base", "responses")
+                .filter(pl.col("scheme").str.contains("\\+"))
+            }
+        },
+        store=None,
+    )
+    assert _claim(empty, "newreno_jersey_best").outcome == INCONCLUSIVE
+
+
+def test_every_scenario_is_a_request_then_a_response():
+    for topo in membrane.TOPOLOGIES:
+        for variant in membrane.VARIANTS:
+            sc = membrane._variant(topo, variant)(True)
+            sc.validate()
+            flows = sc["flows"]
+            reqs = [f for f in flows if f["name"].startswith("req")]
+            resps = [f for f in flows if f["name"].startswith("resp")]
+            assert len(reqs) == len(resps) == (6 if topo == "grid" else 1)
+            for q, r in zip(reqs, resps, strict=True):
+                assert (q["src"], q["dst"]) == (r["dst"], r["src"])
+                assert r["after"] == q["name"]
+                assert q["app"] == {"kind": "file", "size": membrane.REQUEST_BYTES}
+                assert r["app"] == {"kind": "file", "size": membrane.FILE_BYTES}
+            kinds = {a["kind"] for a in sc.data.get("agents", [])}
+            assert (
+                kinds
+                == {
+                    "base": set(),
+                    "ecn": set(),
+                    "eln": {"eln"},
+                    "ern": {"explicit_rate"},
+                    "adaptive": {"eln", "explicit_rate"},
+                }[variant]
+            )
+    # The grid's mesh links carry the PER the sweep sets; its access links carry none.
+    sc = membrane._variant("grid", "base")(True).set(membrane.PER_PATHS["grid"], 0.05)
+    mesh = [ln for ln in sc["links"] if ln.get("medium") == "mesh"]
+    access = [ln for ln in sc["links"] if ln.get("medium") != "mesh"]
+    assert len(mesh) == 12 and all(ln["error"]["per"] == 0.05 for ln in mesh)
+    assert all("error" not in ln for ln in access)
+    r = airtcp.run(sc.with_values(duration=5))
+    assert r.flows.filter(pl.col("name").str.starts_with("resp"))["start_s"].min() > 0
+
+
+def test_quick_reproduction_report_and_store(tmp_path):
+    code = main(["reproduce", "membrane", "--quick", "--out", str(tmp_path), "--workers", "2"])
+    assert code == 0
+    html = (tmp_path / "membrane" / "quick" / "index.html").read_text()
+    p = ReportParser()
+    p.feed(html)
+    assert set(p.claims) == {c.id for c in membrane.PAPER.claims}
+    assert set(p.claims.values()) <= OUTCOMES
+    assert "grid_goodput" in p.figures
+    with Store(tmp_path / "membrane" / "runs.sqlite") as st:
+        eln = st.flows("membrane/grid-eln-quick")
+        agents = st.table("agents", "membrane/grid-eln-quick")
+    resp = eln.filter(pl.col("name").str.starts_with("resp"))
+    assert resp.height == 6 * 2 * 2  # six pairs, two PER values, two seeds
+    lossy = resp.filter(pl.col(membrane.PER_PATHS["grid"]) > 0)
+    # At 5% PER the ELN agents mark duplicate ACKs and NewReno resends without cutting.
+    assert lossy["eln_retransmits"].sum() > 0
+    assert agents.filter(pl.col("kind") == "eln")["marked"].sum() > 0
