@@ -170,6 +170,65 @@ fn unknown_keys_inside_tagged_tables_are_named_in_the_path() {
 }
 
 #[test]
+fn bad_values_inside_tagged_tables_name_the_field() {
+    let err_table = "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }";
+    let cases = [
+        (
+            err_table,
+            "error = { model = \"gilbert_elliott\", mean_good = \"abc\", mean_bad = 1 }",
+            "links[2].error.mean_good",
+            "invalid duration 'abc'",
+        ),
+        (
+            err_table,
+            "error = { model = \"snr\", modulation = \"cck11\", synth = { waypoints = [[0, 1], [1, \"x\"]] } }",
+            "links[2].error.synth.waypoints[1][1]",
+            "invalid type",
+        ),
+        (
+            err_table,
+            "error = { model = \"snr\", modulation = \"cck11\", synth = {} }",
+            "links[2].error.synth.waypoints",
+            "missing required field",
+        ),
+        (
+            err_table,
+            "error = { model = \"fading\" }",
+            "links[2].error.model",
+            "unknown variant `fading`",
+        ),
+        (
+            err_table,
+            "error = { per = 0.1 }",
+            "links[2].error.model",
+            "missing required field",
+        ),
+        (
+            "app = { kind = \"bulk\" }",
+            "app = { kind = \"cbr\", rate = \"fast\" }",
+            "flows[0].app.rate",
+            "invalid rate 'fast'",
+        ),
+        (
+            "queue = { limit = 1000 }",
+            "queue = { kind = \"red\", max_p = \"high\" }",
+            "links[0].queue.max_p",
+            "invalid type",
+        ),
+    ];
+    for (from, to, path, what) in cases {
+        let t = base().replacen(from, to, 1);
+        assert_ne!(t, base(), "{from}");
+        let e = error_of(&t);
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains(what), "{e}");
+    }
+    let t = base() + "[[agents]]\nkind = \"snoop\"\nnode = \"R2\"\nmin_rto = \"soon\"\n";
+    let e = error_of(&t);
+    assert_eq!(e.path, "agents[0].min_rto", "{e}");
+}
+
+#[test]
 fn values_outside_their_documented_range_are_refused_with_the_field() {
     let cases = [
         (

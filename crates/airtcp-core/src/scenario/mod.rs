@@ -2,6 +2,8 @@
 //! building a simulation.
 
 pub mod build;
+#[macro_use]
+mod tagged;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;
@@ -43,8 +45,12 @@ impl std::error::Error for ScenarioError {}
 fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize::<_, Scenario>(v).map_err(|e| {
         let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
         let msg = e.into_inner().to_string();
+        // A tagged table (error model, app, agent, queue) names the field inside it.
+        let (path, msg) = match tagged::split_inner_path(&msg) {
+            Some((inner, m)) => (tagged::join_path(&path, inner), m.to_string()),
+            None => (tagged::join_path(&path, ""), msg),
+        };
         // serde reports a missing key at its parent; name the key itself in the path.
         if let Some(field) = msg
             .strip_prefix("missing field `")
