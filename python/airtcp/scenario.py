@@ -260,6 +260,70 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"scenario value {o!r} of type {type(o).__name__} is not JSON-serializable")
 
 
+#: Deepest nesting a scenario may have (the schema needs six levels; `meta` is free-form).
+MAX_DEPTH = 64
+
+
+def _sub(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _value_problem(d: Any, path: str = "") -> tuple[str, str] | None:
+    """``(path, what is wrong)`` for the first value in ``d`` that JSON cannot hold (an object,
+    bytes, a date, a key that is not a string, nesting deeper than MAX_DEPTH), else None.
+    Iterative, so no input can exhaust the interpreter's stack."""
+    stack: list[tuple[Any, str, int]] = [(d, path, 0)]
+    while stack:
+        v, here, depth = stack.pop()
+        if v is None or isinstance(v, (bool, int, float, str)):
+            continue
+        if depth >= MAX_DEPTH:
+            return here, f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(v, Mapping):
+            items = []
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    return here, (
+                        f"key {_short(k)} of type {type(k).__name__}: table keys are strings"
+                    )
+                items.append((x, _sub(here, k), depth + 1))
+            stack.extend(reversed(items))
+        elif isinstance(v, (list, tuple)):
+            stack.extend(reversed([(x, _sub(here, i), depth + 1) for i, x in enumerate(v)]))
+        elif isinstance(v, (set, frozenset)):
+            try:
+                ordered = sorted(v)
+            except TypeError:
+                return here, "is a set of values that have no order; use a list"
+            stack.extend(reversed([(x, _sub(here, i), depth + 1) for i, x in enumerate(ordered)]))
+        elif isinstance(v, os.PathLike):
+            continue
+        elif hasattr(v, "item") and callable(v.item) and getattr(v, "shape", None) == ():
+            stack.append((v.item(), here, depth))  # a numpy scalar
+        elif hasattr(v, "tolist") and callable(v.tolist) and hasattr(v, "shape"):
+            stack.append((v.tolist(), here, depth))  # a numpy array
+        else:
+            return here, (
+                f"{_short(v)} of type {type(v).__name__} is not a scenario value (a string, "
+                "number, boolean, list or table)"
+            )
+    return None
+
+
+def _check_values(d: Any, path: str = "") -> None:
+    """Raise ScenarioError naming the field of the first value JSON cannot hold."""
+    problem = _value_problem(d, path)
+    if problem is not None:
+        raise _core.scenario_error(*problem)
+
+
 def _non_finite_path(d: Any, path: str = "") -> str:
     """The field path of the first NaN or infinite number in ``d`` (core path syntax)."""
     if isinstance(d, float) and not math.isfinite(d):
@@ -274,6 +338,8 @@ def _non_finite_path(d: Any, path: str = "") -> str:
 
 
 def _dumps(d: Any, *, canonical: bool = False) -> str:
+    # The live ``data`` dict can be given anything after construction: check again here.
+    _check_values(d)
     if canonical:
         return json.dumps(
             d, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default
@@ -360,6 +426,7 @@ class Scenario:
             data = {}
         if not isinstance(data, Mapping):
             raise TypeError(f"a scenario is a mapping, got {type(data).__name__}")
+        _check_values(data)
         self._data: dict[str, Any] = copy.deepcopy(dict(data))
         #: Where the scenario came from (a file path), if anywhere.
         self.source = source
@@ -494,7 +561,8 @@ class Scenario:
         """
         work = copy.deepcopy(self._data)
         targets, created = _resolve(work, path, create=True)
-        for container, key, _ in targets:
+        for container, key, conc in targets:
+            _check_values(value, _core_path(conc))
             container[key] = copy.deepcopy(value)
         if created:
             self._check_created(work, path, created)
@@ -537,6 +605,7 @@ class Scenario:
     def to_json(self, *, indent: int | None = None) -> str:
         """The scenario as JSON text (the form the core takes). A NaN or infinite number
         raises ScenarioError naming its field (JSON has no such values)."""
+        _check_values(self._data)
         try:
             return json.dumps(self._data, indent=indent, default=_json_default, allow_nan=False)
         except ValueError:
