@@ -28,7 +28,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -406,6 +406,27 @@ def _to_toml(d: Mapping[str, Any], header: str = "") -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# Files a scenario reads
+
+#: ``allow_paths``: None, a directory, or a list of directories.
+AllowPaths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
+
+
+def _allow_list(allow_paths: AllowPaths) -> list[str]:
+    """The allowed directories as absolute paths (a relative one is taken from the working
+    directory now, not wherever a worker process runs)."""
+    if allow_paths is None:
+        return []
+    items = [allow_paths] if isinstance(allow_paths, (str, os.PathLike)) else list(allow_paths)
+    out = []
+    for p in items:
+        if not isinstance(p, (str, os.PathLike)):
+            raise TypeError(f"allow_paths: expected directory paths, got {type(p).__name__}")
+        out.append(os.path.abspath(os.fspath(p)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 
 
 def _toml_error(path: Path, exc: Exception) -> ScenarioError:
@@ -611,15 +632,31 @@ class Scenario:
         except ValueError:
             raise _core.scenario_error(_non_finite_path(self._data), "must be finite") from None
 
-    def validate(self) -> Scenario:
+    @property
+    def base_dir(self) -> str:
+        """The directory a relative file path in the scenario (an SNR ``trace``) is read from,
+        and below which every such path must lie: the scenario file's directory, or the
+        working directory for a scenario built in code."""
+        if self.source:
+            return str(Path(self.source).resolve().parent)
+        return os.getcwd()
+
+    def file_access(self, allow_paths: AllowPaths = None) -> dict[str, Any]:
+        """Where the core may read this scenario's files, as keyword arguments of
+        ``_core.run_json``: :attr:`base_dir`, and the directories of ``allow_paths`` (a path
+        or a list of them) besides it. Absolute, so they hold in any worker process."""
+        return {"base_dir": self.base_dir, "allow_paths": _allow_list(allow_paths)}
+
+    def validate(self, *, allow_paths: AllowPaths = None) -> Scenario:
         """Check the scenario with the core without running it. Raises ScenarioError whose
-        message starts with the field path; returns self when valid."""
-        _core.validate_json(self.to_json())
+        message starts with the field path; returns self when valid. Files the scenario names
+        are read as in :func:`airtcp.run` (``allow_paths``)."""
+        _core.validate_json(self.to_json(), **self.file_access(allow_paths))
         return self
 
-    def is_valid(self) -> bool:
+    def is_valid(self, *, allow_paths: AllowPaths = None) -> bool:
         try:
-            self.validate()
+            self.validate(allow_paths=allow_paths)
         except ScenarioError:
             return False
         return True

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::files::FileAccess;
 use super::schema::*;
 use super::ScenarioError;
 use crate::app::App;
@@ -50,6 +51,7 @@ fn error_model(
     stream: &str,
     end: Time,
     snr: &mut Vec<SnrSeries>,
+    files: &FileAccess,
 ) -> R<ErrorModel> {
     let Some(e) = spec else {
         return Ok(ErrorModel::none());
@@ -137,8 +139,9 @@ fn error_model(
                 );
             }
             let series = if let Some(file) = trace {
-                let text =
-                    read_trace(file).map_err(|m| ScenarioError::new(format!("{path}.trace"), m))?;
+                let text = files
+                    .read_text(file)
+                    .map_err(|m| ScenarioError::new(format!("{path}.trace"), m))?;
                 let series = SnrSeries::parse_csv(&text, iv).map_err(|m| {
                     ScenarioError::new(format!("{path}.trace"), format!("'{file}': {m}"))
                 })?;
@@ -191,30 +194,6 @@ fn error_model(
         }
     };
     Ok(ErrorModel { applies_to, kind })
-}
-
-/// Largest SNR trace file read (a trace of 10^7 samples fits well within it).
-const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Read an SNR trace: a regular file (not a device or a pipe, which could block or never
-/// end) of bounded size.
-fn read_trace(file: &str) -> Result<String, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("'{file}' is not a regular file"));
-    }
-    if meta.len() > MAX_TRACE_BYTES {
-        return Err(format!(
-            "'{file}' is {} bytes, more than the {MAX_TRACE_BYTES} a trace may have",
-            meta.len()
-        ));
-    }
-    let mut text = String::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(MAX_TRACE_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read '{file}': {e}"))?;
-    Ok(text)
 }
 
 /// A probability field: in (0, 1].
@@ -357,6 +336,7 @@ fn tcp_config(opts: &TcpOptions, path: &str) -> R<TcpConfig> {
 /// the field of any bad value.
 struct Builder<'a> {
     sc: &'a Scenario,
+    files: &'a FileAccess,
     end: Time,
     by_name: BTreeMap<&'a str, NodeId>,
     nodes: Vec<Node>,
@@ -368,10 +348,18 @@ struct Builder<'a> {
     sched: Scheduler<Ev>,
 }
 
+/// Build a simulation; a file the scenario names is read relative to the working directory
+/// and only below it (see [`build_with`]).
 pub fn build(sc: &Scenario) -> R<Sim> {
+    build_with(sc, &FileAccess::default())
+}
+
+/// Build a simulation, reading the files the scenario names as `files` allows.
+pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let end = globals(sc)?;
     let mut b = Builder {
         sc,
+        files,
         end,
         by_name: BTreeMap::new(),
         nodes: Vec::new(),
@@ -543,6 +531,7 @@ impl<'a> Builder<'a> {
                     &format!("link/{name}/{dir}/error"),
                     self.end,
                     &mut self.snr,
+                    self.files,
                 )?;
                 let arq = l.arq.as_ref().map(|a| Arq {
                     retry_limit: a.retry_limit,

@@ -2,13 +2,15 @@
 //! building a simulation.
 
 pub mod build;
+pub mod files;
 #[macro_use]
 mod tagged;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;
 
-pub use build::build;
+pub use build::{build, build_with};
+pub use files::FileAccess;
 pub use schema::Scenario;
 
 use std::fmt;

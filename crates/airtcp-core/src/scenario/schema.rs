@@ -349,7 +349,7 @@ tagged_enum! {
         Snr = "snr" {
             modulation: crate::link::Modulation,
             /// CSV file of SNR samples (dB), one per `interval`; a relative path is read from
-            /// the scenario file's directory (see `build::FileAccess`).
+            /// the scenario file's directory (see `scenario::FileAccess`).
             trace: Option<String>,
             /// Inline SNR samples (dB), one per `interval`.
             samples: Option<Vec<f64>>,
