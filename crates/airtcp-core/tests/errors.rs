@@ -286,3 +286,19 @@ fn a_trace_that_would_not_fit_in_memory_is_refused() {
     assert_eq!(e.path, "trace.queue_interval");
     assert!(e.message.contains("limit"), "{e}");
 }
+
+#[test]
+fn a_seed_beyond_64_bits_is_named() {
+    for bad in ["18446744073709551616", "-1", "1.5", "\"7\""] {
+        let t = format!("{{\"duration\": 1, \"seed\": {bad}}}");
+        let e = airtcp_core::scenario::parse_json(&t).unwrap_err();
+        assert_eq!(e.path, "seed", "{bad}: {e}");
+        assert!(e.message.contains("integer from 0 to 2^64 - 1"), "{e}");
+    }
+}
+
+#[test]
+fn the_largest_seed_is_accepted() {
+    let sc = airtcp_core::scenario::parse_json(r#"{"duration": 1, "seed": 18446744073709551615}"#);
+    assert_eq!(sc.unwrap().seed, u64::MAX);
+}

@@ -13,7 +13,7 @@ pub struct Scenario {
     #[serde(default = "default_name")]
     pub name: String,
     pub duration: Duration,
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed")]
     pub seed: u64,
     /// Start of the steady state: loss-cause verdicts from then on are also scored apart
     /// (the `steady_*` columns). Default 0.
@@ -43,6 +43,18 @@ fn default_name() -> String {
 }
 fn default_seed() -> u64 {
     1
+}
+
+/// A seed is an integer of 64 bits; say so rather than serde's "expected u64" for a larger or
+/// negative one (JSON turns an integer beyond 2^64 into a float).
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    use serde::de::Error;
+    let v = serde_json::Value::deserialize(d)?;
+    v.as_u64().ok_or_else(|| {
+        D::Error::custom(format!(
+            "must be an integer from 0 to 2^64 - 1 (18446744073709551615), got {v}"
+        ))
+    })
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
