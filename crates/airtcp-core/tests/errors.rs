@@ -302,3 +302,37 @@ fn the_largest_seed_is_accepted() {
     let sc = airtcp_core::scenario::parse_json(r#"{"duration": 1, "seed": 18446744073709551615}"#);
     assert_eq!(sc.unwrap().seed, u64::MAX);
 }
+
+#[test]
+fn series_are_bounded_in_all_not_only_each() {
+    // Each queue trace is within its own limit, together they are not.
+    let many: Vec<String> = ["S->R1", "R1->S", "R1->R2", "R2->R1"]
+        .iter()
+        .map(|q| format!("\"{q}\""))
+        .collect();
+    let t = base().replace("duration = 1\n", "duration = 90\n")
+        + &format!(
+            "[trace]\nqueue = [{}]\nqueue_interval = \"10us\"\n",
+            many.join(", ")
+        );
+    let e = error_of(&t);
+    assert_eq!(e.path, "trace.queue", "{e}");
+    assert!(e.message.contains("may hold together"), "{e}");
+    // A queue listed twice is named.
+    let t = base() + "[trace]\nqueue = [\"R1->R2\", \"R1->R2\"]\n";
+    let e = error_of(&t);
+    assert_eq!(e.to_string(), "trace.queue[1]: 'R1->R2' is listed twice");
+    // Synthesized SNR series: 9e6 samples each, two per link (one each way).
+    let snr = "error = { model = \"snr\", modulation = \"cck11\", interval = \"1ms\", synth = { \
+               waypoints = [[0, 30]], shadowing_db = 0, fading = \"none\" } }\n";
+    let t = base()
+        .replace("duration = 1\n", "duration = 9000\n")
+        .replacen(
+            "queue = { limit = 1000 }\n",
+            &format!("queue = {{ limit = 1000 }}\n{snr}"),
+            2,
+        );
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[1].error", "{e}");
+    assert!(e.message.contains("all series may hold together"), "{e}");
+}

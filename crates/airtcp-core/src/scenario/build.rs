@@ -25,6 +25,9 @@ type R<T> = Result<T, ScenarioError>;
 
 /// Most samples a synthesized or traced series may hold (memory is proportional to it).
 const MAX_SERIES: usize = 10_000_000;
+/// Most samples all the series of a run may hold together (a scenario can list many links
+/// and queues): 400 MB of SNR samples, or of queue samples.
+const MAX_SERIES_TOTAL: usize = 25_000_000;
 /// Longest interface queue: 10^7 packets, or 10^11 bytes.
 const MAX_QUEUE_PACKETS: u64 = 10_000_000;
 const MAX_QUEUE_BYTES: u64 = 100_000_000_000;
@@ -181,6 +184,18 @@ fn error_model(
                     &mut Rng::for_component(seed, &format!("{stream}/snr")),
                 )
             };
+            let total: usize = snr.iter().map(|s| s.samples_db.len()).sum();
+            if total + series.samples_db.len() > MAX_SERIES_TOTAL {
+                return err(
+                    path.to_string(),
+                    format!(
+                        "its {} SNR samples would bring the run's SNR series to {} samples, \
+                         more than the {MAX_SERIES_TOTAL} all series may hold together",
+                        series.samples_db.len(),
+                        total + series.samples_db.len()
+                    ),
+                );
+            }
             snr.push(series);
             (
                 *applies_to,
@@ -879,6 +894,12 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
                 unknown_name("link direction", q, &names),
             );
         };
+        if sim.queue_trace.iter().any(|(x, _)| *x == d) {
+            return err(
+                format!("trace.queue[{i}]"),
+                format!("'{q}' is listed twice"),
+            );
+        }
         sim.queue_trace.push((d, Vec::new()));
     }
     sim.queue_interval = sc.trace.queue_interval.ns();
@@ -897,6 +918,18 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
                     "{} s over the run's {} s would make {n} samples per queue (limit {MAX_SERIES})",
                     sc.trace.queue_interval.0,
                     sc.duration.0
+                ),
+            );
+        }
+        let queues = sim.queue_trace.len();
+        if n as usize * queues > MAX_SERIES_TOTAL {
+            return err(
+                "trace.queue",
+                format!(
+                    "{queues} queues of {n} samples each would make {} samples, more than \
+                     the {MAX_SERIES_TOTAL} the queue traces may hold together (trace fewer \
+                     queues or make trace.queue_interval longer)",
+                    n as usize * queues
                 ),
             );
         }
