@@ -202,6 +202,7 @@ def test_unknown_key_in_tagged_table_is_rejected():
         (("flows", 1, "cc"), {1, "a"}, "set of values that have no order"),
         (("meta",), {("a", 1): 2}, "key ('a', 1) of type tuple: table keys are strings"),
         (("meta",), {1: 2}, "key 1 of type int"),
+        (("links", 2, "queue", "limit"), 2 * 10**320, "integer of 321 digits"),
     ],
 )
 def test_values_json_cannot_hold_are_scenario_errors_naming_the_field(

@@ -260,6 +260,8 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"scenario value {o!r} of type {type(o).__name__} is not JSON-serializable")
 
 
+_LARGEST_NUMBER = int(1.7976931348623157e308)  # sys.float_info.max
+
 #: Deepest nesting a scenario may have (the schema needs six levels; `meta` is free-form).
 MAX_DEPTH = 64
 
@@ -282,6 +284,9 @@ def _value_problem(d: Any, path: str = "") -> tuple[str, str] | None:
     stack: list[tuple[Any, str, int]] = [(d, path, 0)]
     while stack:
         v, here, depth = stack.pop()
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > _LARGEST_NUMBER:
+            # The core reads numbers as 64-bit floats at most; beyond those JSON cannot go.
+            return here, f"an integer of {len(str(abs(v)))} digits is beyond any valid value"
         if v is None or isinstance(v, (bool, int, float, str)):
             continue
         if depth >= MAX_DEPTH:
