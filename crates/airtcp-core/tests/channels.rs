@@ -194,3 +194,20 @@ fn traces_are_read_only_from_bounded_regular_files_and_errors_do_not_echo_them()
     assert!(!e.message.contains("TOP-SECRET"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn gilbert_elliott_with_nanosecond_sojourns_catches_up_at_once() {
+    // 10 ms between packets is 5e6 good/bad cycles: stepping through them one by one would
+    // take hours over the run; the state is drawn afresh instead, at the stationary odds.
+    let t0 = std::time::Instant::now();
+    let sim = cbr_over(
+        r#"{ model = "gilbert_elliott", mean_good = "1ns", mean_bad = "3ns", applies_to = "data" }"#,
+        200.0,
+    );
+    let (rate, _) = loss_stats(&sim);
+    assert!(
+        (rate - 0.75).abs() < 0.02,
+        "stationary loss rate 0.75, got {rate}"
+    );
+    assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
+}

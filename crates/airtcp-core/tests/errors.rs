@@ -336,3 +336,16 @@ fn series_are_bounded_in_all_not_only_each() {
     assert_eq!(e.path, "links[1].error", "{e}");
     assert!(e.message.contains("all series may hold together"), "{e}");
 }
+
+#[test]
+fn an_empty_key_is_named_as_a_quoted_one() {
+    let e = airtcp_core::scenario::parse_json(r#"{"duration": 1, "": 2}"#).unwrap_err();
+    assert_eq!(e.path, r#"[""]"#, "{e}");
+    let t = r#"{"duration": 1, "links": [{"a": "x", "b": "y", "rate": 1, "delay": 0, "": 1}]}"#;
+    let e = airtcp_core::scenario::parse_json(t).unwrap_err();
+    assert_eq!(e.path, r#"links[0][""]"#, "{e}");
+    let t =
+        r#"{"duration": 1, "flows": [{"src": "x", "dst": "y", "app": {"kind": "bulk", "": 1}}]}"#;
+    let e = airtcp_core::scenario::parse_json(t).unwrap_err();
+    assert_eq!(e.path, r#"flows[0].app[""]"#, "{e}");
+}

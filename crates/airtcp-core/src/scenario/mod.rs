@@ -58,7 +58,10 @@ fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
             .strip_prefix("missing field `")
             .and_then(|r| r.strip_suffix('`'))
         {
-            let full = if path.is_empty() {
+            let full = if field.is_empty() {
+                // An empty key has no name to show: write it as a quoted one.
+                tagged::join_path(path.strip_suffix('.').unwrap_or(&path), "[\"\"]")
+            } else if path.is_empty() {
                 field.to_string()
             } else {
                 format!("{path}.{field}")
@@ -72,7 +75,10 @@ fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
         {
             // serde_path_to_error already names it; a table that checks its own keys (the
             // queue) reports at the table.
-            let full = if path.is_empty() {
+            let full = if field.is_empty() {
+                // An empty key has no name to show: write it as a quoted one.
+                tagged::join_path(path.strip_suffix('.').unwrap_or(&path), "[\"\"]")
+            } else if path.is_empty() {
                 field.to_string()
             } else if path == field || path.ends_with(&format!(".{field}")) {
                 path.clone()
