@@ -269,6 +269,9 @@ MAX_DEPTH = 64
 def _sub(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
+    if key == "":  # as the core names an empty key
+        return f'{path}[""]'
+
     return f"{path}.{key}" if path else key
 
 
@@ -330,15 +333,30 @@ def _check_values(d: Any, path: str = "") -> None:
 
 
 def _non_finite_path(d: Any, path: str = "") -> str:
-    """The field path of the first NaN or infinite number in ``d`` (core path syntax)."""
-    if isinstance(d, float) and not math.isfinite(d):
-        return path
-    items = d.items() if isinstance(d, Mapping) else enumerate(d) if isinstance(d, list) else ()
-    for k, v in items:
-        sub = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
-        found = _non_finite_path(v, sub)
-        if found:
-            return found
+    """The field path of the first NaN or infinite number in ``d`` (core path syntax), in
+    the order JSON output meets it (sets sorted, numpy values as Python values)."""
+    stack: list[tuple[Any, str]] = [(d, path)]
+    while stack:
+        v, here = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return here
+            continue
+        if isinstance(v, (str, int)) or v is None:
+            continue
+        if isinstance(v, Mapping):
+            kids = [(x, _sub(here, k)) for k, x in v.items()]
+        elif isinstance(v, (list, tuple)):
+            kids = [(x, _sub(here, i)) for i, x in enumerate(v)]
+        elif isinstance(v, (set, frozenset)):
+            kids = [(x, _sub(here, i)) for i, x in enumerate(sorted(v))]
+        elif hasattr(v, "item") and callable(v.item) and getattr(v, "shape", None) == ():
+            kids = [(v.item(), here)]
+        elif hasattr(v, "tolist") and callable(v.tolist):
+            kids = [(v.tolist(), here)]
+        else:
+            continue
+        stack.extend(reversed(kids))
     return ""
 
 
