@@ -303,6 +303,87 @@ TOP: dict[str, list[Any]] = {
 }
 
 
+#: Values at the edges of (or just past) the documented ranges, by where they go: a scenario
+#: that takes them should still run, and conserve packets.
+EDGES: dict[tuple[str, ...], list[Any]] = {
+    ("links", "rate"): ["1bps", 1, "1e15bps", 1e15, "1.000001e15bps", "56kbps", "100Gbps"],
+    ("links", "delay"): [0, "0s", "1ns", "1e8s", 1e8, "1.0000001e8s", "0.999s", "10s"],
+    ("links", "queue"): [{"limit": 0}, {"limit": 1}, {"limit": 10**7}, {"limit": 10**7 + 1},
+                         {"limit": 1, "unit": "bytes"}, {"limit": 10**11, "unit": "bytes"},
+                         {"kind": "red", "limit": 2, "min_threshold": 0, "max_threshold": 1,
+                          "weight": 1, "max_p": 1},
+                         {"kind": "red", "limit": 100, "weight": 1e-12, "max_p": 1e-12}],
+    ("links", "error"): [{"model": "bernoulli", "per": 1.0},
+                         {"model": "bernoulli", "per": 0.999, "applies_to": "ack"},
+                         {"model": "ber", "ber": 1e-3},
+                         {"model": "gilbert_elliott", "mean_good": "1us", "mean_bad": "1s"},
+                         {"model": "list", "packets": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}],
+    ("links", "arq"): [{"retry_limit": 255, "ack_bytes": 4294967295},
+                       {"retry_limit": 0, "ack_bytes": 0}, {"retry_limit": 255}],
+    ("links", "kind"): ["wireless", "wired", "radio"],
+    ("flows", "start"): [0, "1ns", "0.999999s", "1s", "1e8s", -1],
+    ("flows", "stop"): [0, "1ns", "0.5s", "1e8s"],
+    ("flows", "cc"): ["reno", "newreno", "sack", "westwood", "westwood+", "vegas", "veno",
+                      "cubic", "mecn", "wmecn", "oracle", None],
+    ("flows", "cc_params"): [{"alpha": 0}, {"alpha": 1e300}, {"beta": -1}, {"beta": 0},
+                             {"beta": 1}, {"beta": 1e308}, {"c": 0}, {"c": 1e300},
+                             {"gamma": -1e300}, {"tau": 0}, {"tau": 1e-300}, {"beta1": 1},
+                             {"beta2": 0}, {"fast_convergence": 0}, {"react_to_marks": 0}],
+    ("flows", "app"): [{"kind": "file", "size": 1}, {"kind": "file", "size": 2**53},
+                       {"kind": "file", "size": 0},
+                       {"kind": "cbr", "rate": "1bps", "packet_size": 1},
+                       {"kind": "cbr", "rate": "1e15bps", "packet_size": 65535},
+                       {"kind": "onoff", "rate": "1e9bps", "on_mean": "1ns",
+                        "off_mean": "1e8s"}],
+    ("tcp", "segment_size"): [1, 2, 40, 65000, 65001],
+    ("tcp", "header_size"): [0, 1000, 1001],
+    ("tcp", "initial_cwnd"): [1, 10**6, 10**6 + 1],
+    ("tcp", "initial_ssthresh"): [0, 1, "1TiB", "1.1TiB"],
+    ("tcp", "rcv_window"): [0, 1, 1000, "1TiB", "2TiB"],
+    ("tcp", "min_rto"): ["1ns", "0s", "1e8s"],
+    ("tcp", "initial_rto"): ["1ns", "0s", "1e8s"],
+    ("tcp", "max_rto"): ["1ns", "0s", "1e8s"],
+    ("tcp", "delack_timeout"): ["0s", "1ns", "1e8s"],
+    ("tcp", "delack_count"): [1, 4294967295],
+    ("tcp", "dupack_threshold"): [1, 2, 4294967295],
+    ("tcp", "dda_delay"): ["0s", "1ns", "1e8s"],
+    ("tcp", "profile"): ["ns2", "ns3", "linux"],
+    ("tcp", "sack"): [True], ("tcp", "timestamps"): [True], ("tcp", "ecn"): [True],
+    ("tcp", "handshake"): [True], ("tcp", "prr"): [True], ("tcp", "limited_transmit"): [True],
+    ("tcp", "delayed_ack"): [True],
+    ("warmup",): ["0s", "0.999999s", "1s"],
+    ("seed",): [0, 2**63 - 1, 2**64 - 1],
+    ("max_events",): [0, 1, 2, 4096, 4097],
+    ("duration",): ["1ns", "1us", "3s"],
+}  # fmt: skip
+
+
+def _items(d: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """The tables of list ``key`` (none when a mutation made it something else)."""
+    v = d.get(key)
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _edge(d: dict[str, Any], rng: random.Random) -> None:
+    """Set one field of a random link, flow or table to an edge value."""
+    where = rng.choice(list(EDGES))
+    value = copy.deepcopy(rng.choice(EDGES[where]))
+    if len(where) == 1:
+        d[where[0]] = value
+        return
+    table, key = where
+    if table == "tcp":
+        flows = _items(d, "flows")
+        target = rng.choice(flows) if flows and rng.random() < 0.4 else d
+        tcp = target.setdefault("tcp", {})
+        if isinstance(tcp, dict):
+            tcp[key] = value
+        return
+    items = _items(d, table)
+    if items:
+        rng.choice(items)[key] = value
+
+
 # --------------------------------------------------------------------------------------------
 # Mutations
 
@@ -362,7 +443,10 @@ def mutate(base: dict[str, Any], rng: random.Random, ops: int, *, json_only: boo
     JSON or TOML file can hold."""
     d = copy.deepcopy(base)
     for _ in range(ops):
-        op = rng.randrange(11)
+        op = rng.randrange(15)
+        if op >= 11:  # edge values are a third of the mutations
+            _edge(d, rng)
+            continue
         paths = _paths(d)
         path = rng.choice(paths)
         parent_path, key = (path[:-1], path[-1]) if path else ((), None)
@@ -383,7 +467,7 @@ def mutate(base: dict[str, Any], rng: random.Random, ops: int, *, json_only: boo
             table = copy.deepcopy(rng.choice(TABLES[kind]))
             _place(d, kind, table, rng)
         elif op == 5 and isinstance(parent, list):  # a duplicate list item
-            parent.append(copy.deepcopy(parent[key]))
+            parent.append(copy.copy(parent[key]))  # shallow: it may be nested very deep
         elif op == 6 and key is not None:  # the value wrapped
             parent[key] = rng.choice([[parent[key]], {"value": parent[key]}])
         elif op == 7:  # an extreme top-level value
@@ -417,11 +501,7 @@ def _retype(v: Any, rng: random.Random) -> Any:
 
 def _place(d: dict[str, Any], kind: str, table: dict[str, Any], rng: random.Random) -> None:
     """Put a table where its kind belongs (a random link, flow, ...)."""
-    def items(key: str) -> list[dict[str, Any]]:
-        v = d.get(key)
-        return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
-
-    links, flows = items("links"), items("flows")
+    links, flows = _items(d, "links"), _items(d, "flows")
     if kind in ("error", "queue") and links:
         link = rng.choice(links)
         key = kind if kind == "queue" else rng.choice(["error", "error_ab", "error_ba"])
