@@ -452,6 +452,25 @@ def _allow_list(allow_paths: AllowPaths) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+#: Largest scenario file read: a scenario is a few kB, this leaves room for inline samples.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _read_scenario_file(p: Path) -> str:
+    """The text of a scenario file, read to at most MAX_FILE_BYTES (``/dev/zero`` or a huge
+    file is refused, not read until memory runs out)."""
+    with open(p, "rb") as f:
+        raw = f.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise _core.scenario_error(
+            "", f"{p}: more than {MAX_FILE_BYTES >> 20} MiB, too large for a scenario file"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.scenario_error("", f"{p}: not UTF-8 text (byte {e.start})") from None
+
+
 def _toml_error(path: Path, exc: Exception) -> ScenarioError:
     return _core.scenario_error("", f"{path}: invalid TOML: {exc}")
 
@@ -487,11 +506,10 @@ class Scenario:
         """Load a TOML scenario file. A file that is not valid TOML raises ScenarioError naming
         the file; a missing file raises FileNotFoundError."""
         p = Path(path)
-        with open(p, "rb") as f:
-            raw = f.read()
+        text = _read_scenario_file(p)
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
             raise _toml_error(p, e) from None
         except RecursionError:
             raise _core.scenario_error("", f"{p}: invalid TOML: nested too deeply") from None
@@ -512,13 +530,17 @@ class Scenario:
     def from_json(cls, path: str | os.PathLike[str]) -> Scenario:
         """Load a scenario stored as JSON."""
         p = Path(path)
-        with open(p, encoding="utf-8") as f:
-            try:
-                data = json.load(f)
-            except json.JSONDecodeError as e:
-                raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
-            except RecursionError:
-                raise _core.scenario_error("", f"{p}: invalid JSON: nested too deeply") from None
+        text = _read_scenario_file(p)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
+        except RecursionError:
+            raise _core.scenario_error("", f"{p}: invalid JSON: nested too deeply") from None
+        if not isinstance(data, dict):
+            raise _core.scenario_error(
+                "", f"{p}: invalid JSON: the document is a {type(data).__name__}, not a table"
+            )
         return cls(data, source=str(p))
 
     @classmethod
