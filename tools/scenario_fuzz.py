@@ -526,13 +526,57 @@ def _budget(d: dict[str, Any]) -> None:
         d["max_events"] = EVENT_CAP
 
 
-def case(seed: int) -> tuple[str, str, dict[str, Any]]:
-    """Case ``seed`` of the campaign: (base name, mode, scenario)."""
+MODES = ["api", "api", "api", "cli-json", "cli-toml", "cli-toml", "bytes-json", "bytes-toml"]
+
+
+def case(seed: int) -> tuple[str, str, dict[str, Any] | bytes]:
+    """Case ``seed`` of the campaign: (base name, mode, scenario). The ``bytes-*`` modes give
+    the bytes of a scenario file, damaged."""
     rng = random.Random(seed)
     name = rng.choice(sorted(BASES))
-    mode = rng.choice(["api", "api", "cli-json", "cli-toml"])
-    d = mutate(BASES[name], rng, rng.randint(1, 4), json_only=mode != "api")
-    return name, mode, d
+    mode = rng.choice(MODES)
+    return name, mode, build_case(name, mode, rng, rng.randint(1, 4))
+
+
+def build_case(name: str, mode: str, rng: random.Random, ops: int) -> dict[str, Any] | bytes:
+    """Base scenario ``name`` with ``ops`` mutations, as a dict or (``bytes-*`` modes) as the
+    damaged bytes of a file."""
+    d = mutate(BASES[name], rng, ops, json_only=mode != "api")
+    if mode.startswith("bytes-"):
+        try:
+            text = json.dumps(d) if mode == "bytes-json" else airtcp.Scenario(d).to_toml()
+        except (TypeError, ValueError, RecursionError, airtcp.ScenarioError):
+            text = json.dumps(BASES[name]) if mode == "bytes-json" else ""
+        return damage(text.encode("utf-8"), rng)
+    return d
+
+
+def damage(raw: bytes, rng: random.Random) -> bytes:
+    """A file's bytes with a few random edits: bytes flipped, inserted or cut, lines doubled
+    or dropped, the end cut off."""
+    b = bytearray(raw)
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(6)
+        at = rng.randrange(len(b) + 1)
+        if op == 0 and b:
+            b[min(at, len(b) - 1)] = rng.randrange(256)
+        elif op == 1:
+            junk = rng.choice([b"\x00", b"\xff\xfe", b'"', b"[", b"]]", b"{", b"=", b"\n[[", b"#",
+                               b"\\u0000", b"1e999", b"nan", b"\n" * 3, b"[" * 200])
+            b[at:at] = junk
+        elif op == 2:
+            del b[at : at + rng.randint(1, 40)]
+        elif op == 3:
+            del b[at:]
+        elif op in (4, 5):
+            lines = bytes(b).split(b"\n")
+            i = rng.randrange(len(lines))
+            if op == 4:
+                lines.insert(i, lines[i])
+            else:
+                del lines[i]
+            b = bytearray(b"\n".join(lines))
+    return bytes(b)
 
 
 # --------------------------------------------------------------------------------------------
@@ -568,10 +612,14 @@ def _path_of(message: str) -> str:
     return head if sep and " " not in head.strip() else ""
 
 
-def run_case(d: dict[str, Any], mode: str = "api", workdir: Path | None = None) -> dict:
-    """Run one scenario and judge it: ``{"outcome": ok | error | violation | panic |
-    traceback, "detail": ...}``. ``error`` is a clean refusal naming a field."""
+def run_case(
+    d: dict[str, Any] | bytes, mode: str = "api", workdir: Path | None = None
+) -> dict:
+    """Run one scenario (or scenario file's bytes) and judge it: ``{"outcome": ok | error |
+    violation | panic | traceback | unnamed, "detail": ...}``. ``error`` is a clean refusal
+    naming a field (or, for a file that is no scenario, the file)."""
     if mode == "api":
+        assert isinstance(d, dict)
         return _run_api(d)
     return _run_cli(d, mode, workdir or Path.cwd())
 
@@ -595,16 +643,19 @@ def _run_api(d: dict[str, Any]) -> dict:
     return {"outcome": "ok", "detail": ""}
 
 
-def _run_cli(d: dict[str, Any], mode: str, workdir: Path) -> dict:
+def _run_cli(d: dict[str, Any] | bytes, mode: str, workdir: Path) -> dict:
     from airtcp.cli import main
 
-    f = workdir / ("case.json" if mode == "cli-json" else "case.toml")
+    f = workdir / ("case.json" if mode.endswith("json") else "case.toml")
     try:
-        if mode == "cli-json":
+        if isinstance(d, bytes):
+            f.write_bytes(d)
+        elif mode == "cli-json":
             f.write_text(json.dumps(d))
         else:
             f.write_text(airtcp.Scenario(d).to_toml())
     except (TypeError, ValueError, RecursionError, airtcp.ScenarioError):
+        assert isinstance(d, dict)
         return _run_api(d)  # not writable as a file: judged through the API instead
     out, err = io.StringIO(), io.StringIO()
     try:
@@ -623,7 +674,7 @@ def _run_cli(d: dict[str, Any], mode: str, workdir: Path) -> dict:
         path = _path_of(first)
         if path and path != str(f):
             return {"outcome": "error", "detail": path}
-        if first.startswith(f"{f}: invalid"):
+        if first.startswith(f"{f}: "):
             return {"outcome": "error", "detail": "<file>"}
         return {"outcome": "unnamed", "detail": first[:300]}
     if "simulator bug" in text:
