@@ -244,3 +244,28 @@ def test_run_table_shows_a_file_transfers_completion_time(capsys, tmp_path):
     assert "completed s" in out
     done = airtcp.run(sc).flows["completion_time_s"][0]
     assert f"{done:.3f}" in out
+
+
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("list.json", b"[1, 2]", "invalid JSON: the document is a list, not a table"),
+        ("latin1.json", b'{"name": "caf\xe9"}', "not UTF-8 text (byte 13)"),
+        ("latin1.toml", b'name = "caf\xe9"', "not UTF-8 text (byte 11)"),
+    ],
+)
+def test_a_scenario_file_that_is_no_table_or_no_text_is_an_error(
+    capsys, tmp_path, name, content, fragment
+):
+    p = tmp_path / name
+    p.write_bytes(content)
+    code, _, err = run_cli(capsys, "run", str(p))
+    assert code == 2
+    assert err == f"error: {p}: {fragment}\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_an_endless_scenario_file_is_refused_after_a_bounded_read(capsys):
+    code, _, err = run_cli(capsys, "validate", "/dev/zero")
+    assert code == 2
+    assert err == "error: /dev/zero: more than 64 MiB, too large for a scenario file\n"

@@ -191,3 +191,63 @@ def test_unknown_key_in_tagged_table_is_rejected():
     with pytest.raises(KeyError, match=r"^flows\.0\.app\.bogus: flows\[0\]\.app\.bogus: unknown"):
         s.set("flows.0.app.bogus", 1)
     s.set("flows.0.app.size", "2MB").validate()
+
+
+@pytest.mark.parametrize(
+    "where, value, fragment",
+    [
+        (("links", 0, "rate"), object(), "of type object is not a scenario value"),
+        (("links", 0, "rate"), b"10Mbps", "of type bytes"),
+        (("meta", "when"), __import__("datetime").date(2024, 1, 2), "of type date"),
+        (("flows", 1, "cc"), {1, "a"}, "set of values that have no order"),
+        (("meta",), {("a", 1): 2}, "key ('a', 1) of type tuple: table keys are strings"),
+        (("meta",), {1: 2}, "key 1 of type int"),
+        (("links", 2, "queue", "limit"), 2 * 10**320, "integer of 321 digits"),
+    ],
+)
+def test_values_json_cannot_hold_are_scenario_errors_naming_the_field(
+    dumbbell_dict, where, value, fragment
+):
+    d = dumbbell_dict
+    node = d
+    for k in where[:-1]:
+        node = node.setdefault(k, {}) if isinstance(k, str) else node[k]
+    node[where[-1]] = value
+    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in where).lstrip(".")
+    for attempt in (airtcp.run, airtcp.validate, Scenario):
+        with pytest.raises(airtcp.ScenarioError) as ei:
+            attempt(d)
+        assert ei.value.path == path
+        assert fragment in ei.value.message
+    # Through set() and through the live dict alike.
+    s = airtcp.dumbbell(1, duration=1)
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        s.set("meta.x", [1, object()])
+    assert ei.value.path == "meta.x[1]"
+    s.data["meta"] = {"y": object()}
+    with pytest.raises(airtcp.ScenarioError, match=r"^meta\.y: "):
+        s.to_json()
+    with pytest.raises(airtcp.ScenarioError, match=r"^meta\.y: "):
+        s.hash()
+
+
+def test_deep_nesting_in_a_dict_is_a_scenario_error_not_a_recursion_error(dumbbell_dict):
+    deep: dict = {}
+    cur = deep
+    for _ in range(10_000):
+        cur["a"] = {}
+        cur = cur["a"]
+    dumbbell_dict["meta"] = {"deep": deep}
+    with pytest.raises(airtcp.ScenarioError) as ei:
+        airtcp.run(dumbbell_dict)
+    assert ei.value.path.startswith("meta.deep.a.a")
+    assert "nested more than" in ei.value.message
+    # A list nested as deep fares the same.
+    lst: list = []
+    cur_l = lst
+    for _ in range(10_000):
+        cur_l.append([])
+        cur_l = cur_l[0]
+    dumbbell_dict["meta"] = {"deep": lst}
+    with pytest.raises(airtcp.ScenarioError, match=r"^meta\.deep\[0\]\[0\]"):
+        airtcp.validate(dumbbell_dict)

@@ -16,7 +16,7 @@ from typing import Any
 from . import _core
 from .builders import chain, cross, dumbbell, grid, parse_seconds
 from .result import Result, jain
-from .scenario import PathError, Scenario, as_scenario, load
+from .scenario import AllowPaths, PathError, Scenario, as_scenario, load
 from .store import Store, StoreError
 from .sweeps import sweep
 
@@ -44,21 +44,31 @@ def defaults() -> dict[str, Any]:
     return json.loads(_core.defaults_json())
 
 
-def validate(scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> Scenario:
+def validate(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    allow_paths: AllowPaths = None,
+) -> Scenario:
     """Check a scenario (Scenario, dict or file path) without running it; returns it as a
-    Scenario. Raises ScenarioError whose message starts with the field path."""
-    return as_scenario(scenario).validate()
+    Scenario. Raises ScenarioError whose message starts with the field path. Files the
+    scenario names are read as in :func:`run`."""
+    return as_scenario(scenario).validate(allow_paths=allow_paths)
 
 
 def run(
     scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
     *,
     seed: int | None = None,
+    allow_paths: AllowPaths = None,
 ) -> Result:
     """Run a scenario and return its :class:`Result`.
 
     ``scenario`` is a :class:`Scenario`, a dict in the same schema, or the path of a TOML (or
     ``.json``) scenario file. ``seed`` overrides the scenario's seed for this run only.
+
+    A file the scenario names (an SNR ``trace``) is read relative to the scenario file's
+    directory (the working directory for a scenario built in code) and must lie below it;
+    ``allow_paths`` (a directory or a list of them) lets it read from those too.
 
     Raises ScenarioError (a ValueError) for a bad scenario, with the message starting at the
     offending field path, and SimulationError (a RuntimeError) if the simulator fails
@@ -71,7 +81,7 @@ def run(
             raise _core.scenario_error("seed", f"must be an integer >= 0, got {seed!r}")
         data = {**data, "seed": seed}
         sc = Scenario(data, source=sc.source)
-    raw = json.loads(_core.run_json(sc.to_json()))
+    raw = json.loads(_core.run_json(sc.to_json(), **sc.file_access(allow_paths)))
     return Result(raw, scenario=sc)
 
 

@@ -1,5 +1,8 @@
 """Type stubs of the compiled core (crates/airtcp-py)."""
 
+import os
+from collections.abc import Sequence
+
 __version__: str
 __build__: str
 
@@ -14,8 +17,16 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """The simulator failed internally (a bug)."""
 
-def run_json(scenario: str) -> str: ...
-def validate_json(scenario: str) -> None: ...
+def run_json(
+    scenario: str,
+    base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+) -> str: ...
+def validate_json(
+    scenario: str,
+    base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+) -> None: ...
 def schemes() -> list[tuple[str, str]]: ...
 def scheme_info_json() -> str: ...
 def defaults_json() -> str: ...

@@ -195,7 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     sc = load_scenario(args.file, args.set)
     t0 = time.perf_counter()
-    result = airtcp.run(sc, seed=args.seed)
+    result = airtcp.run(sc, seed=args.seed, allow_paths=args.allow_path)
     wall = time.perf_counter() - t0
     src = f" ({args.file})" if args.file else ""
     print(f"scenario {result.summary.get('name', '?')}{src}")
@@ -229,7 +229,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     sc = load_scenario(args.file, args.set)
-    sc.validate()
+    sc.validate(allow_paths=args.allow_path)
     d = sc.data
     print(
         f"ok: {args.file} is valid ({len(d.get('nodes', []))} nodes, "
@@ -350,6 +350,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             trace=args.trace,
             retry_failed=args.retry_failed,
             progress=not args.quiet,
+            allow_paths=args.allow_path,
         )
     except (DaskError, StoreError) as e:
         raise UserError(str(e)) from None
@@ -505,6 +506,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
+    allow_help = (
+        "let the scenario read files (SNR traces) below DIR too; by default a path is read "
+        "relative to the scenario file and may not lead outside its directory (repeatable)"
+    )
+
+    def allow_path(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--allow-path", metavar="DIR", action="append", default=[], help=allow_help
+        )
+
     set_help = (
         "change a scenario value before running: PATH=VALUE, e.g. links.R2-D1.error.per=0.02, "
         "flows.*.cc=newreno, duration=10s (repeatable)"
@@ -526,11 +537,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list every link direction, not only those with drops",
     )
+    allow_path(r)
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it")
     v.add_argument("file", metavar="FILE.toml")
     v.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
+    allow_path(v)
     v.set_defaults(func=cmd_validate)
 
     s = sub.add_parser("schemes", help="list congestion-control schemes")
@@ -585,6 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run again the runs that failed before (by default they are skipped)",
     )
     sw.add_argument("--quiet", action="store_true", help="no progress output")
+    allow_path(sw)
     sw.set_defaults(func=cmd_sweep)
 
     ex = sub.add_parser(

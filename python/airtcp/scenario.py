@@ -28,7 +28,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -260,20 +260,109 @@ def _json_default(o: Any) -> Any:
     raise TypeError(f"scenario value {o!r} of type {type(o).__name__} is not JSON-serializable")
 
 
+_LARGEST_NUMBER = int(1.7976931348623157e308)  # sys.float_info.max
+
+#: Deepest nesting a scenario may have (the schema needs six levels; `meta` is free-form).
+MAX_DEPTH = 64
+
+
+def _sub(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key == "":  # as the core names an empty key
+        return f'{path}[""]'
+
+    return f"{path}.{key}" if path else key
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+def _value_problem(d: Any, path: str = "") -> tuple[str, str] | None:
+    """``(path, what is wrong)`` for the first value in ``d`` that JSON cannot hold (an object,
+    bytes, a date, a key that is not a string, nesting deeper than MAX_DEPTH), else None.
+    Iterative, so no input can exhaust the interpreter's stack."""
+    stack: list[tuple[Any, str, int]] = [(d, path, 0)]
+    while stack:
+        v, here, depth = stack.pop()
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > _LARGEST_NUMBER:
+            # The core reads numbers as 64-bit floats at most; beyond those JSON cannot go.
+            return here, f"an integer of {len(str(abs(v)))} digits is beyond any valid value"
+        if v is None or isinstance(v, (bool, int, float, str)):
+            continue
+        if depth >= MAX_DEPTH:
+            return here, f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(v, Mapping):
+            items = []
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    return here, (
+                        f"key {_short(k)} of type {type(k).__name__}: table keys are strings"
+                    )
+                items.append((x, _sub(here, k), depth + 1))
+            stack.extend(reversed(items))
+        elif isinstance(v, (list, tuple)):
+            stack.extend(reversed([(x, _sub(here, i), depth + 1) for i, x in enumerate(v)]))
+        elif isinstance(v, (set, frozenset)):
+            try:
+                ordered = sorted(v)
+            except TypeError:
+                return here, "is a set of values that have no order; use a list"
+            stack.extend(reversed([(x, _sub(here, i), depth + 1) for i, x in enumerate(ordered)]))
+        elif isinstance(v, os.PathLike):
+            continue
+        elif hasattr(v, "item") and callable(v.item) and getattr(v, "shape", None) == ():
+            stack.append((v.item(), here, depth))  # a numpy scalar
+        elif hasattr(v, "tolist") and callable(v.tolist) and hasattr(v, "shape"):
+            stack.append((v.tolist(), here, depth))  # a numpy array
+        else:
+            return here, (
+                f"{_short(v)} of type {type(v).__name__} is not a scenario value (a string, "
+                "number, boolean, list or table)"
+            )
+    return None
+
+
+def _check_values(d: Any, path: str = "") -> None:
+    """Raise ScenarioError naming the field of the first value JSON cannot hold."""
+    problem = _value_problem(d, path)
+    if problem is not None:
+        raise _core.scenario_error(*problem)
+
+
 def _non_finite_path(d: Any, path: str = "") -> str:
-    """The field path of the first NaN or infinite number in ``d`` (core path syntax)."""
-    if isinstance(d, float) and not math.isfinite(d):
-        return path
-    items = d.items() if isinstance(d, Mapping) else enumerate(d) if isinstance(d, list) else ()
-    for k, v in items:
-        sub = f"{path}[{k}]" if isinstance(k, int) else (f"{path}.{k}" if path else str(k))
-        found = _non_finite_path(v, sub)
-        if found:
-            return found
+    """The field path of the first NaN or infinite number in ``d`` (core path syntax), in
+    the order JSON output meets it (sets sorted, numpy values as Python values)."""
+    stack: list[tuple[Any, str]] = [(d, path)]
+    while stack:
+        v, here = stack.pop()
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return here
+            continue
+        if isinstance(v, (str, int)) or v is None:
+            continue
+        if isinstance(v, Mapping):
+            kids = [(x, _sub(here, k)) for k, x in v.items()]
+        elif isinstance(v, (list, tuple)):
+            kids = [(x, _sub(here, i)) for i, x in enumerate(v)]
+        elif isinstance(v, (set, frozenset)):
+            kids = [(x, _sub(here, i)) for i, x in enumerate(sorted(v))]
+        elif hasattr(v, "item") and callable(v.item) and getattr(v, "shape", None) == ():
+            kids = [(v.item(), here)]
+        elif hasattr(v, "tolist") and callable(v.tolist):
+            kids = [(v.tolist(), here)]
+        else:
+            continue
+        stack.extend(reversed(kids))
     return ""
 
 
 def _dumps(d: Any, *, canonical: bool = False) -> str:
+    # The live ``data`` dict can be given anything after construction: check again here.
+    _check_values(d)
     if canonical:
         return json.dumps(
             d, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default
@@ -340,6 +429,46 @@ def _to_toml(d: Mapping[str, Any], header: str = "") -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# Files a scenario reads
+
+#: ``allow_paths``: None, a directory, or a list of directories.
+AllowPaths = str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None
+
+
+def _allow_list(allow_paths: AllowPaths) -> list[str]:
+    """The allowed directories as absolute paths (a relative one is taken from the working
+    directory now, not wherever a worker process runs)."""
+    if allow_paths is None:
+        return []
+    items = [allow_paths] if isinstance(allow_paths, (str, os.PathLike)) else list(allow_paths)
+    out = []
+    for p in items:
+        if not isinstance(p, (str, os.PathLike)):
+            raise TypeError(f"allow_paths: expected directory paths, got {type(p).__name__}")
+        out.append(os.path.abspath(os.fspath(p)))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+
+
+#: Largest scenario file read: a scenario is a few kB, this leaves room for inline samples.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _read_scenario_file(p: Path) -> str:
+    """The text of a scenario file, read to at most MAX_FILE_BYTES (``/dev/zero`` or a huge
+    file is refused, not read until memory runs out)."""
+    with open(p, "rb") as f:
+        raw = f.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise _core.scenario_error(
+            "", f"{p}: more than {MAX_FILE_BYTES >> 20} MiB, too large for a scenario file"
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.scenario_error("", f"{p}: not UTF-8 text (byte {e.start})") from None
 
 
 def _toml_error(path: Path, exc: Exception) -> ScenarioError:
@@ -360,6 +489,7 @@ class Scenario:
             data = {}
         if not isinstance(data, Mapping):
             raise TypeError(f"a scenario is a mapping, got {type(data).__name__}")
+        _check_values(data)
         self._data: dict[str, Any] = copy.deepcopy(dict(data))
         #: Where the scenario came from (a file path), if anywhere.
         self.source = source
@@ -376,11 +506,10 @@ class Scenario:
         """Load a TOML scenario file. A file that is not valid TOML raises ScenarioError naming
         the file; a missing file raises FileNotFoundError."""
         p = Path(path)
-        with open(p, "rb") as f:
-            raw = f.read()
+        text = _read_scenario_file(p)
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
             raise _toml_error(p, e) from None
         except RecursionError:
             raise _core.scenario_error("", f"{p}: invalid TOML: nested too deeply") from None
@@ -401,13 +530,17 @@ class Scenario:
     def from_json(cls, path: str | os.PathLike[str]) -> Scenario:
         """Load a scenario stored as JSON."""
         p = Path(path)
-        with open(p, encoding="utf-8") as f:
-            try:
-                data = json.load(f)
-            except json.JSONDecodeError as e:
-                raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
-            except RecursionError:
-                raise _core.scenario_error("", f"{p}: invalid JSON: nested too deeply") from None
+        text = _read_scenario_file(p)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise _core.scenario_error("", f"{p}: invalid JSON: {e}") from None
+        except RecursionError:
+            raise _core.scenario_error("", f"{p}: invalid JSON: nested too deeply") from None
+        if not isinstance(data, dict):
+            raise _core.scenario_error(
+                "", f"{p}: invalid JSON: the document is a {type(data).__name__}, not a table"
+            )
         return cls(data, source=str(p))
 
     @classmethod
@@ -494,7 +627,8 @@ class Scenario:
         """
         work = copy.deepcopy(self._data)
         targets, created = _resolve(work, path, create=True)
-        for container, key, _ in targets:
+        for container, key, conc in targets:
+            _check_values(value, _core_path(conc))
             container[key] = copy.deepcopy(value)
         if created:
             self._check_created(work, path, created)
@@ -537,20 +671,37 @@ class Scenario:
     def to_json(self, *, indent: int | None = None) -> str:
         """The scenario as JSON text (the form the core takes). A NaN or infinite number
         raises ScenarioError naming its field (JSON has no such values)."""
+        _check_values(self._data)
         try:
             return json.dumps(self._data, indent=indent, default=_json_default, allow_nan=False)
         except ValueError:
             raise _core.scenario_error(_non_finite_path(self._data), "must be finite") from None
 
-    def validate(self) -> Scenario:
+    @property
+    def base_dir(self) -> str:
+        """The directory a relative file path in the scenario (an SNR ``trace``) is read from,
+        and below which every such path must lie: the scenario file's directory, or the
+        working directory for a scenario built in code."""
+        if self.source:
+            return str(Path(self.source).resolve().parent)
+        return os.getcwd()
+
+    def file_access(self, allow_paths: AllowPaths = None) -> dict[str, Any]:
+        """Where the core may read this scenario's files, as keyword arguments of
+        ``_core.run_json``: :attr:`base_dir`, and the directories of ``allow_paths`` (a path
+        or a list of them) besides it. Absolute, so they hold in any worker process."""
+        return {"base_dir": self.base_dir, "allow_paths": _allow_list(allow_paths)}
+
+    def validate(self, *, allow_paths: AllowPaths = None) -> Scenario:
         """Check the scenario with the core without running it. Raises ScenarioError whose
-        message starts with the field path; returns self when valid."""
-        _core.validate_json(self.to_json())
+        message starts with the field path; returns self when valid. Files the scenario names
+        are read as in :func:`airtcp.run` (``allow_paths``)."""
+        _core.validate_json(self.to_json(), **self.file_access(allow_paths))
         return self
 
-    def is_valid(self) -> bool:
+    def is_valid(self, *, allow_paths: AllowPaths = None) -> bool:
         try:
-            self.validate()
+            self.validate(allow_paths=allow_paths)
         except ScenarioError:
             return False
         return True

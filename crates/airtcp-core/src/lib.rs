@@ -19,13 +19,18 @@ pub mod tcp;
 pub mod topology;
 pub mod util;
 
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{FileAccess, Scenario, ScenarioError};
 pub use sim::Sim;
 pub use stats::RunResult;
 
-/// Build and run a parsed scenario.
+/// Build and run a parsed scenario (files it names are read below the working directory).
 pub fn run(sc: &Scenario) -> Result<RunResult, ScenarioError> {
-    let mut sim = scenario::build(sc)?;
+    run_with(sc, &FileAccess::default())
+}
+
+/// Build and run a parsed scenario, reading the files it names as `files` allows.
+pub fn run_with(sc: &Scenario, files: &FileAccess) -> Result<RunResult, ScenarioError> {
+    let mut sim = scenario::build_with(sc, files)?;
     sim.run();
     if sim.budget_exceeded {
         return Err(ScenarioError::new(
@@ -44,8 +49,13 @@ pub fn run(sc: &Scenario) -> Result<RunResult, ScenarioError> {
 
 /// Run a scenario given as JSON text; the result as JSON text.
 pub fn run_json(text: &str) -> Result<String, ScenarioError> {
+    run_json_with(text, &FileAccess::default())
+}
+
+/// [`run_json`] reading the files the scenario names as `files` allows.
+pub fn run_json_with(text: &str, files: &FileAccess) -> Result<String, ScenarioError> {
     let sc = scenario::parse_json(text)?;
-    let r = run(&sc)?;
+    let r = run_with(&sc, files)?;
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }
 
@@ -56,7 +66,12 @@ pub fn run_toml(text: &str) -> Result<RunResult, ScenarioError> {
 
 /// Check a scenario (JSON text) without running it.
 pub fn validate_json(text: &str) -> Result<(), ScenarioError> {
-    scenario::build(&scenario::parse_json(text)?).map(|_| ())
+    validate_json_with(text, &FileAccess::default())
+}
+
+/// [`validate_json`] reading the files the scenario names as `files` allows.
+pub fn validate_json_with(text: &str, files: &FileAccess) -> Result<(), ScenarioError> {
+    scenario::build_with(&scenario::parse_json(text)?, files).map(|_| ())
 }
 
 /// Known congestion-control schemes: (name, one-line description).

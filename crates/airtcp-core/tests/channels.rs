@@ -2,11 +2,17 @@
 
 mod common;
 use airtcp_core::link::error::gilbert_closed_form;
+use airtcp_core::FileAccess;
 use common::Path;
 
 /// Run a 800 kbps CBR flow (1000-byte datagrams every 10 ms) for `secs` over the path whose
 /// last hop uses `error` and return the simulator after the run.
 fn cbr_over(error: &str, secs: f64) -> airtcp_core::Sim {
+    cbr_over_reading(error, secs, &FileAccess::default())
+}
+
+/// [`cbr_over`] reading the scenario's files as `files` allows.
+fn cbr_over_reading(error: &str, secs: f64, files: &FileAccess) -> airtcp_core::Sim {
     let p = Path {
         duration: secs,
         app: r#"{ kind = "cbr", rate = "800kbps", packet_size = 1000 }"#.into(),
@@ -18,7 +24,7 @@ fn cbr_over(error: &str, secs: f64) -> airtcp_core::Sim {
     );
     assert!(t.contains(error), "{t}");
     let sc = airtcp_core::scenario::parse_toml(&t).unwrap();
-    let mut sim = airtcp_core::scenario::build(&sc).unwrap();
+    let mut sim = airtcp_core::scenario::build_with(&sc, files).unwrap();
     sim.run();
     sim
 }
@@ -89,11 +95,10 @@ fn snr_trace_file_drives_losses() {
         csv += &format!("{},{snr}\n", i as f64 * 0.1);
     }
     std::fs::write(&file, csv).unwrap();
-    let err = format!(
-        r#"{{ model = "snr", modulation = "cck5.5", trace = "{}", applies_to = "data" }}"#,
-        file.display()
-    );
-    let sim = cbr_over(&err, 40.0);
+    // Read relative to the scenario's directory.
+    let err =
+        r#"{ model = "snr", modulation = "cck5.5", trace = "trace.csv", applies_to = "data" }"#;
+    let sim = cbr_over_reading(err, 40.0, &FileAccess::within(&dir));
     let (rate, _) = loss_stats(&sim);
     assert!(
         (rate - 0.5).abs() < 0.01,
@@ -135,9 +140,16 @@ fn bad_snr_model_inputs_are_reported() {
     );
     let e = airtcp_core::run_toml(&bad).unwrap_err();
     assert_eq!(e.path, "links[2].error.trace");
-    assert!(
-        e.message.contains("cannot read '/nonexistent/x.csv'"),
-        "{e}"
+    assert!(e.message.contains("lies outside"), "{e}");
+    let sc = airtcp_core::scenario::parse_toml(&bad).unwrap();
+    let anywhere = FileAccess {
+        base: None,
+        allow: vec!["/".into()],
+    };
+    let e = airtcp_core::run_with(&sc, &anywhere).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "links[2].error.trace: cannot read '/nonexistent/x.csv': no such file"
     );
     let bad = p.replace(
         "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
@@ -164,17 +176,38 @@ fn traces_are_read_only_from_bounded_regular_files_and_errors_do_not_echo_them()
             &format!("error = {{ model = \"snr\", modulation = \"cck5.5\", trace = \"{file}\" }}"),
         )
     };
-    // A device would be read forever; it is refused before any read.
+    let run_in = |text: &str, files: &FileAccess| {
+        airtcp_core::run_with(&airtcp_core::scenario::parse_toml(text).unwrap(), files)
+    };
+    // A device would be read forever; it is refused before any read, even when allowed.
     let e = airtcp_core::run_toml(&with_trace("/dev/zero")).unwrap_err();
     assert_eq!(e.path, "links[2].error.trace");
+    assert!(e.message.contains("lies outside"), "{e}");
+    let e = run_in(&with_trace("zero"), &FileAccess::within("/dev")).unwrap_err();
     assert!(e.message.contains("not a regular file"), "{e}");
     // A bad line is reported by number, without its content.
     let dir = std::env::temp_dir().join(format!("airtcp-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("secret.csv");
-    std::fs::write(&f, "12.5\nTOP-SECRET-LINE\n").unwrap();
-    let e = airtcp_core::run_toml(&with_trace(f.to_str().unwrap())).unwrap_err();
+    std::fs::write(dir.join("secret.csv"), "12.5\nTOP-SECRET-LINE\n").unwrap();
+    let e = run_in(&with_trace("secret.csv"), &FileAccess::within(&dir)).unwrap_err();
     assert!(e.message.contains("line 2"), "{e}");
     assert!(!e.message.contains("TOP-SECRET"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gilbert_elliott_with_nanosecond_sojourns_catches_up_at_once() {
+    // 10 ms between packets is 5e6 good/bad cycles: stepping through them one by one would
+    // take hours over the run; the state is drawn afresh instead, at the stationary odds.
+    let t0 = std::time::Instant::now();
+    let sim = cbr_over(
+        r#"{ model = "gilbert_elliott", mean_good = "1ns", mean_bad = "3ns", applies_to = "data" }"#,
+        200.0,
+    );
+    let (rate, _) = loss_stats(&sim);
+    assert!(
+        (rate - 0.75).abs() < 0.02,
+        "stationary loss rate 0.75, got {rate}"
+    );
+    assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
 }

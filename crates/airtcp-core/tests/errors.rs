@@ -170,6 +170,65 @@ fn unknown_keys_inside_tagged_tables_are_named_in_the_path() {
 }
 
 #[test]
+fn bad_values_inside_tagged_tables_name_the_field() {
+    let err_table = "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }";
+    let cases = [
+        (
+            err_table,
+            "error = { model = \"gilbert_elliott\", mean_good = \"abc\", mean_bad = 1 }",
+            "links[2].error.mean_good",
+            "invalid duration 'abc'",
+        ),
+        (
+            err_table,
+            "error = { model = \"snr\", modulation = \"cck11\", synth = { waypoints = [[0, 1], [1, \"x\"]] } }",
+            "links[2].error.synth.waypoints[1][1]",
+            "invalid type",
+        ),
+        (
+            err_table,
+            "error = { model = \"snr\", modulation = \"cck11\", synth = {} }",
+            "links[2].error.synth.waypoints",
+            "missing required field",
+        ),
+        (
+            err_table,
+            "error = { model = \"fading\" }",
+            "links[2].error.model",
+            "unknown variant `fading`",
+        ),
+        (
+            err_table,
+            "error = { per = 0.1 }",
+            "links[2].error.model",
+            "missing required field",
+        ),
+        (
+            "app = { kind = \"bulk\" }",
+            "app = { kind = \"cbr\", rate = \"fast\" }",
+            "flows[0].app.rate",
+            "invalid rate 'fast'",
+        ),
+        (
+            "queue = { limit = 1000 }",
+            "queue = { kind = \"red\", max_p = \"high\" }",
+            "links[0].queue.max_p",
+            "invalid type",
+        ),
+    ];
+    for (from, to, path, what) in cases {
+        let t = base().replacen(from, to, 1);
+        assert_ne!(t, base(), "{from}");
+        let e = error_of(&t);
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.contains(what), "{e}");
+    }
+    let t = base() + "[[agents]]\nkind = \"snoop\"\nnode = \"R2\"\nmin_rto = \"soon\"\n";
+    let e = error_of(&t);
+    assert_eq!(e.path, "agents[0].min_rto", "{e}");
+}
+
+#[test]
 fn values_outside_their_documented_range_are_refused_with_the_field() {
     let cases = [
         (
@@ -226,4 +285,67 @@ fn a_trace_that_would_not_fit_in_memory_is_refused() {
     let e = error_of(&t);
     assert_eq!(e.path, "trace.queue_interval");
     assert!(e.message.contains("limit"), "{e}");
+}
+
+#[test]
+fn a_seed_beyond_64_bits_is_named() {
+    for bad in ["18446744073709551616", "-1", "1.5", "\"7\""] {
+        let t = format!("{{\"duration\": 1, \"seed\": {bad}}}");
+        let e = airtcp_core::scenario::parse_json(&t).unwrap_err();
+        assert_eq!(e.path, "seed", "{bad}: {e}");
+        assert!(e.message.contains("integer from 0 to 2^64 - 1"), "{e}");
+    }
+}
+
+#[test]
+fn the_largest_seed_is_accepted() {
+    let sc = airtcp_core::scenario::parse_json(r#"{"duration": 1, "seed": 18446744073709551615}"#);
+    assert_eq!(sc.unwrap().seed, u64::MAX);
+}
+
+#[test]
+fn series_are_bounded_in_all_not_only_each() {
+    // Each queue trace is within its own limit, together they are not.
+    let many: Vec<String> = ["S->R1", "R1->S", "R1->R2", "R2->R1"]
+        .iter()
+        .map(|q| format!("\"{q}\""))
+        .collect();
+    let t = base().replace("duration = 1\n", "duration = 90\n")
+        + &format!(
+            "[trace]\nqueue = [{}]\nqueue_interval = \"10us\"\n",
+            many.join(", ")
+        );
+    let e = error_of(&t);
+    assert_eq!(e.path, "trace.queue", "{e}");
+    assert!(e.message.contains("may hold together"), "{e}");
+    // A queue listed twice is named.
+    let t = base() + "[trace]\nqueue = [\"R1->R2\", \"R1->R2\"]\n";
+    let e = error_of(&t);
+    assert_eq!(e.to_string(), "trace.queue[1]: 'R1->R2' is listed twice");
+    // Synthesized SNR series: 9e6 samples each, two per link (one each way).
+    let snr = "error = { model = \"snr\", modulation = \"cck11\", interval = \"1ms\", synth = { \
+               waypoints = [[0, 30]], shadowing_db = 0, fading = \"none\" } }\n";
+    let t = base()
+        .replace("duration = 1\n", "duration = 9000\n")
+        .replacen(
+            "queue = { limit = 1000 }\n",
+            &format!("queue = {{ limit = 1000 }}\n{snr}"),
+            2,
+        );
+    let e = error_of(&t);
+    assert_eq!(e.path, "links[1].error", "{e}");
+    assert!(e.message.contains("all series may hold together"), "{e}");
+}
+
+#[test]
+fn an_empty_key_is_named_as_a_quoted_one() {
+    let e = airtcp_core::scenario::parse_json(r#"{"duration": 1, "": 2}"#).unwrap_err();
+    assert_eq!(e.path, r#"[""]"#, "{e}");
+    let t = r#"{"duration": 1, "links": [{"a": "x", "b": "y", "rate": 1, "delay": 0, "": 1}]}"#;
+    let e = airtcp_core::scenario::parse_json(t).unwrap_err();
+    assert_eq!(e.path, r#"links[0][""]"#, "{e}");
+    let t =
+        r#"{"duration": 1, "flows": [{"src": "x", "dst": "y", "app": {"kind": "bulk", "": 1}}]}"#;
+    let e = airtcp_core::scenario::parse_json(t).unwrap_err();
+    assert_eq!(e.path, r#"flows[0].app[""]"#, "{e}");
 }

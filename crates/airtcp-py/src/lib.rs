@@ -1,10 +1,12 @@
 //! Thin Python bindings: conversion and error mapping only. A scenario arrives as JSON text and
 //! the result leaves as JSON text; Rust panics are caught and raised as `SimulationError`.
 
+use airtcp_core::FileAccess;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 
 create_exception!(
     _core,
@@ -59,17 +61,39 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, airtcp_core::ScenarioError>) -> PyRe
     }
 }
 
+/// Where the scenario's files are read: relative to `base_dir` (the working directory when
+/// None) and only below it or one of `allow_paths`.
+fn file_access(base_dir: Option<PathBuf>, allow_paths: Option<Vec<PathBuf>>) -> FileAccess {
+    FileAccess {
+        base: base_dir,
+        allow: allow_paths.unwrap_or_default(),
+    }
+}
+
 /// Run a scenario (JSON text) and return the result as JSON text. Releases the GIL while the
 /// simulation runs.
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario: String) -> PyResult<String> {
-    py.detach(move || guarded(|| airtcp_core::run_json(&scenario)))
+#[pyo3(signature = (scenario, base_dir=None, allow_paths=None))]
+fn run_json(
+    py: Python<'_>,
+    scenario: String,
+    base_dir: Option<PathBuf>,
+    allow_paths: Option<Vec<PathBuf>>,
+) -> PyResult<String> {
+    let files = file_access(base_dir, allow_paths);
+    py.detach(move || guarded(|| airtcp_core::run_json_with(&scenario, &files)))
 }
 
 /// Check a scenario (JSON text) without running it.
 #[pyfunction]
-fn validate_json(scenario: &str) -> PyResult<()> {
-    guarded(|| airtcp_core::validate_json(scenario))
+#[pyo3(signature = (scenario, base_dir=None, allow_paths=None))]
+fn validate_json(
+    scenario: &str,
+    base_dir: Option<PathBuf>,
+    allow_paths: Option<Vec<PathBuf>>,
+) -> PyResult<()> {
+    let files = file_access(base_dir, allow_paths);
+    guarded(|| airtcp_core::validate_json_with(scenario, &files))
 }
 
 /// Known congestion-control schemes as (name, description) pairs.

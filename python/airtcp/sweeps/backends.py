@@ -33,10 +33,13 @@ class DaskError(SweepAborted):
     """dask.distributed is missing or the scheduler cannot be reached (nothing was run)."""
 
 
-def run_job(scenario_json: str, keep_series: bool = False) -> dict[str, Any]:
+def run_job(
+    scenario_json: str, keep_series: bool = False, files: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Run one scenario (JSON text) and return its outcome as plain data; never raises for a
-    scenario or simulator error. Time series are dropped unless ``keep_series``. This is what
-    pool and dask workers execute."""
+    scenario or simulator error. Time series are dropped unless ``keep_series``; ``files``
+    says where the run may read files (``Scenario.file_access``). This is what pool and dask
+    workers execute."""
     t0 = time.perf_counter()
     out: dict[str, Any] = {"version": _core.__version__}
     # Fault injection for the tests of crash handling: a run of the scenario with this name
@@ -45,7 +48,7 @@ def run_job(scenario_json: str, keep_series: bool = False) -> dict[str, Any]:
     if kill and f'"name":"{kill}"' in scenario_json.replace(" ", ""):
         os._exit(9)
     try:
-        raw = json.loads(_core.run_json(scenario_json))
+        raw = json.loads(_core.run_json(scenario_json, **(files or {})))
     except _core.ScenarioError as e:
         out.update(status="failed", error=str(e))
         out["error_kind"] = "ScenarioError"
@@ -152,7 +155,7 @@ class LocalPool(Backend):
 
     def submit(self, job: Job, keep_series: bool) -> Any:
         try:
-            return self.pool.submit(run_job, job.scenario_json, keep_series)
+            return self.pool.submit(run_job, job.scenario_json, keep_series, job.files)
         except BrokenProcessPool as e:
             # The pool broke before its dead worker's job came back: this one is lost too.
             lost: Future[Any] = Future()
@@ -189,7 +192,9 @@ class DaskCluster(Backend):
         self.ac = as_completed()
 
     def submit(self, job: Job, keep_series: bool) -> Any:
-        fut = self.client.submit(run_job, job.scenario_json, keep_series, pure=False)
+        fut = self.client.submit(
+            run_job, job.scenario_json, keep_series, job.files, pure=False
+        )
         self.ac.add(fut)
         return fut
 

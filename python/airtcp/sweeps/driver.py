@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
-from ..scenario import Scenario, as_scenario
+from ..scenario import AllowPaths, Scenario, as_scenario
 from .backends import (
     DaskCluster,
     DaskError,
@@ -171,6 +171,7 @@ def run_sweep(
     retry_failed: bool = False,
     progress: bool | None = None,
     replace: bool = False,
+    allow_paths: AllowPaths = None,
 ) -> SweepOutcome:
     """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
     from ..store import Store
@@ -186,7 +187,9 @@ def run_sweep(
     base = as_scenario(scenario)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be >= 1, got {workers!r}")
-    points, seeds_, jobs = plan(base, grid, seeds, seed_start=seed_start, trace=trace)
+    points, seeds_, jobs = plan(
+        base, grid, seeds, seed_start=seed_start, trace=trace, allow_paths=allow_paths
+    )
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
         raise _core.scenario_error("", jobs[0].invalid)
@@ -284,7 +287,7 @@ def run_sweep(
             if dask is not None:
                 results = run_jobs(DaskCluster(dask, workers), runnable, trace)
             elif nworkers == 1 and len(runnable) == 1:
-                results = ((j, run_job(j.scenario_json, trace)) for j in runnable)
+                results = ((j, run_job(j.scenario_json, trace, j.files)) for j in runnable)
             else:
                 results = _run_isolating_crashes(runnable, nworkers, trace)
             for job, res in results:
@@ -327,6 +330,7 @@ def sweep(
     retry_failed: bool = False,
     progress: bool | None = None,
     table: str = "runs",
+    allow_paths: AllowPaths = None,
 ) -> pl.DataFrame:
     """Run ``scenario`` at every point of ``grid`` (``{path: [values]}``, cross product; paths
     as in :meth:`Scenario.set`, e.g. ``"links.R2-D1.error.per"`` or ``"flows.*.cc"``) with
@@ -340,7 +344,8 @@ def sweep(
     dask.distributed cluster instead, ``dask="local"`` on a local one with worker processes.
     ``trace=True`` records cwnd and queue time series (``Store.series``). ``progress``:
     True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the summary
-    goes to stderr when progress is on.
+    goes to stderr when progress is on. Files the scenario names are read as
+    :func:`airtcp.run` reads them (``allow_paths``).
 
     Raises ValueError/PathError for a bad grid and ScenarioError when every point is invalid;
     a run that fails is recorded (``status == "failed"``, ``error``) and the sweep goes on.
@@ -367,6 +372,7 @@ def sweep(
             trace=trace,
             retry_failed=retry_failed,
             progress=progress,
+            allow_paths=allow_paths,
         )
         if progress or (progress is None and sys.stderr.isatty()):
             print(res.summary(), file=sys.stderr)

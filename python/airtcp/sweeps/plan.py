@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _core
-from ..scenario import Scenario, as_scenario
+from ..scenario import AllowPaths, Scenario, as_scenario
 
 ScenarioError = _core.ScenarioError
 
@@ -90,6 +90,8 @@ class Job:
     scenario_json: str  #: the full scenario with the seed, canonical JSON
     params: str  #: the grid point as JSON
     invalid: str | None = None  #: the ScenarioError message when the point is invalid
+    #: where the run may read files (``Scenario.file_access``); None: the working directory
+    files: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, int]:
@@ -177,15 +179,18 @@ def plan(
     seed_start: int = 1,
     trace: bool = False,
     validate: bool = True,
+    allow_paths: AllowPaths = None,
 ) -> tuple[list[dict[str, Any]], list[int], list[Job]]:
     """The grid points, the seeds and every run of a sweep, seed-major (all points of the first
     seed, then the next seed), so an interrupted sweep has covered the whole grid evenly.
 
     A path that does not resolve raises :class:`airtcp.PathError` (or ValueError for a
     malformed one) before anything runs. With ``validate`` each point is checked by the core;
-    an invalid point's runs carry the error in ``Job.invalid``.
+    an invalid point's runs carry the error in ``Job.invalid``. Files the scenario names are
+    read as :func:`airtcp.run` reads them (``allow_paths``).
     """
     base = as_scenario(scenario).copy()
+    files = base.file_access(allow_paths)
     if trace:
         trace_everything(base)
     axes = normalise_grid(grid)
@@ -199,7 +204,7 @@ def plan(
         invalid = None
         if validate:
             try:
-                sc.validate()
+                sc.validate(allow_paths=files["allow_paths"])
             except ScenarioError as e:
                 invalid = str(e)
         prepared.append((point, sc, scenario_key(sc), invalid))
@@ -216,6 +221,7 @@ def plan(
                     scenario_json=Scenario(d).canonical_json(),
                     params=json.dumps(point, default=str),
                     invalid=invalid,
+                    files=files,
                 )
             )
     return points, seeds_, jobs

@@ -113,10 +113,23 @@ impl ErrorModel {
                 next_switch,
                 rng,
             } => {
+                // After many good/bad cycles without a packet the state no longer depends on
+                // where it was (the chain forgets at rate 1/mean_good + 1/mean_bad): draw it
+                // afresh from the stationary distribution, so catching up costs O(1) however
+                // short the sojourns and long the gap.
+                let cycles = (now.saturating_sub(*next_switch)) as f64
+                    / ((*mean_good + *mean_bad) * SEC as f64);
+                if cycles > 64.0 {
+                    *bad = rng.bernoulli(*mean_bad / (*mean_good + *mean_bad));
+                    let mean = if *bad { *mean_bad } else { *mean_good };
+                    *next_switch =
+                        now.saturating_add(((rng.exponential(mean) * SEC as f64) as Time).max(1));
+                }
                 while *next_switch <= now {
                     *bad = !*bad;
                     let mean = if *bad { *mean_bad } else { *mean_good };
-                    *next_switch += ((rng.exponential(mean) * SEC as f64) as Time).max(1);
+                    *next_switch = next_switch
+                        .saturating_add(((rng.exponential(mean) * SEC as f64) as Time).max(1));
                 }
                 rng.bernoulli(if *bad { *per_bad } else { *per_good })
             }

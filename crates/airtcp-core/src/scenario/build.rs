@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::files::FileAccess;
 use super::schema::*;
 use super::units::{Duration, Rate, Size};
 use super::ScenarioError;
@@ -29,6 +30,9 @@ type R<T> = Result<T, ScenarioError>;
 
 /// Most samples a synthesized or traced series may hold (memory is proportional to it).
 const MAX_SERIES: usize = 10_000_000;
+/// Most samples all the series of a run may hold together (a scenario can list many links
+/// and queues): 400 MB of SNR samples, or of queue samples.
+const MAX_SERIES_TOTAL: usize = 25_000_000;
 /// Longest interface queue: 10^7 packets, or 10^11 bytes.
 const MAX_QUEUE_PACKETS: u64 = 10_000_000;
 const MAX_QUEUE_BYTES: u64 = 100_000_000_000;
@@ -55,6 +59,7 @@ fn error_model(
     stream: &str,
     end: Time,
     snr: &mut Vec<SnrSeries>,
+    files: &FileAccess,
 ) -> R<ErrorModel> {
     let Some(e) = spec else {
         return Ok(ErrorModel::none());
@@ -142,8 +147,9 @@ fn error_model(
                 );
             }
             let series = if let Some(file) = trace {
-                let text =
-                    read_trace(file).map_err(|m| ScenarioError::new(format!("{path}.trace"), m))?;
+                let text = files
+                    .read_text(file)
+                    .map_err(|m| ScenarioError::new(format!("{path}.trace"), m))?;
                 let series = SnrSeries::parse_csv(&text, iv).map_err(|m| {
                     ScenarioError::new(format!("{path}.trace"), format!("'{file}': {m}"))
                 })?;
@@ -183,6 +189,18 @@ fn error_model(
                     &mut Rng::for_component(seed, &format!("{stream}/snr")),
                 )
             };
+            let total: usize = snr.iter().map(|s| s.samples_db.len()).sum();
+            if total + series.samples_db.len() > MAX_SERIES_TOTAL {
+                return err(
+                    path.to_string(),
+                    format!(
+                        "its {} SNR samples would bring the run's SNR series to {} samples, \
+                         more than the {MAX_SERIES_TOTAL} all series may hold together",
+                        series.samples_db.len(),
+                        total + series.samples_db.len()
+                    ),
+                );
+            }
             snr.push(series);
             (
                 *applies_to,
@@ -198,11 +216,6 @@ fn error_model(
     Ok(ErrorModel { applies_to, kind })
 }
 
-/// Largest SNR trace file read (a trace of 10^7 samples fits well within it).
-const MAX_TRACE_BYTES: u64 = 256 * 1024 * 1024;
-
-/// Read an SNR trace: a regular file (not a device or a pipe, which could block or never
-/// end) of bounded size.
 fn drai_params(
     p: &str,
     queue_low: f64,
@@ -482,25 +495,6 @@ fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)> {
     Ok((params, model))
 }
 
-fn read_trace(file: &str) -> Result<String, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("'{file}' is not a regular file"));
-    }
-    if meta.len() > MAX_TRACE_BYTES {
-        return Err(format!(
-            "'{file}' is {} bytes, more than the {MAX_TRACE_BYTES} a trace may have",
-            meta.len()
-        ));
-    }
-    let mut text = String::new();
-    std::fs::File::open(file)
-        .and_then(|f| f.take(MAX_TRACE_BYTES).read_to_string(&mut text))
-        .map_err(|e| format!("cannot read '{file}': {e}"))?;
-    Ok(text)
-}
-
 /// A probability field: in (0, 1].
 fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
     let v = v.unwrap_or(default);
@@ -641,6 +635,7 @@ fn tcp_config(opts: &TcpOptions, path: &str) -> R<TcpConfig> {
 /// the field of any bad value.
 struct Builder<'a> {
     sc: &'a Scenario,
+    files: &'a FileAccess,
     end: Time,
     by_name: BTreeMap<&'a str, NodeId>,
     nodes: Vec<Node>,
@@ -661,10 +656,18 @@ struct TdmaBuild {
     devices: Vec<DevId>,
 }
 
+/// Build a simulation; a file the scenario names is read relative to the working directory
+/// and only below it (see [`build_with`]).
 pub fn build(sc: &Scenario) -> R<Sim> {
+    build_with(sc, &FileAccess::default())
+}
+
+/// Build a simulation, reading the files the scenario names as `files` allows.
+pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let end = globals(sc)?;
     let mut b = Builder {
         sc,
+        files,
         end,
         by_name: BTreeMap::new(),
         nodes: Vec::new(),
@@ -869,6 +872,7 @@ impl<'a> Builder<'a> {
                     &format!("link/{name}/{dir}/error"),
                     self.end,
                     &mut self.snr,
+                    self.files,
                 )?;
                 let arq = l.arq.as_ref().map(|a| Arq {
                     retry_limit: a.retry_limit,
@@ -1100,6 +1104,7 @@ impl<'a> Builder<'a> {
                     &format!("{stream}/error"),
                     self.end,
                     &mut self.snr,
+                    self.files,
                 )?;
                 stations.push(Station::new(
                     *node,
@@ -1556,6 +1561,12 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
                 unknown_name("link direction", q, &names),
             );
         };
+        if sim.queue_trace.iter().any(|(x, _)| *x == d) {
+            return err(
+                format!("trace.queue[{i}]"),
+                format!("'{q}' is listed twice"),
+            );
+        }
         sim.queue_trace.push((d, Vec::new()));
     }
     sim.queue_interval = sc.trace.queue_interval.ns();
@@ -1574,6 +1585,18 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
                     "{} s over the run's {} s would make {n} samples per queue (limit {MAX_SERIES})",
                     sc.trace.queue_interval.0,
                     sc.duration.0
+                ),
+            );
+        }
+        let queues = sim.queue_trace.len();
+        if n as usize * queues > MAX_SERIES_TOTAL {
+            return err(
+                "trace.queue",
+                format!(
+                    "{queues} queues of {n} samples each would make {} samples, more than \
+                     the {MAX_SERIES_TOTAL} the queue traces may hold together (trace fewer \
+                     queues or make trace.queue_interval longer)",
+                    n as usize * queues
                 ),
             );
         }

@@ -2,11 +2,15 @@
 //! building a simulation.
 
 pub mod build;
+pub mod files;
+#[macro_use]
+mod tagged;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;
 
-pub use build::build;
+pub use build::{build, build_with};
+pub use files::FileAccess;
 pub use schema::Scenario;
 
 use std::fmt;
@@ -43,14 +47,21 @@ impl std::error::Error for ScenarioError {}
 fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
     serde_path_to_error::deserialize::<_, Scenario>(v).map_err(|e| {
         let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
         let msg = e.into_inner().to_string();
+        // A tagged table (error model, app, agent, queue) names the field inside it.
+        let (path, msg) = match tagged::split_inner_path(&msg) {
+            Some((inner, m)) => (tagged::join_path(&path, inner), m.to_string()),
+            None => (tagged::join_path(&path, ""), msg),
+        };
         // serde reports a missing key at its parent; name the key itself in the path.
         if let Some(field) = msg
             .strip_prefix("missing field `")
             .and_then(|r| r.strip_suffix('`'))
         {
-            let full = if path.is_empty() {
+            let full = if field.is_empty() {
+                // An empty key has no name to show: write it as a quoted one.
+                tagged::join_path(path.strip_suffix('.').unwrap_or(&path), "[\"\"]")
+            } else if path.is_empty() {
                 field.to_string()
             } else {
                 format!("{path}.{field}")
@@ -64,7 +75,10 @@ fn from_value(v: serde_json::Value) -> Result<Scenario, ScenarioError> {
         {
             // serde_path_to_error already names it; a table that checks its own keys (the
             // queue) reports at the table.
-            let full = if path.is_empty() {
+            let full = if field.is_empty() {
+                // An empty key has no name to show: write it as a quoted one.
+                tagged::join_path(path.strip_suffix('.').unwrap_or(&path), "[\"\"]")
+            } else if path.is_empty() {
                 field.to_string()
             } else if path == field || path.ends_with(&format!(".{field}")) {
                 path.clone()

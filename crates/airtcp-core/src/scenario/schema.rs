@@ -1,5 +1,6 @@
 //! The scenario file format (see docs/scenario.md). Every table rejects unknown keys.
 
+use super::tagged::{split_inner_path, with_inner_path};
 use super::units::{Duration, Rate, Size};
 pub use crate::link::error::AppliesTo;
 pub use crate::topology::{LinkKind, NodeKind};
@@ -12,7 +13,7 @@ pub struct Scenario {
     #[serde(default = "default_name")]
     pub name: String,
     pub duration: Duration,
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed")]
     pub seed: u64,
     /// Start of the steady state: loss-cause verdicts from then on are also scored apart
     /// (the `steady_*` columns). Default 0.
@@ -45,6 +46,18 @@ fn default_name() -> String {
 }
 fn default_seed() -> u64 {
     1
+}
+
+/// A seed is an integer of 64 bits; say so rather than serde's "expected u64" for a larger or
+/// negative one (JSON turns an integer beyond 2^64 into a float).
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    use serde::de::Error;
+    let v = serde_json::Value::deserialize(d)?;
+    v.as_u64().ok_or_else(|| {
+        D::Error::custom(format!(
+            "must be an integer from 0 to 2^64 - 1 (18446744073709551615), got {v}"
+        ))
+    })
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -248,64 +261,64 @@ pub enum QueueUnit {
     Bytes,
 }
 
-/// A link's interface queue: its kind and the kind's parameters (`kind` defaults to
-/// `droptail`). Adding a kind is one variant here and one arm in `build::queue_policy`; a
-/// key the kind does not take is an error naming it.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QueueSpec {
-    Droptail {
-        #[serde(default = "default_queue_limit")]
-        limit: u64,
-        #[serde(default)]
-        unit: QueueUnit,
-    },
-    /// Step ECN marking above a fixed occupancy.
-    EcnThreshold {
-        #[serde(default = "default_queue_limit")]
-        limit: u64,
-        #[serde(default)]
-        unit: QueueUnit,
-        mark_threshold: u64,
-    },
-    Red {
-        #[serde(default = "default_queue_limit")]
-        limit: u64,
-        #[serde(default)]
-        unit: QueueUnit,
-        min_threshold: Option<f64>,
-        max_threshold: Option<f64>,
-        max_p: Option<f64>,
-        weight: Option<f64>,
-        mean_packet_size: Option<u32>,
-        gentle: Option<bool>,
-        ecn: Option<bool>,
-    },
-    Mecn {
-        #[serde(default = "default_queue_limit")]
-        limit: u64,
-        #[serde(default)]
-        unit: QueueUnit,
-        min_threshold: Option<f64>,
-        max_threshold: Option<f64>,
-        max_p: Option<f64>,
-        weight: Option<f64>,
-        mean_packet_size: Option<u32>,
-        mid_threshold: Option<f64>,
-        max_p2: Option<f64>,
-    },
-    Wmecn {
-        #[serde(default = "default_queue_limit")]
-        limit: u64,
-        #[serde(default)]
-        unit: QueueUnit,
-        min_threshold: Option<f64>,
-        max_threshold: Option<f64>,
-        max_p: Option<f64>,
-        weight: Option<f64>,
-        mean_packet_size: Option<u32>,
-        mid_threshold: Option<f64>,
-    },
+tagged_enum! {
+    /// A link's interface queue: its kind and the kind's parameters (`kind` defaults to
+    /// `droptail`). Adding a kind is one variant here and one arm in `build::queue_policy`; a
+    /// key the kind does not take is an error naming it.
+    pub enum QueueSpec (tag = "kind") {
+        Droptail = "droptail" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+        },
+        /// Step ECN marking above a fixed occupancy.
+        EcnThreshold = "ecn_threshold" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+            mark_threshold: u64,
+        },
+        Red = "red" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+            min_threshold: Option<f64>,
+            max_threshold: Option<f64>,
+            max_p: Option<f64>,
+            weight: Option<f64>,
+            mean_packet_size: Option<u32>,
+            gentle: Option<bool>,
+            ecn: Option<bool>,
+        },
+        Mecn = "mecn" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+            min_threshold: Option<f64>,
+            max_threshold: Option<f64>,
+            max_p: Option<f64>,
+            weight: Option<f64>,
+            mean_packet_size: Option<u32>,
+            mid_threshold: Option<f64>,
+            max_p2: Option<f64>,
+        },
+        Wmecn = "wmecn" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+            min_threshold: Option<f64>,
+            max_threshold: Option<f64>,
+            max_p: Option<f64>,
+            weight: Option<f64>,
+            mean_packet_size: Option<u32>,
+            mid_threshold: Option<f64>,
+        },
+    }
 }
 
 /// Parameters the RED family shares: thresholds on the average queue in the queue's unit,
@@ -432,9 +445,10 @@ fn queue_spec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<QueueSpec, D::Er
         }
     };
     QueueSpec::deserialize(v).map_err(|e| {
-        let msg = e.to_string();
+        let whole = e.to_string();
+        let (inner, msg) = split_inner_path(&whole).unwrap_or(("", &whole));
         // "unknown field `x`, expected ..." -> say which kind refused it.
-        match msg
+        let msg = match msg
             .strip_prefix("unknown field `")
             .and_then(|r| r.split_once('`'))
         {
@@ -442,68 +456,70 @@ fn queue_spec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<QueueSpec, D::Er
                 let takes = rest
                     .trim_start_matches(", expected ")
                     .replace("one of ", "");
-                D::Error::custom(format!(
+                format!(
                     "unknown field `{field}`: a {kind} queue does not take it (it takes {takes})"
-                ))
+                )
             }
-            None => D::Error::custom(msg),
-        }
+            None => msg.to_string(),
+        };
+        D::Error::custom(with_inner_path(inner, &msg))
     })
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, tag = "model", rename_all = "snake_case")]
-pub enum ErrorSpec {
-    None {
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Independent packet losses with probability `per`.
-    Bernoulli {
-        #[serde(default)]
-        per: f64,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Independent bit errors at rate `ber`; the packet error rate follows its size.
-    Ber {
-        ber: f64,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Gilbert–Elliott bursts: exponential good/bad sojourns, a loss rate in each state.
-    GilbertElliott {
-        mean_good: Duration,
-        mean_bad: Duration,
-        #[serde(default)]
-        per_good: f64,
-        #[serde(default = "one")]
-        per_bad: f64,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Drop the packets with the listed indices (0-based, counting the packets the model
-    /// applies to on this channel), for tests and controlled experiments.
-    List {
-        packets: Vec<u64>,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
-    /// Packet errors from an SNR time series through an 802.11b modulation's error curve.
-    Snr {
-        modulation: crate::link::Modulation,
-        /// CSV file of SNR samples (dB), one per `interval` (path relative to the working
-        /// directory).
-        trace: Option<String>,
-        /// Inline SNR samples (dB), one per `interval`.
-        samples: Option<Vec<f64>>,
-        /// Synthesized trace parameters.
-        synth: Option<crate::link::SnrSynth>,
-        #[serde(default = "snr_interval")]
-        interval: Duration,
-        #[serde(default)]
-        applies_to: AppliesTo,
-    },
+tagged_enum! {
+    /// A channel's error model.
+    pub enum ErrorSpec (tag = "model") {
+        None = "none" {
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+        /// Independent packet losses with probability `per`.
+        Bernoulli = "bernoulli" {
+            #[serde(default)]
+            per: f64,
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+        /// Independent bit errors at rate `ber`; the packet error rate follows its size.
+        Ber = "ber" {
+            ber: f64,
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+        /// Gilbert–Elliott bursts: exponential good/bad sojourns, a loss rate in each state.
+        GilbertElliott = "gilbert_elliott" {
+            mean_good: Duration,
+            mean_bad: Duration,
+            #[serde(default)]
+            per_good: f64,
+            #[serde(default = "one")]
+            per_bad: f64,
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+        /// Drop the packets with the listed indices (0-based, counting the packets the model
+        /// applies to on this channel), for tests and controlled experiments.
+        List = "list" {
+            packets: Vec<u64>,
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+        /// Packet errors from an SNR time series through an 802.11b modulation's error curve.
+        Snr = "snr" {
+            modulation: crate::link::Modulation,
+            /// CSV file of SNR samples (dB), one per `interval`; a relative path is read from
+            /// the scenario file's directory (see `scenario::FileAccess`).
+            trace: Option<String>,
+            /// Inline SNR samples (dB), one per `interval`.
+            samples: Option<Vec<f64>>,
+            /// Synthesized trace parameters.
+            synth: Option<crate::link::SnrSynth>,
+            #[serde(default = "snr_interval")]
+            interval: Duration,
+            #[serde(default)]
+            applies_to: AppliesTo,
+        },
+    }
 }
 
 fn one() -> f64 {
@@ -513,27 +529,29 @@ fn snr_interval() -> Duration {
     Duration(0.1)
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
-pub enum AppSpec {
-    /// TCP bulk transfer that never runs dry (FTP-like).
-    Bulk {},
-    /// TCP transfer of `size` bytes; records completion time.
-    File { size: Size },
-    /// UDP constant bit rate.
-    Cbr {
-        rate: Rate,
-        #[serde(default = "default_udp_size")]
-        packet_size: u32,
-    },
-    /// UDP exponential on/off: sends at `rate` during exponentially distributed on periods.
-    Onoff {
-        rate: Rate,
-        on_mean: Duration,
-        off_mean: Duration,
-        #[serde(default = "default_udp_size")]
-        packet_size: u32,
-    },
+tagged_enum! {
+    /// What a flow sends.
+    pub enum AppSpec (tag = "kind") {
+        /// TCP bulk transfer that never runs dry (FTP-like).
+        Bulk = "bulk" {},
+        /// TCP transfer of `size` bytes; records completion time.
+        File = "file" { size: Size },
+        /// UDP constant bit rate.
+        Cbr = "cbr" {
+            rate: Rate,
+            #[serde(default = "default_udp_size")]
+            packet_size: u32,
+        },
+        /// UDP exponential on/off: sends at `rate` during exponentially distributed on
+        /// periods.
+        Onoff = "onoff" {
+            rate: Rate,
+            on_mean: Duration,
+            off_mean: Duration,
+            #[serde(default = "default_udp_size")]
+            packet_size: u32,
+        },
+    }
 }
 fn default_udp_size() -> u32 {
     1000
@@ -661,67 +679,67 @@ impl Default for TraceSpec {
     }
 }
 
-/// A node agent.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, tag = "kind", rename_all = "snake_case")]
-pub enum AgentSpec {
-    /// SNR-driven activation/deactivation of the node's TCP senders (seed paper 004).
-    SnrGate {
-        node: String,
-        /// The wireless link whose SNR (in the direction leaving `node`) is sampled; its
-        /// error model must be `snr`.
-        link: String,
-        threshold_db: f64,
-        /// How often the gate reads the measured SNR.
-        #[serde(default = "snr_interval")]
-        interval: Duration,
-        /// How far the measurements lag the channel, from the start of the sample measured:
-        /// at least the channel's SNR sample interval, which is the default (the gate knows
-        /// the interval that has just ended).
-        #[serde(default)]
-        measurement_delay: Option<Duration>,
-        /// Weight of the newest sample in an EWMA of the measured SNR, in (0, 1]; 1 (the
-        /// default) decides on the last sample alone.
-        #[serde(default = "one")]
-        ewma_weight: f64,
-    },
-    /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
-    /// wireless links corrupted carry the ELN bit back to the sender.
-    Eln { node: String },
-    /// Snoop at a base station: local retransmission of segments it forwarded onto its
-    /// wireless links, duplicate-ACK suppression.
-    Snoop {
-        node: String,
-        /// Floor of the local retransmission timeout.
-        #[serde(default = "snoop_min_rto")]
-        min_rto: Duration,
-    },
-    /// Explicit rate notification at a router: data segments leaving it carry the smallest
-    /// rate offered along their path (`share` of each output device's rate); receivers echo
-    /// it to the sender.
-    ExplicitRate {
-        node: String,
-        #[serde(default = "one")]
-        share: f64,
-    },
-    /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index of
-    /// its output interfaces into data segments' MRAI field (see docs/schemes/muzha.md).
-    /// `node = "*"` installs it at every node.
-    Drai {
-        node: String,
-        #[serde(default = "drai_queue_low")]
-        queue_low: f64,
-        #[serde(default = "drai_queue_mid")]
-        queue_mid: f64,
-        #[serde(default = "drai_queue_high")]
-        queue_high: f64,
-        #[serde(default = "drai_busy_low")]
-        busy_low: f64,
-        #[serde(default = "drai_weight")]
-        weight: f64,
-        #[serde(default = "drai_window")]
-        window: Duration,
-    },
+tagged_enum! {
+    /// A node agent.
+    pub enum AgentSpec (tag = "kind") {
+        /// SNR-driven activation/deactivation of the node's TCP senders (seed paper 004).
+        SnrGate = "snr_gate" {
+            node: String,
+            /// The wireless link whose SNR (in the direction leaving `node`) is sampled; its
+            /// error model must be `snr`.
+            link: String,
+            threshold_db: f64,
+            /// How often the gate reads the measured SNR.
+            #[serde(default = "snr_interval")]
+            interval: Duration,
+            /// How far the measurements lag the channel, from the start of the sample
+            /// measured: at least the channel's SNR sample interval, which is the default (the
+            /// gate knows the interval that has just ended).
+            #[serde(default)]
+            measurement_delay: Option<Duration>,
+            /// Weight of the newest sample in an EWMA of the measured SNR, in (0, 1]; 1 (the
+            /// default) decides on the last sample alone.
+            #[serde(default = "one")]
+            ewma_weight: f64,
+        },
+        /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
+        /// wireless links corrupted carry the ELN bit back to the sender.
+        Eln = "eln" { node: String },
+        /// Snoop at a base station: local retransmission of segments it forwarded onto its
+        /// wireless links, duplicate-ACK suppression.
+        Snoop = "snoop" {
+            node: String,
+            /// Floor of the local retransmission timeout.
+            #[serde(default = "snoop_min_rto")]
+            min_rto: Duration,
+        },
+        /// Explicit rate notification at a router: data segments leaving it carry the
+        /// smallest rate offered along their path (`share` of each output device's rate);
+        /// receivers echo it to the sender.
+        ExplicitRate = "explicit_rate" {
+            node: String,
+            #[serde(default = "one")]
+            share: f64,
+        },
+        /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index
+        /// of its output interfaces into data segments' MRAI field (docs/schemes/muzha.md).
+        /// `node = "*"` installs it at every node.
+        Drai = "drai" {
+            node: String,
+            #[serde(default = "drai_queue_low")]
+            queue_low: f64,
+            #[serde(default = "drai_queue_mid")]
+            queue_mid: f64,
+            #[serde(default = "drai_queue_high")]
+            queue_high: f64,
+            #[serde(default = "drai_busy_low")]
+            busy_low: f64,
+            #[serde(default = "drai_weight")]
+            weight: f64,
+            #[serde(default = "drai_window")]
+            window: Duration,
+        },
+    }
 }
 
 fn drai_queue_low() -> f64 {
