@@ -303,6 +303,17 @@ pub enum QueueSpec {
         mean_packet_size: Option<u32>,
         mid_threshold: Option<f64>,
     },
+    /// Congestion warning (TCP Jersey): every ECN-capable packet marked CE while the average
+    /// queue is at or above `threshold`.
+    Cw {
+        #[serde(default = "default_queue_limit")]
+        limit: u64,
+        #[serde(default)]
+        unit: QueueUnit,
+        threshold: Option<f64>,
+        weight: Option<f64>,
+        mean_packet_size: Option<u32>,
+    },
 }
 
 /// Parameters the RED family shares: thresholds on the average queue in the queue's unit,
@@ -372,7 +383,8 @@ impl QueueSpec {
             | QueueSpec::EcnThreshold { limit, .. }
             | QueueSpec::Red { limit, .. }
             | QueueSpec::Mecn { limit, .. }
-            | QueueSpec::Wmecn { limit, .. } => *limit,
+            | QueueSpec::Wmecn { limit, .. }
+            | QueueSpec::Cw { limit, .. } => *limit,
         }
     }
 
@@ -382,7 +394,8 @@ impl QueueSpec {
             | QueueSpec::EcnThreshold { unit, .. }
             | QueueSpec::Red { unit, .. }
             | QueueSpec::Mecn { unit, .. }
-            | QueueSpec::Wmecn { unit, .. } => *unit,
+            | QueueSpec::Wmecn { unit, .. }
+            | QueueSpec::Cw { unit, .. } => *unit,
         }
     }
 
@@ -393,6 +406,7 @@ impl QueueSpec {
             QueueSpec::Red { .. } => "red",
             QueueSpec::Mecn { .. } => "mecn",
             QueueSpec::Wmecn { .. } => "wmecn",
+            QueueSpec::Cw { .. } => "cw",
         }
     }
 }
