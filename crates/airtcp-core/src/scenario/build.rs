@@ -1234,7 +1234,29 @@ impl<'a> Builder<'a> {
                     format!("duplicate flow name '{name}' (first at flows[{prev}])"),
                 );
             }
-            let start = f.start.map_or(0, |d| d.ns());
+            let mut start = f.start.map_or(0, |d| d.ns());
+            if let Some(j) = f.start_jitter {
+                if !(j.0.is_finite() && j.0 >= 0.0) {
+                    return err(
+                        format!("{p}.start_jitter"),
+                        format!("must be >= 0, got {} s", j.0),
+                    );
+                }
+                // Checked for the latest start, so the scenario is valid whatever the seed.
+                if start.saturating_add(j.ns()) >= end {
+                    return err(
+                        format!("{p}.start_jitter"),
+                        format!(
+                            "start + start_jitter ({} s) is not before the end of the run ({} s)",
+                            f.start.map_or(0.0, |d| d.0) + j.0,
+                            sc.duration.0
+                        ),
+                    );
+                }
+                // A stream of its own, so the draw moves nothing else.
+                let mut rng = Rng::for_component(sc.seed, &format!("flow/{name}/start"));
+                start += (rng.uniform() * j.ns() as f64) as Time;
+            }
             if start >= end {
                 return err(
                     format!("{p}.start"),

@@ -572,6 +572,9 @@ pub struct FlowSpec {
     pub dst: String,
     #[serde(default)]
     pub start: Option<Duration>,
+    /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     pub cc: Option<String>,
     /// Parameters of the congestion-control scheme (see `airtcp schemes`).
