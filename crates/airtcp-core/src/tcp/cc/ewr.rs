@@ -14,7 +14,9 @@
 //! RTT_min at the receiver comes from the timestamp option (RFC 7323): the sender echoes the
 //! TSval of the receiver's latest ACK in the TSecr of its segments, so a segment arriving with
 //! TSecr = T closes a round trip that began when the receiver sent T; the smallest such time
-//! is RTT_min. Until it has both an estimate and RTT_min the receiver advertises two segments.
+//! is RTT_min. A segment counts only if other data arrived after T (else the sender was
+//! silent, e.g. waiting for its retransmission timer, and the echo is stale). Until it has
+//! both an estimate and RTT_min the receiver advertises two segments.
 //!
 //! Sender (`Ewr`), per the paper's pseudo-code:
 //!
@@ -102,7 +104,11 @@ impl RwndPolicy for EwrReceiver {
         if tcp.len == 0 {
             return;
         }
-        if tcp.ts_ecr > 0 && now >= tcp.ts_ecr {
+        // The sample counts only if data arrived after the echoed ACK was sent. If nothing
+        // did, the sender was silent (waiting for its retransmission timer), the echo is
+        // stale and the time would include the wait.
+        let fresh = self.last.is_some_and(|prev| prev > tcp.ts_ecr);
+        if tcp.ts_ecr > 0 && now >= tcp.ts_ecr && fresh {
             let rtt = now - tcp.ts_ecr;
             self.rtt_min = Some(self.rtt_min.map_or(rtt, |m| m.min(rtt)));
         }
@@ -290,6 +296,7 @@ mod tests {
         };
         let ip = IpHeader::default();
         assert_eq!(r.window(0, 65_536), 65_536, "nothing received yet");
+        // The initial window: two segments, ACKed at 10 and 11 ms.
         r.on_segment(10 * MS, &ip, &seg(0, 0));
         r.on_segment(11 * MS, &ip, &seg(1000, 0));
         assert_eq!(
@@ -297,17 +304,43 @@ mod tests {
             2000,
             "no RTT_min yet: two segments"
         );
-        // A segment echoing the ACK sent at 11 ms arrives at 61 ms: RTT 50 ms.
-        r.on_segment(61 * MS, &ip, &seg(2000, 11 * MS));
+        // The segment sent on the ACK of 10 ms arrives at 60 ms: RTT 50 ms.
+        r.on_segment(60 * MS, &ip, &seg(2000, 10 * MS));
         assert_eq!(r.rtt_min, Some(50 * MS));
-        // Estimate: 1 MB/s, then 0.7e6 + 0.3 * (1000 B / 50 ms = 20 kB/s) = 706 kB/s.
-        assert!((r.estimate - 706_000.0).abs() < 1e-6);
-        // oCwnd = 50 ms * 706 kB/s = 35 300 bytes (35.3 segments).
-        assert_eq!(r.window(61 * MS, 65_536), 35_300);
-        assert_eq!(r.window(61 * MS, 20_000), 20_000, "never above the buffer");
+        // Estimate: 1 MB/s, then 0.7e6 + 0.3 * (1000 B / 49 ms).
+        let est = 0.7e6 + 0.3 * 1000.0 / 0.049;
+        assert!((r.estimate - est).abs() < 1e-6);
+        // oCwnd = 50 ms * the estimate, in bytes (about 35.3 segments).
+        assert_eq!(r.window(60 * MS, 65_536), (0.05 * est) as u64);
+        assert_eq!(r.window(60 * MS, 20_000), 20_000, "never above the buffer");
         // A later, shorter round trip lowers RTT_min.
-        r.on_segment(62 * MS, &ip, &seg(3000, 22 * MS));
+        r.on_segment(61 * MS, &ip, &seg(3000, 21 * MS));
         assert_eq!(r.rtt_min, Some(40 * MS));
+    }
+
+    #[test]
+    fn a_stale_echo_after_a_silent_sender_is_no_sample() {
+        let mut r = rx();
+        let ip = IpHeader::default();
+        let seg = |seq: u64, ts_ecr: Time| TcpHeader {
+            seq,
+            len: 1000,
+            ts_ecr,
+            ..Default::default()
+        };
+        r.on_segment(10 * MS, &ip, &seg(0, 0));
+        r.on_segment(11 * MS, &ip, &seg(1000, 0));
+        // Nothing arrives for half a second: the sender's segment was lost and its timer
+        // fired; the retransmission echoes the ACK of 11 ms. 550 ms is not a round trip.
+        r.on_segment(561 * MS, &ip, &seg(2000, 11 * MS));
+        assert_eq!(r.rtt_min, None);
+        assert_eq!(r.window(561 * MS, 65_536), 2000);
+        // The sender answers the ACK of 561 ms with two segments. The first arrives after
+        // a silence again (no sample); the second, right behind it, times the path.
+        r.on_segment(611 * MS, &ip, &seg(3000, 561 * MS));
+        assert_eq!(r.rtt_min, None);
+        r.on_segment(612 * MS, &ip, &seg(4000, 561 * MS));
+        assert_eq!(r.rtt_min, Some(51 * MS));
     }
 
     #[test]
