@@ -17,6 +17,10 @@ ALL = [
     "cubic",
     "mecn",
     "wmecn",
+    "muzha",
+    "jersey",
+    "newjersey",
+    "ewr",
     "oracle",
 ]
 

@@ -589,5 +589,7 @@ def test_a_sweep_over_a_wifi_medium_stores_the_mac_table(tmp_path):
     assert set(macs["node"].to_list()) == {"n0@air", "n1@air", "n2@air", "n3@air"}
     # Without RTS/CTS no station sends an RTS; with threshold 0 every data frame has one.
     rts = macs.group_by("media.air.rts_threshold").agg(pl.col("rts_frames").sum())
-    by = dict(zip(rts["media.air.rts_threshold"].to_list(), rts["rts_frames"].to_list()))
+    by = dict(
+        zip(rts["media.air.rts_threshold"].to_list(), rts["rts_frames"].to_list(), strict=True)
+    )
     assert by[3000] == 0 and by[0] > 0

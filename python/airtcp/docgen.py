@@ -34,6 +34,7 @@ __all__ = [
     "experiments",
     "find_regions",
     "generate",
+    "md_frame",
     "md_table",
     "replace_regions",
 ]
@@ -115,6 +116,14 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str = 
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(sep) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
+
+
+def md_frame(df: Any, align: str | None = None) -> str:
+    """A DataFrame as a Markdown table (the first column left-aligned, the others right,
+    unless ``align`` says otherwise); None is shown as '–'."""
+    cols = list(df.columns)
+    rows = [["–" if v is None else v for v in r] for r in df.rows()]
+    return md_table(cols, rows, align if align is not None else "l" + "r" * (len(cols) - 1))
 
 
 def num(v: float | None, digits: int = 1, sign: bool = False) -> str:

@@ -306,6 +306,21 @@ def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path, cache: _Fig
     return fig_html
 
 
+def _table_section(spec: Any, data: PaperData) -> str:
+    """One of the paper's tables beside the measured one."""
+    try:
+        df = spec.build(data)
+        body = _html_table(df.columns, df.rows(), left=1)
+    except Exception as e:  # noqa: BLE001 - shown in the report
+        msg = f"{type(e).__name__}: {e}"
+        body = f'<p class="warn">The table could not be computed: {_e(msg)}</p>'
+    cap = f'<p class="meta">{_e(spec.caption)}</p>' if spec.caption else ""
+    return (
+        f'<section class="paper-table" id="table-{_e(spec.name)}" data-table="{_e(spec.name)}">'
+        f"<h3>{_e(spec.title)}</h3>{body}{cap}</section>"
+    )
+
+
 def _claim_section(spec: Any, res: ClaimResult | None, err: str | None) -> str:
     if res is None:
         outcome = Outcome.INCONCLUSIVE
@@ -435,6 +450,7 @@ def render(
     cache = _FigureCache(outdir)
     figs = [_figure_section(spec, data, outdir, cache) for spec in paper.figures]
     cache.save()
+    tables = [_table_section(spec, data) for spec in paper.tables]
     claims = []
     summary_rows = []
     verdicts: list[ClaimVerdict] = []
@@ -459,7 +475,17 @@ def render(
         '<li><a href="#claims-summary">Claims</a></li>'
         '<li><a href="#figures">Figures</a><ol>'
         + "".join(f'<li><a href="#fig-{_e(f.name)}">{_e(f.title)}</a></li>' for f in paper.figures)
-        + '</ol></li><li><a href="#claims">Claims in detail</a><ol>'
+        + "</ol></li>"
+        + (
+            '<li><a href="#tables">Tables</a><ol>'
+            + "".join(
+                f'<li><a href="#table-{_e(t.name)}">{_e(t.title)}</a></li>' for t in paper.tables
+            )
+            + "</ol></li>"
+            if paper.tables
+            else ""
+        )
+        + '<li><a href="#claims">Claims in detail</a><ol>'
         + "".join(
             f'<li><a href="#claim-{_e(c.id)}">{_e(c.statement)}</a></li>' for c in paper.claims
         )
@@ -502,6 +528,12 @@ def render(
         + _html_table(["claim", "statement", "outcome"], summary_rows, left=3)
         + '<h2 id="figures">Figures</h2>'
         + "".join(figs)
+        + (
+            '<h2 id="tables">Tables</h2><p>Each of the paper\'s tables beside the measured one '
+            "(mean over seeds with its 95% confidence interval).</p>" + "".join(tables)
+            if tables
+            else ""
+        )
         + '<h2 id="claims">Claims in detail</h2>'
         + "".join(claims)
         + failures

@@ -66,3 +66,45 @@ fn a_file_transfer_stopped_before_it_finishes_reports_no_completion_time() {
     assert_eq!(whole.flows[0].delivered_bytes, 500_000);
     assert!(whole.flows[0].completion_time_s.is_some());
 }
+
+/// Start times of a two-flow path whose flows start at 1 s with a 2 s jitter, for `seed`.
+fn jittered_starts(seed: u64, jitter: &str) -> Result<Vec<f64>, airtcp_core::ScenarioError> {
+    let p = Path {
+        duration: 10.0,
+        flows: 2,
+        seed,
+        ..Default::default()
+    };
+    let t = p
+        .toml()
+        .replace(
+            "start = 0\n",
+            &format!("start = 1\nstart_jitter = {jitter}\n"),
+        )
+        .replace(
+            "start = 0.001\n",
+            &format!("start = 1\nstart_jitter = {jitter}\n"),
+        );
+    let r = airtcp_core::run_toml(&t)?;
+    Ok(r.flows.iter().map(|f| f.start_s).collect())
+}
+
+#[test]
+fn start_jitter_draws_each_flows_start_from_the_seed() {
+    let a = jittered_starts(1, "\"2s\"").unwrap();
+    let b = jittered_starts(2, "\"2s\"").unwrap();
+    assert_eq!(
+        a,
+        jittered_starts(1, "\"2s\"").unwrap(),
+        "same seed, same starts"
+    );
+    assert_ne!(a, b, "another seed, other starts");
+    assert_ne!(a[0], a[1], "each flow draws its own");
+    for s in a.iter().chain(&b) {
+        assert!((1.0..3.0).contains(s), "{s}");
+    }
+    // Without jitter both start at 1 s whatever the seed.
+    assert_eq!(jittered_starts(3, "\"0s\"").unwrap(), vec![1.0, 1.0]);
+    let e = jittered_starts(1, "\"9s\"").unwrap_err();
+    assert_eq!(e.path, "flows[0].start_jitter", "{e}");
+}

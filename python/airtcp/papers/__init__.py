@@ -65,6 +65,7 @@ __all__ = [
     "PaperData",
     "ResolvedSweep",
     "SweepSpec",
+    "TableSpec",
     "get",
     "load_data",
     "papers",
@@ -145,6 +146,19 @@ class FigureSpec:
     rows: str = ""
 
 
+@dataclass(frozen=True)
+class TableSpec:
+    """A table of the paper printed beside the measured one: ``build(data)`` returns a
+    DataFrame, typically one row per cell of the paper's table with the paper's value and ours
+    (mean and confidence interval over seeds). The report shows it under "Tables";
+    ``doc_tables`` may render the same frame into the docs (:func:`airtcp.docgen.md_frame`)."""
+
+    name: str
+    title: str
+    build: Callable[[PaperData], pl.DataFrame]
+    caption: str = ""
+
+
 @dataclass
 class ClaimResult:
     """The verdict on a claim: its ``outcome`` (:class:`~airtcp.stats.Outcome`: supported,
@@ -193,6 +207,8 @@ class Paper:
     #: Markdown tables for the docs by name, rendered from the data by ``airtcp docs-tables``
     #: into the regions marked ``generated:<key>/<name>`` (see :mod:`airtcp.docgen`)
     doc_tables: dict[str, Callable[[PaperData], str]] = field(default_factory=dict)
+    #: the paper's tables beside the measured ones, shown in the report
+    tables: list[TableSpec] = field(default_factory=list)
 
     def sweep(self, name: str) -> SweepSpec:
         for s in self.sweeps:
@@ -275,6 +291,9 @@ def register(paper: Paper) -> Paper:
     ids = [c.id for c in paper.claims]
     if len(set(ids)) != len(ids):
         raise ValueError(f"paper {paper.key}: claim ids repeat: {ids}")
+    tables = [t.name for t in paper.tables]
+    if len(set(tables)) != len(tables):
+        raise ValueError(f"paper {paper.key}: table names repeat: {tables}")
     _REGISTRY[paper.key] = paper
     return paper
 

@@ -1,11 +1,13 @@
 //! Router queues, one file per policy. A queue decides, per arriving packet, whether to accept
 //! it (possibly rewriting header fields such as ECN codepoints) or drop it.
 
+pub mod cw;
 pub mod droptail;
 pub mod mecn;
 pub mod red;
 pub mod threshold;
 
+pub use cw::CongestionWarning;
 pub use droptail::DropTail;
 pub use mecn::{Mecn, Wmecn};
 pub use red::Red;

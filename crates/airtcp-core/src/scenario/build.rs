@@ -17,7 +17,9 @@ use crate::link::{ErrorKind, ErrorModel, SnrSeries};
 use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
-use crate::queue::{droptail::Limit, DropTail, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn};
+use crate::queue::{
+    droptail::Limit, CongestionWarning, DropTail, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn,
+};
 use crate::sim::{Ev, Flow, FlowLosses, HookSlot, Sim, TcpFlow, Transport, UdpFlow};
 use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::routing::Adjacency;
@@ -559,6 +561,33 @@ fn queue_policy(
                 r.weight,
                 r.typical_tx,
                 rng(),
+            ))
+        }
+        QueueSpec::Cw {
+            threshold,
+            weight,
+            mean_packet_size,
+            ..
+        } => {
+            let size = mean_packet_size.unwrap_or(1000);
+            if size == 0 {
+                return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+            }
+            let cap = q.limit() as f64;
+            // Half the buffer by default: a warning well before the queue overflows.
+            let th = threshold.unwrap_or(cap / 2.0);
+            if !(th.is_finite() && th > 0.0 && th <= cap) {
+                return err(
+                    format!("{path}.threshold"),
+                    format!("must be in (0, limit = {cap}], got {th}"),
+                );
+            }
+            let w = probability(*weight, 0.002, &format!("{path}.weight"))?;
+            Box::new(CongestionWarning::new(
+                limit,
+                th,
+                w,
+                tx_time(size as u64, rate_bps),
             ))
         }
     })
@@ -1212,7 +1241,29 @@ impl<'a> Builder<'a> {
                     format!("duplicate flow name '{name}' (first at flows[{prev}])"),
                 );
             }
-            let start = f.start.map_or(0, |d| d.ns());
+            let mut start = f.start.map_or(0, |d| d.ns());
+            if let Some(j) = f.start_jitter {
+                if !(j.0.is_finite() && j.0 >= 0.0) {
+                    return err(
+                        format!("{p}.start_jitter"),
+                        format!("must be >= 0, got {} s", j.0),
+                    );
+                }
+                // Checked for the latest start, so the scenario is valid whatever the seed.
+                if start.saturating_add(j.ns()) >= end {
+                    return err(
+                        format!("{p}.start_jitter"),
+                        format!(
+                            "start + start_jitter ({} s) is not before the end of the run ({} s)",
+                            f.start.map_or(0.0, |d| d.0) + j.0,
+                            sc.duration.0
+                        ),
+                    );
+                }
+                // A stream of its own, so the draw moves nothing else.
+                let mut rng = Rng::for_component(sc.seed, &format!("flow/{name}/start"));
+                start += (rng.uniform() * j.ns() as f64) as Time;
+            }
             if start >= end {
                 return err(
                     format!("{p}.start"),
@@ -1498,19 +1549,27 @@ fn transport(sc: &Scenario, f: &FlowSpec, p: &str, start: Time) -> R<(Transport,
     if f.app.is_tcp() {
         let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
         let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
-        let (ccx, recovery) = cc::build(&cc_name, &f.cc_params).map_err(|(k, m)| {
+        let scheme = cc::build_flow(&cc_name, &f.cc_params).map_err(|(k, m)| {
             if k.is_empty() {
                 ScenarioError::new(format!("{p}.cc"), m)
             } else {
                 ScenarioError::new(format!("{p}.cc_params.{k}"), m)
             }
         })?;
+        let recovery = scheme.recovery;
         if recovery == cc::RecoveryKind::Sack {
             // A SACK scheme needs the receiver to send SACK blocks.
             cfg.sack = true;
         }
-        let tx = TcpSender::new(cfg.clone(), ccx, recovery, start);
-        let rx = TcpReceiver::new(&cfg);
+        if scheme.timestamps {
+            // A scheme that reads the timestamp option needs both ends to carry it.
+            cfg.timestamps = true;
+        }
+        let tx = TcpSender::new(cfg.clone(), scheme.cc, recovery, start);
+        let mut rx = TcpReceiver::new(&cfg);
+        if let Some(policy) = scheme.receiver {
+            rx.set_window_policy(policy);
+        }
         return Ok((
             Transport::Tcp(Box::new(TcpFlow {
                 cfg,

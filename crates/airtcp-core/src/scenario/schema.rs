@@ -318,6 +318,17 @@ tagged_enum! {
             mean_packet_size: Option<u32>,
             mid_threshold: Option<f64>,
         },
+        /// Congestion warning (TCP Jersey): every ECN-capable packet marked CE while the
+        /// average queue is at or above `threshold`.
+        Cw = "cw" {
+            #[serde(default = "default_queue_limit")]
+            limit: u64,
+            #[serde(default)]
+            unit: QueueUnit,
+            threshold: Option<f64>,
+            weight: Option<f64>,
+            mean_packet_size: Option<u32>,
+        },
     }
 }
 
@@ -388,7 +399,8 @@ impl QueueSpec {
             | QueueSpec::EcnThreshold { limit, .. }
             | QueueSpec::Red { limit, .. }
             | QueueSpec::Mecn { limit, .. }
-            | QueueSpec::Wmecn { limit, .. } => *limit,
+            | QueueSpec::Wmecn { limit, .. }
+            | QueueSpec::Cw { limit, .. } => *limit,
         }
     }
 
@@ -398,7 +410,8 @@ impl QueueSpec {
             | QueueSpec::EcnThreshold { unit, .. }
             | QueueSpec::Red { unit, .. }
             | QueueSpec::Mecn { unit, .. }
-            | QueueSpec::Wmecn { unit, .. } => *unit,
+            | QueueSpec::Wmecn { unit, .. }
+            | QueueSpec::Cw { unit, .. } => *unit,
         }
     }
 
@@ -409,6 +422,7 @@ impl QueueSpec {
             QueueSpec::Red { .. } => "red",
             QueueSpec::Mecn { .. } => "mecn",
             QueueSpec::Wmecn { .. } => "wmecn",
+            QueueSpec::Cw { .. } => "cw",
         }
     }
 }
@@ -579,6 +593,9 @@ pub struct FlowSpec {
     pub dst: String,
     #[serde(default)]
     pub start: Option<Duration>,
+    /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     /// Start when the named TCP flow's file has all reached its receiver (a response that
     /// follows a request), instead of at `start`.

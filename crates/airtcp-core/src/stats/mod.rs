@@ -281,6 +281,9 @@ impl RunResult {
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     let mut extra = Vec::new();
                     t.tx.cc().metrics(&mut extra);
+                    if let Some(p) = t.rx.window_policy() {
+                        p.metrics(&mut extra);
+                    }
                     r.extra.extend(extra);
                     r.avg_cwnd_segments = s.cwnd_area as f64
                         / (until - flow.start).max(1) as f64

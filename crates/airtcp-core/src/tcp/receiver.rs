@@ -6,11 +6,17 @@ use crate::engine::{Time, Timed};
 use crate::packet::{flags, Ecn, IpHeader, SackBlock, TcpHeader, MAX_SACK_BLOCKS};
 
 /// A receiver-side scheme that computes the window the receiver advertises (e.g. from a
-/// bandwidth estimate). It sees every arriving segment with its IP header.
+/// bandwidth estimate). It sees every arriving segment with its IP header. While the receiver
+/// holds out-of-order data it repeats the window of its last in-order ACK, so its duplicate
+/// ACKs stay duplicates for the sender (RFC 5681 §2, condition (e)); the policy is asked again
+/// once the hole is filled.
 pub trait RwndPolicy {
     fn on_segment(&mut self, now: Time, ip: &IpHeader, tcp: &TcpHeader);
     /// The window to advertise, given the receive buffer (bytes).
     fn window(&self, now: Time, buffer: u64) -> u64;
+    /// Figures reported as extra columns of the flow's result row (as
+    /// `CongestionControl::metrics`).
+    fn metrics(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 #[derive(Clone, Debug, Default)]
@@ -70,6 +76,8 @@ pub struct TcpReceiver {
     /// ACKs owed: sent by [`TcpReceiver::poll_ack`].
     acks_due: u32,
     policy: Option<Box<dyn RwndPolicy>>,
+    /// The window of the last ACK sent, repeated while a hole is open.
+    last_wnd: Option<u64>,
     pub stats: ReceiverStats,
 }
 
@@ -102,6 +110,7 @@ impl TcpReceiver {
             explicit_rate: None,
             acks_due: 0,
             policy: None,
+            last_wnd: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -109,6 +118,11 @@ impl TcpReceiver {
     /// Let `policy` compute the advertised window.
     pub fn set_window_policy(&mut self, policy: Box<dyn RwndPolicy>) {
         self.policy = Some(policy);
+    }
+
+    /// The receive-window policy, if one is installed.
+    pub fn window_policy(&self) -> Option<&dyn RwndPolicy> {
+        self.policy.as_deref()
     }
 
     /// The next ACK owed, if any (call until None).
@@ -275,6 +289,12 @@ impl TcpReceiver {
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         let echo = std::mem::take(&mut self.last_codepoint);
+        let wnd = match self.last_wnd {
+            // A duplicate ACK keeps the window, or the sender would not count it.
+            Some(w) if !self.ooo.is_empty() => w,
+            _ => self.advertised_window(now),
+        };
+        self.last_wnd = Some(wnd);
         let mut h = TcpHeader {
             ack: self.rcv_nxt,
             flags: if self.ece {
@@ -282,7 +302,7 @@ impl TcpReceiver {
             } else {
                 flags::ACK
             },
-            wnd: self.advertised_window(now),
+            wnd,
             ecn_echo: echo,
             rate_index_echo: self.rate_index,
             explicit_rate_echo: self.explicit_rate,

@@ -141,6 +141,9 @@ pub struct TcpSender {
     rescue_rxt: Option<u64>,
     /// For the oracle scheme only: the simulator's record of lost segments and their causes.
     oracle: Option<std::collections::BTreeMap<u64, crate::packet::DropCause>>,
+    /// RFC 7323 TS.Recent: the newest TSval of the peer's ACKs, echoed in TSecr of the
+    /// segments sent, so the receiver can time a round trip too.
+    ts_recent: Time,
 }
 
 impl TcpSender {
@@ -209,6 +212,7 @@ impl TcpSender {
             rescue_rxt: None,
             app_cut: false,
             oracle: wants_truth.then(Default::default),
+            ts_recent: 0,
         }
     }
 
@@ -375,6 +379,11 @@ impl TcpSender {
                 flags: seg.flags | flags::ACK,
                 wnd: self.cfg.rcv_window,
                 ts_val: if self.cfg.timestamps { now } else { 0 },
+                ts_ecr: if self.cfg.timestamps {
+                    self.ts_recent
+                } else {
+                    0
+                },
                 ..Default::default()
             },
             ecn,
@@ -573,6 +582,9 @@ impl TcpSender {
             return;
         }
         self.cc.on_feedback(now, h.ecn_echo);
+        if self.cfg.timestamps {
+            self.ts_recent = self.ts_recent.max(h.ts_val);
+        }
         // A window update is not a duplicate ACK (RFC 5681 2, condition (e)).
         let window_changed = h.wnd != self.rwnd;
         self.rwnd = h.wnd;
@@ -586,6 +598,7 @@ impl TcpSender {
             rate_index: h.rate_index_echo,
             explicit_rate: h.explicit_rate_echo,
             ack_seq: h.ack,
+            ts_val: self.cfg.timestamps.then_some(h.ts_val),
             ..Default::default()
         };
         self.cc.on_ack_header(&info);

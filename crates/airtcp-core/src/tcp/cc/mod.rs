@@ -7,6 +7,8 @@
 
 pub mod crosslayer;
 pub mod cubic;
+pub mod ewr;
+pub mod jersey;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
@@ -20,6 +22,8 @@ pub mod wmecn;
 
 pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
+pub use ewr::{Ewr, EwrReceiver};
+pub use jersey::Jersey;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
@@ -33,6 +37,7 @@ pub use wmecn::Wmecn;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+use super::receiver::RwndPolicy;
 use crate::engine::Time;
 
 /// Window state a scheme reads and writes, in bytes.
@@ -76,6 +81,9 @@ pub struct AckInfo {
     pub eln: bool,
     /// The ACK's cumulative acknowledgment number (the hole it reports, when duplicate).
     pub ack_seq: u64,
+    /// The ACK's timestamp value (RFC 7323 TSval: the receiver's clock when it sent the ACK),
+    /// when the option is on.
+    pub ts_val: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,16 +270,33 @@ pub enum RecoveryKind {
 
 /// A registered scheme: its name in scenarios, a one-line description, the loss recovery it
 /// uses unless `tcp.sack` asks for SACK, and its constructor (parameters read through
-/// [`Params`], so unknown keys are reported).
+/// [`Params`], so unknown keys are reported). A scheme with a receiver-side half names its
+/// constructor in `receiver` (installed as the flow's receive-window policy, reading from the
+/// same parameters); `timestamps` says the scheme needs the RFC 7323 timestamp option, which
+/// the builder then turns on.
 pub struct SchemeInfo {
     pub name: &'static str,
     pub description: &'static str,
     pub recovery: RecoveryKind,
     pub build: Constructor,
+    pub receiver: Option<ReceiverConstructor>,
+    pub timestamps: bool,
 }
 
 /// Builds a scheme from its parameters; errors are (parameter, message).
 pub type Constructor = fn(&mut Params) -> Result<Box<dyn CongestionControl>, (String, String)>;
+
+/// Builds the receiver-side half of a scheme from its parameters.
+pub type ReceiverConstructor = fn(&mut Params) -> Result<Box<dyn RwndPolicy>, (String, String)>;
+
+/// A scheme built for one flow: the sender's half, its loss recovery, the receiver's half if
+/// it has one, and whether it needs timestamps.
+pub struct BuiltScheme {
+    pub cc: Box<dyn CongestionControl>,
+    pub recovery: RecoveryKind,
+    pub receiver: Option<Box<dyn RwndPolicy>>,
+    pub timestamps: bool,
+}
 
 fn boxed<C: CongestionControl + 'static>(
     c: C,
@@ -288,66 +313,88 @@ pub const SCHEMES: &[SchemeInfo] = &[
         // Reno shares NewReno's window rules; only its recovery differs.
         recovery: RecoveryKind::Reno,
         build: |_| boxed(NewReno),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "newreno",
         description: "TCP NewReno: RFC 5681 congestion control with RFC 6582 partial-ACK recovery",
         recovery: RecoveryKind::NewReno,
         build: |_| boxed(NewReno),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "sack",
         description: "TCP SACK: NewReno window rules with RFC 2018 SACK blocks and RFC 6675 loss recovery",
         recovery: RecoveryKind::Sack,
         build: |_| boxed(NewReno),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "westwood",
         description: "TCP Westwood (Casetti et al. 2002): per-ACK filtered bandwidth estimate sets ssthresh = BWE x RTTmin after loss",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Westwood::new(false, p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "westwood+",
         description: "TCP Westwood+ (Grieco & Mascolo 2004): per-RTT bandwidth samples, ssthresh = BWE x RTTmin after loss",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Westwood::new(true, p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "newreno-ern",
         description: "NewReno with explicit rate notification (seed paper 001): cwnd capped at the path's echoed explicit rate x smoothed RTT; needs explicit_rate agents",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::Ern, p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "newreno-adaptive",
         description: "Adaptive NewReno (seed paper 001): ERN while the path's channel-loss rate (from ELN reports) is below threshold (1%), ELN above; needs explicit_rate and eln agents",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::Adaptive { threshold: 0.01 }, p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "tibet",
         description: "TIBET (Capone, Fratta & Martignon 2004): bandwidth = filtered ACKed length / filtered ACK interval; ssthresh = BwE x RTTmin after loss",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Tibet::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "vegas",
         description: "TCP Vegas (Brakmo & Peterson 1995): keeps alpha..beta segments queued from expected vs actual rate",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Vegas::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "veno",
         description: "TCP Veno (Fu & Liew 2003): backlog N < beta marks a loss random (cwnd x 4/5) instead of congestive (x 1/2)",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Veno::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "cubic",
         description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Cubic::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "mecn",
@@ -355,18 +402,48 @@ pub const SCHEMES: &[SchemeInfo] = &[
         // Built as a modification of ns-2's Reno agent.
         recovery: RecoveryKind::Reno,
         build: |p| boxed(Mecn::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "muzha",
         description: "TCP Muzha (seed paper 003): no slow start; once per RTT cwnd x2/+1/=/-1/x1/2 by the path's minimum router DRAI (needs drai agents); unmarked 3-dupACK losses kept as random",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Muzha::new(p)?),
+        receiver: None,
+        timestamps: false,
     },
     SchemeInfo {
         name: "wmecn",
         description: "Wireless MECN (seed paper 000): the sum of the last 10 multi-level ECN feedbacks decides whether a loss is wireless (no cut) or congestion (x0.8/0.6/0.5); needs a wmecn queue",
         recovery: RecoveryKind::Reno,
         build: |p| boxed(Wmecn::new(p)?),
+        receiver: None,
+        timestamps: false,
+    },
+    SchemeInfo {
+        name: "jersey",
+        description: "TCP Jersey (Xu, Tian & Ansari 2004): ACK-rate bandwidth estimate sets ownd = RTT x ABE; CW-marked ACKs cap cwnd at ownd, a loss with a CW mark is congestion (ssthresh = ownd), without one wireless (no cut); needs cw queues",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Jersey::new(false, p)?),
+        receiver: None,
+        timestamps: false,
+    },
+    SchemeInfo {
+        name: "newjersey",
+        description: "TCP New Jersey (Xu, Tian & Ansari 2005): Jersey with the bandwidth estimate timed by the receiver's timestamps (TABE), immune to ACK loss and compression; needs cw queues",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Jersey::new(true, p)?),
+        receiver: None,
+        timestamps: true,
+    },
+    SchemeInfo {
+        name: "ewr",
+        description: "TCP EWR (seed paper 002): the receiver estimates the arrival rate (EWMA, delta 0.7) and advertises oCwnd = RTTmin x BwEst as its window; the sender sets cwnd = oCwnd per ACK and on a loss picks linear increase / wait-and-see / cwnd = 1 by the Vegas backlog (alpha 1, beta 9)",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Ewr::new(p)?),
+        receiver: Some(|p| Ok(Box::new(EwrReceiver::new(p)?))),
+        timestamps: true,
     },
     SchemeInfo {
         name: "oracle",
@@ -374,14 +451,17 @@ pub const SCHEMES: &[SchemeInfo] = &[
         // An upper bound should not be held back by recovery that repairs one hole per RTT.
         recovery: RecoveryKind::Sack,
         build: |_| boxed(Oracle),
+        receiver: None,
+        timestamps: false,
     },
 ];
 
-/// Build scheme `name` with its parameters. Errors are (parameter or "", message).
-pub fn build(
+/// Build scheme `name` with its parameters, both halves. Errors are (parameter or "",
+/// message).
+pub fn build_flow(
     name: &str,
     params: &BTreeMap<String, f64>,
-) -> Result<(Box<dyn CongestionControl>, RecoveryKind), (String, String)> {
+) -> Result<BuiltScheme, (String, String)> {
     let Some(info) = SCHEMES.iter().find(|s| s.name == name) else {
         let names: Vec<&str> = SCHEMES.iter().map(|s| s.name).collect();
         return Err((
@@ -391,8 +471,27 @@ pub fn build(
     };
     let mut p = Params::new(params);
     let cc = (info.build)(&mut p)?;
+    let receiver = match info.receiver {
+        Some(make) => Some(make(&mut p)?),
+        None => None,
+    };
     p.finish(name)?;
-    Ok((cc, info.recovery))
+    Ok(BuiltScheme {
+        cc,
+        recovery: info.recovery,
+        receiver,
+        timestamps: info.timestamps,
+    })
+}
+
+/// Build the sender's half of scheme `name` (tests, examples). Errors are (parameter or "",
+/// message).
+pub fn build(
+    name: &str,
+    params: &BTreeMap<String, f64>,
+) -> Result<(Box<dyn CongestionControl>, RecoveryKind), (String, String)> {
+    let b = build_flow(name, params)?;
+    Ok((b.cc, b.recovery))
 }
 
 /// Build a scheme with default parameters (tests, examples).
