@@ -269,3 +269,10 @@ def test_an_endless_scenario_file_is_refused_after_a_bounded_read(capsys):
     code, _, err = run_cli(capsys, "validate", "/dev/zero")
     assert code == 2
     assert err == "error: /dev/zero: more than 64 MiB, too large for a scenario file\n"
+
+
+def test_a_bad_set_names_the_path_once(capsys):
+    assert main(["run", "scenarios/dumbbell.toml", "--set", "foo=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --set foo=1: unknown field `foo`"), err
+    assert err.count("foo") == 2  # in the item and in the message, not a third time

@@ -201,7 +201,7 @@ def test_trace_writes_series_beside_the_store(tmp_path, dumbbell_dict):
     [
         (
             ["--set", "links.R9-R2.rate=1Mbps,2Mbps"],
-            "error: --set 'links.R9-R2.rate=1Mbps,2Mbps': links.R9-R2.rate: no link named 'R9-R2'",
+            "error: --set 'links.R9-R2.rate=1Mbps,2Mbps': no link named 'R9-R2'",
         ),
         (["--set", "tcp.bogus=1,2"], "unknown field `bogus`"),
         (["--set", "flows.*.cc=newreno,,reno"], "empty value"),

@@ -165,10 +165,13 @@ def apply_sets(sc: Scenario, sets: Sequence[str] | None) -> None:
         path = path.strip()
         try:
             sc.set(path, parse_value(value.strip()))
-        except PathError as e:
-            raise UserError(f"--set {item!r}: {e}") from None
-        except ValueError as e:
-            raise UserError(f"--set {item!r}: {e}") from None
+        except (PathError, ValueError) as e:
+            msg = str(e)
+            # The path errors already start with the path: say it once.
+            for prefix in (f"{path}: ", f"{path!r}: "):
+                if msg.startswith(prefix):
+                    msg = msg[len(prefix) :]
+            raise UserError(f"--set {path}={value.strip()}: {msg}") from None
 
 
 def load_scenario(path: str, sets: Sequence[str] | None = None) -> Scenario:
@@ -286,7 +289,11 @@ def _sweep_grid(sc: Scenario, items: Sequence[str]) -> dict[str, list[Any]]:
         try:
             probe.set(path, values[0])
         except (PathError, ValueError) as e:
-            raise UserError(f"--set {item!r}: {e}") from None
+            msg = str(e)
+            # The path errors already start with the path: say it once.
+            if msg.startswith(f"{path}: "):
+                msg = msg[len(path) + 2 :]
+            raise UserError(f"--set {item!r}: {msg}") from None
         grid[path] = values
     return grid
 

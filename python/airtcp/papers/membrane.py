@@ -128,6 +128,12 @@ def _variant(topo: str, variant: str) -> Callable[[bool], Scenario]:
     def build(quick: bool) -> Scenario:
         d = topology(topo, quick)
         resp = [f for f in d["flows"] if f["name"].startswith("resp")]
+        if variant == "base":
+            # Jersey's congestion warnings: mesh routers mark ECN-capable segments (Jersey
+            # sends its own so); the other base schemes are not ECN-capable and see DropTail.
+            for ln in d.get("links", []):
+                if ln.get("medium") == "mesh":
+                    ln["queue"] = {"kind": "cw", "limit": QUEUE}
         if variant == "ecn":
             d["tcp"]["ecn"] = True
             for ln in d.get("links", []):
