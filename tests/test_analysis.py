@@ -107,3 +107,17 @@ def test_plots_write_png_and_svg(tmp_path, short_dumbbell):
         plots.save(plots.queue(r, "R1->R2"), tmp_path / "q.jpg")
     with pytest.raises(KeyError):
         plots.cwnd(r, "nope")
+
+
+def test_a_scaled_axis_without_a_label_says_its_scale():
+    import polars as pl
+
+    from airtcp.plots import metric_vs_param
+
+    df = pl.DataFrame({"p": [0.01, 0.01, 0.02, 0.02], "goodput_bps": [1e6, 1.1e6, 2e6, 2.1e6]})
+    fig = metric_vs_param(df, "p", "goodput_bps", scale=1e-6, xscale=100.0)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "goodput_bps × 1e-06"
+    assert ax.get_xlabel() == "p × 100"
+    fig2 = metric_vs_param(df, "p", "goodput_bps", scale=1e-6, ylabel="goodput (Mbit/s)")
+    assert fig2.axes[0].get_ylabel() == "goodput (Mbit/s)"

@@ -148,8 +148,9 @@ def metric_vs_param(
     _log_axes(ax, logx=logx, logy=logy, xs=agg[x].to_list(), xscale=xscale)
     if not logy and ylim0:
         ax.set_ylim(bottom=0)
-    ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or metric)
+    # Without a label given, a scaled axis says by how much its values were multiplied.
+    ax.set_xlabel(xlabel or (x if xscale == 1.0 else f"{x} × {xscale:g}"))
+    ax.set_ylabel(ylabel or (metric if scale == 1.0 else f"{metric} × {scale:g}"))
     if title:
         ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
