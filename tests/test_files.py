@@ -144,26 +144,23 @@ def test_sweep_workers_read_relative_to_the_scenario_file(tree, monkeypatch):
     store = tree / "s.sqlite"
     df = airtcp.sweep(ok, {"duration": [1.0, 2.0]}, seeds=2, workers=2, store=store, progress=False)
     assert sorted(df["status"].to_list()) == ["ok"] * 4
-    # A grid point whose trace lies outside fails; the other point runs.
+    # A grid value whose trace lies outside is refused before anything runs, naming it.
     grid = {"links.MH-BS.error.trace": ["walk.csv", "../secret.txt"]}
-    df = airtcp.sweep(ok, grid, seeds=2, workers=2, store=store, progress=False, name="g")
-    assert sorted(df["status"].to_list()) == ["failed", "failed", "ok", "ok"]
+    with pytest.raises(airtcp.ScenarioError, match="lies outside") as e:
+        airtcp.sweep(ok, grid, seeds=2, workers=2, store=store, progress=False, name="g")
+    assert "../secret.txt" in str(e.value)
     with Store(store) as st:
-        assert all("lies outside" in e for e in st.runs(status="failed")["error"].to_list())
+        assert "g" not in st.sweeps()["sweep"].to_list()
     # Allowed, the file is read, and its error names a line without quoting it.
-    df = airtcp.sweep(
-        ok,
-        grid,
-        seeds=2,
-        workers=2,
-        store=store,
-        progress=False,
-        name="g",
-        retry_failed=True,
-        allow_paths=[tree],
-    )
-    assert sorted(df["status"].to_list()) == ["failed", "failed", "ok", "ok"]
-    with Store(store) as st:
-        errors = st.runs(status="failed")["error"].to_list()
-    assert len(errors) == 2
-    assert all("line 2" in e and "do-not-echo" not in e for e in errors)
+    with pytest.raises(airtcp.ScenarioError, match="line 2") as e:
+        airtcp.sweep(
+            ok,
+            grid,
+            seeds=2,
+            workers=2,
+            store=store,
+            progress=False,
+            name="g",
+            allow_paths=[tree],
+        )
+    assert "do-not-echo" not in str(e.value)
