@@ -21,6 +21,7 @@ ALL = [
     "tibet",
     "newreno-ern",
     "newreno-adaptive",
+    "newreno-adaptive-online",
     "jersey",
     "newjersey",
     "ewr",

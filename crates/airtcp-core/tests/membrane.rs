@@ -98,6 +98,23 @@ fn eln_from_a_tdma_hop_spares_the_window_and_the_adaptive_scheme_switches_to_it(
 }
 
 #[test]
+fn the_online_threshold_is_computed_from_rate_and_rtt_and_picks_eln_on_a_lossy_path() {
+    let agents = json!([{"kind": "eln", "node": "*"}, {"kind": "explicit_rate", "node": "*"}]);
+    let mut lossy = tdma_chain(3, 0.05, "newreno-adaptive-online", "flows");
+    lossy["agents"] = agents.clone();
+    let f = run(&lossy)["flows"][0].clone();
+    let t = f["xl_threshold_at_end"].as_f64().unwrap();
+    // 1.22 · 1040 · 8 / (RTT · 1.65 Mbit/s), squared: some tenths of a percent for RTTs of
+    // tens of milliseconds.
+    assert!(t > 1e-4 && t < 0.05, "{t}");
+    assert_eq!(f["xl_using_eln_at_end"], 1.0);
+    let mut clean = tdma_chain(3, 0.0, "newreno-adaptive-online", "flows");
+    clean["agents"] = agents;
+    let f = run(&clean)["flows"][0].clone();
+    assert_eq!(f["xl_using_eln_at_end"], 0.0);
+}
+
+#[test]
 fn node_owned_slots_are_shared_by_the_nodes_links() {
     // Two flows leave the middle node m on different links: with per-node slots they share
     // m's radio, with per-link slots each has its own.

@@ -121,6 +121,7 @@ VARIANTS: dict[str, str] = {
     "eln": "NewReno with ELN: every mesh node reports frames it lost to channel errors",
     "ern": "NewReno with ERN: every node writes the rate its schedule offers",
     "adaptive": "adaptive NewReno: ERN below 1% channel-loss rate, ELN above",
+    "online": "adaptive NewReno with its threshold estimated online from rate and RTT",
 }
 
 
@@ -139,13 +140,15 @@ def _variant(topo: str, variant: str) -> Callable[[bool], Scenario]:
             for ln in d.get("links", []):
                 if ln.get("medium") == "mesh":
                     ln["queue"] = {"kind": "ecn_threshold", "limit": QUEUE, "mark_threshold": 10}
-        if variant in ("eln", "adaptive"):
+        if variant in ("eln", "adaptive", "online"):
             d.setdefault("agents", []).append({"kind": "eln", "node": "*"})
-        if variant in ("ern", "adaptive"):
+        if variant in ("ern", "adaptive", "online"):
             d.setdefault("agents", []).append({"kind": "explicit_rate", "node": "*"})
         cc = {"ecn": "newreno", "eln": "newreno", "ern": "newreno-ern"}.get(variant)
         if variant == "adaptive":
             cc = "newreno-adaptive"
+        if variant == "online":
+            cc = "newreno-adaptive-online"
         if cc:
             for f in resp:
                 f["cc"] = cc
@@ -168,6 +171,7 @@ def _label(cc: str, variant: str) -> str:
         "eln": "NewReno + ELN",
         "ern": "NewReno + ERN",
         "adaptive": "adaptive NewReno",
+        "online": "adaptive NewReno (online)",
     }[variant]
 
 

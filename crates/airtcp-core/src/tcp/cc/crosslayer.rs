@@ -22,7 +22,14 @@ use crate::engine::{Time, SEC};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Mode {
     Ern,
-    Adaptive { threshold: f64 },
+    Adaptive {
+        threshold: f64,
+    },
+    /// The threshold estimated online: the loss rate at which NewReno's loss-limited rate
+    /// (Mathis et al.: 1.22·MSS / (RTT·√p)) falls to the path's explicit rate. Below it the
+    /// window cuts cost nothing the cap would not also cost, and ERN's cap avoids overload;
+    /// above it each cut on a channel loss leaves the path idle, which ELN avoids.
+    AdaptiveOnline,
 }
 
 #[derive(Clone, Debug)]
@@ -40,6 +47,8 @@ pub struct CrossLayer {
     pub switches: u64,
     /// Relative band below the threshold before switching back to ERN.
     hysteresis: f64,
+    /// The online threshold estimate (AdaptiveOnline).
+    pub online: Option<f64>,
     /// ACKs on which the ERN cap lowered cwnd.
     pub capped: u64,
     mss: u64,
@@ -77,6 +86,7 @@ impl CrossLayer {
             using_eln: false,
             switches: 0,
             hysteresis,
+            online: None,
             capped: 0,
             mss: 0,
         })
@@ -94,7 +104,33 @@ impl CrossLayer {
     fn ern_active(&self) -> bool {
         match self.mode {
             Mode::Ern => true,
-            Mode::Adaptive { .. } => !self.using_eln,
+            Mode::Adaptive { .. } | Mode::AdaptiveOnline => !self.using_eln,
+        }
+    }
+
+    /// The crossing point for a path of `rate_bps` and round trip `srtt`: the loss rate p at
+    /// which 1.22·MSS/(RTT·√p) = rate.
+    #[cfg(test)]
+    fn cross_check() -> f64 {
+        Self::crossing(1e6, 100 * crate::engine::MS, 1000)
+    }
+
+    pub fn crossing(rate_bps: f64, srtt: Time, mss: u64) -> f64 {
+        let rtt = srtt as f64 / SEC as f64;
+        if rate_bps <= 0.0 || rtt <= 0.0 {
+            return 1.0;
+        }
+        (1.22 * (mss * 8) as f64 / (rtt * rate_bps))
+            .powi(2)
+            .min(1.0)
+    }
+
+    /// The threshold in force.
+    pub fn threshold(&self) -> Option<f64> {
+        match self.mode {
+            Mode::Ern => None,
+            Mode::Adaptive { threshold } => Some(threshold),
+            Mode::AdaptiveOnline => self.online,
         }
     }
 
@@ -110,7 +146,7 @@ impl CongestionControl for CrossLayer {
             self.lost += 1.0;
             self.last_eln_hole = Some(ack.ack_seq);
         }
-        if let Mode::Adaptive { threshold } = self.mode {
+        if let Some(threshold) = self.threshold() {
             // Until the window holds enough segments to see a loss at the threshold's rate,
             // the estimate says nothing: stay with ERN, the low-loss mode.
             if self.sent < 1.0 / threshold {
@@ -144,6 +180,13 @@ impl CongestionControl for CrossLayer {
     }
 
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let (Mode::AdaptiveOnline, Some(rate), Some(srtt)) =
+            (self.mode, ack.explicit_rate, ack.srtt)
+        {
+            let p = Self::crossing(rate as f64, srtt, st.mss);
+            // Smoothed: RTT samples jump with the TDMA slot waits.
+            self.online = Some(self.online.map_or(p, |o| 0.9 * o + 0.1 * p));
+        }
         reno_increase(ack, st);
         if self.ern_active() {
             if let (Some(rate), Some(srtt)) = (ack.explicit_rate, ack.srtt) {
@@ -165,6 +208,9 @@ impl CongestionControl for CrossLayer {
         out.push(("xl_switches", self.switches as f64));
         out.push(("xl_ern_capped_acks", self.capped as f64));
         out.push(("xl_using_eln_at_end", f64::from(u8::from(self.using_eln))));
+        if let Some(t) = self.threshold() {
+            out.push(("xl_threshold_at_end", t));
+        }
     }
 }
 
@@ -177,6 +223,31 @@ mod tests {
     fn xl(mode: Mode) -> CrossLayer {
         let m = BTreeMap::new();
         CrossLayer::new(mode, &mut Params::new(&m)).unwrap()
+    }
+
+    #[test]
+    fn the_online_crossing_point_follows_rate_and_rtt() {
+        // 1 Mbit/s, 100 ms, 1000-byte segments: 1.22·8000/(0.1·1e6) = 0.0976, squared.
+        let p = CrossLayer::cross_check();
+        assert!((p - 0.0976f64.powi(2)).abs() < 1e-9, "{p}");
+        // Ten times the rate: a hundredth of the loss rate.
+        let q = CrossLayer::crossing(10e6, 100 * MS, 1000);
+        assert!((q / p - 0.01).abs() < 1e-9);
+        let mut c = xl(Mode::AdaptiveOnline);
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 20_000,
+            mss: 1000,
+        };
+        c.on_ack(
+            &AckInfo {
+                explicit_rate: Some(1e6),
+                srtt: Some(100 * MS),
+                ..Default::default()
+            },
+            &mut st,
+        );
+        assert!((c.threshold().unwrap() - p).abs() < 1e-9);
     }
 
     #[test]

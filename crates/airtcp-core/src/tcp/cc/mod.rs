@@ -365,6 +365,14 @@ pub const SCHEMES: &[SchemeInfo] = &[
         timestamps: false,
     },
     SchemeInfo {
+        name: "newreno-adaptive-online",
+        description: "Adaptive NewReno with its threshold estimated online: ELN once the path's channel-loss rate exceeds the rate at which NewReno's loss-limited rate (1.22 MSS/(RTT sqrt p)) falls to the echoed explicit rate",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(CrossLayer::new(crosslayer::Mode::AdaptiveOnline, p)?),
+        receiver: None,
+        timestamps: false,
+    },
+    SchemeInfo {
         name: "tibet",
         description: "TIBET (Capone, Fratta & Martignon 2004): bandwidth = filtered ACKed length / filtered ACK interval; ssthresh = BwE x RTTmin after loss",
         recovery: RecoveryKind::NewReno,
