@@ -126,6 +126,7 @@ def test_every_scenario_is_a_request_then_a_response():
                     "eln": {"eln"},
                     "ern": {"explicit_rate"},
                     "adaptive": {"eln", "explicit_rate"},
+                    "online": {"eln", "explicit_rate"},
                 }[variant]
             )
     # The grid's mesh links carry the PER the sweep sets; its access links carry none.

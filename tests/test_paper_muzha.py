@@ -147,3 +147,37 @@ def test_quick_reproduction_report_and_store(tmp_path):
     tables = {name: render(data) for name, render in muzha.PAPER.doc_tables.items()}
     assert tables["goodput"].count("\n| ") == 1 + 2  # header + hops 4 and 8
     assert tables["claims"].count("**") == 2 * len(muzha.PAPER.claims)
+
+
+def _cross_flows(newreno: float, vegas: float, noise: float) -> PaperData:
+    rng = random.Random(11)
+    rows = []
+    for h in (4, 8):
+        for seed in range(1, 11):
+            for cc, g in (("NewReno", newreno), ("Vegas", vegas)):
+                rows.append(
+                    {
+                        "pair": "NewReno vs Vegas",
+                        "hops": h,
+                        "seed": seed,
+                        "flow_cc": cc,
+                        "goodput_bps": g * (1 + rng.gauss(0, noise)),
+                    }
+                )
+    return PaperData(
+        muzha.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={"cross4": {"cross": pl.DataFrame(rows)}},
+        store=None,
+    )
+
+
+def test_newreno_starves_vegas_takes_each_outcome():
+    assert _claim(_cross_flows(150e3, 50e3, 0.05), "newreno_starves_vegas").outcome == SUPPORTED
+    assert _claim(_cross_flows(100e3, 100e3, 0.02), "newreno_starves_vegas").outcome == (
+        NOT_SUPPORTED
+    )
+    assert _claim(_cross_flows(150e3, 100e3, 1.0), "newreno_starves_vegas").outcome == (
+        INCONCLUSIVE
+    )

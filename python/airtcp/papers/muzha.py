@@ -37,6 +37,7 @@ SMALLEST_GAIN_PCT = 5.0  # the low end of the paper's range
 RETX_CUT_PCT = -10.0  # "much less" retransmissions: no number; a 10% cut is the least counted
 VEGAS_EDGE_PCT = 2.0  # Vegas ahead (below 8 hops) / behind (above): no number; 2% counted
 JAIN_STEP = 0.05  # Muzha's pair fairer than Vegas's: no number; 0.05 of Jain's index counted
+NEWRENO_OVER_VEGAS_PCT = 20.0  # "consumes most of the bandwidth": 20% ahead counted
 
 
 def _agents() -> list[dict[str, Any]]:
@@ -326,6 +327,39 @@ def _claim_fairness(data: PaperData) -> ClaimResult:
         "hops)",
         "",
         "Paper: NewReno takes most of the bandwidth from Vegas; Muzha shares it fairly.",
+    )
+    return ClaimResult(c["verdict"], s, [c])
+
+
+def _claim_newreno_starves_vegas(data: PaperData) -> ClaimResult:
+    """NewReno takes most of the bandwidth from Vegas at the crossing: NewReno's goodput
+    against Vegas's in the same runs, in % of Vegas's mean."""
+    import polars as pl
+
+    if "cross4" not in data.tables or "cross" not in data.tables["cross4"]:
+        return ClaimResult(INCONCLUSIVE, "Inconclusive: no cross-topology runs.")
+    x = data.table("cross4", "cross").filter(pl.col("pair") == "NewReno vs Vegas")
+    a: list[float] = []
+    b: list[float] = []
+    for h in sorted(set(x["hops"].to_list())):
+        at = x.filter(pl.col("hops") == h)
+        vegas = _values(at.filter(pl.col("flow_cc") == "Vegas"), "goodput_bps")
+        if not vegas:
+            continue
+        m = math.fsum(vegas) / len(vegas)
+        if m <= 0:
+            continue
+        a += [
+            100.0 * v / m for v in _values(at.filter(pl.col("flow_cc") == "NewReno"), "goodput_bps")
+        ]
+        b += [100.0 * v / m for v in vegas]
+    c = judge(a, b, NEWRENO_OVER_VEGAS_PCT, NEWRENO_OVER_VEGAS_PCT)
+    s = _sentence(
+        c,
+        "NewReno's goodput against Vegas's at the crossing (4 and 8 hops),",
+        "%",
+        "Paper: NewReno consumes most of the bandwidth (no number; NewReno at least "
+        f"{NEWRENO_OVER_VEGAS_PCT:g}% ahead counted).",
     )
     return ClaimResult(c["verdict"], s, [c])
 
@@ -679,6 +713,16 @@ PAPER = register(
                 test=(
                     "Welch on Jain's index, NewReno+Muzha pairs minus NewReno+Vegas pairs (4 and 8 "
                     "hops); above 0 and reaching +0.05"
+                ),
+            ),
+            ClaimSpec(
+                "newreno_starves_vegas",
+                "NewReno takes most of the bandwidth from Vegas at a crossing",
+                _claim_newreno_starves_vegas,
+                source="§IV Simulation 3, Fig. 9",
+                test=(
+                    "Welch on NewReno's goodput in % of Vegas's mean in the same pairs, 4 and 8 "
+                    "hops; above 0 and reaching +20%"
                 ),
             ),
             ClaimSpec(
