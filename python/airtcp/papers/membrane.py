@@ -22,7 +22,16 @@ from typing import Any
 from .. import _core
 from ..builders import chain, grid
 from ..scenario import Scenario
-from ..stats import INCONCLUSIVE, combine, magnitude, verdict, welch
+from ..stats import (
+    INCONCLUSIVE,
+    NOT_SUPPORTED,
+    SUPPORTED,
+    bonferroni,
+    combine,
+    magnitude,
+    verdict,
+    welch,
+)
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 FILE_BYTES = 15_000_000
@@ -46,6 +55,9 @@ PER_PATHS = {
 # The paper's claims have no numbers: the smallest differences counted (fixed before running).
 SMALLEST_GOODPUT_PCT = 5.0
 THRESHOLD = 0.01
+JAIN_DROP = 0.05  # NewReno's fairness "drops": 0.05 of Jain's index counted
+CROSSING_BAND = (0.005, 0.02)  # "around 1%": 0.5% to 2% counted as near
+BOOTSTRAP = 400
 
 
 def _base_schemes() -> list[str]:
@@ -199,6 +211,26 @@ def _sweeps() -> list[SweepSpec]:
     return out
 
 
+_WHO = {
+    "fixed": "The adaptive NewReno",
+    "online": "With the online threshold, the adaptive NewReno",
+}
+
+#: The paper's figure sets: base schemes (Figs. 1-3), NewReno with notifications (Figs. 4-5),
+#: the best of each and the adaptive schemes (Fig. 6); the oracle bounds every goodput figure.
+GROUPS = {
+    "base": ["Reno", "NewReno", "Jersey", "TIBET", "oracle"],
+    "xl": ["NewReno", "NewReno + ECN", "NewReno + ELN", "NewReno + ERN", "oracle"],
+    "best": [
+        "NewReno",
+        "NewReno + ERN",
+        "NewReno + ELN",
+        "adaptive NewReno",
+        "adaptive NewReno (online)",
+        "oracle",
+    ],
+}
+
 # --------------------------------------------------------------------------------------------
 # derived tables
 
@@ -250,6 +282,10 @@ def derive(data: PaperData) -> None:
             ).alias("jain")
         )
         data.set_table(f"{topo}-base", "jain", jain.sort("scheme", "per", "seed"))
+        for g, names in GROUPS.items():
+            keep = pl.col("scheme").is_in(names)
+            data.set_table(f"{topo}-base", f"responses_{g}", allf.filter(keep))
+            data.set_table(f"{topo}-base", f"jain_{g}", jain.filter(keep).sort("scheme", "per"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -398,13 +434,189 @@ def _claim_adaptive(data: PaperData) -> ClaimResult:
     )
 
 
-def _fig(topo: str, variants: set[str], name: str, title: str, metric: str = "goodput_mbps"):
+def _claim_tibet_high(data: PaperData) -> ClaimResult:
+    """TIBET weak at low PER and better at high PER: its goodput relative to NewReno's rises
+    from PER <= 1% to PER > 1%."""
+    df = _grid(data)
+    lo = compare(df, "TIBET", "NewReno", [p for p in PERS if 0 < p <= THRESHOLD])
+    hi = compare(df, "TIBET", "NewReno", HIGH)
+    import polars as pl
+
+    def rel(pers: list[float]) -> list[float]:
+        out: list[float] = []
+        for p in pers:
+            at = df.filter(pl.col("per") == p)
+            ref = _vals(at.filter(pl.col("scheme") == "NewReno"), "goodput_bps")
+            if not ref or math.fsum(ref) <= 0:
+                continue
+            m = math.fsum(ref) / len(ref)
+            out += [
+                100.0 * x / m for x in _vals(at.filter(pl.col("scheme") == "TIBET"), "goodput_bps")
+            ]
+        return out
+
+    w = welch(rel(HIGH), rel([p for p in PERS if 0 < p <= THRESHOLD]))
+    v = verdict(w.ci_low, w.ci_high, SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)
+    return ClaimResult(
+        v,
+        f"{str(v).capitalize()}: TIBET's goodput in % of NewReno's is {lo['change']:+.1f}% at "
+        f"PER ≤ 1% and {hi['change']:+.1f}% above; the rise is {w.diff:+.1f} points (95% CI "
+        f"{w.ci_low:+.1f} to {w.ci_high:+.1f}). Paper: TIBET bad at low PER, better at high PER "
+        f"(no number; {SMALLEST_GOODPUT_PCT:g} points counted).",
+        [lo, hi, {"rise": w.diff, "ci_low": w.ci_low, "ci_high": w.ci_high, "verdict": v}],
+    )
+
+
+def _claim_reno_worst_high(data: PaperData) -> ClaimResult:
+    df = _grid(data)
+    others = [s for s in ("NewReno", "Jersey", "TIBET") if s in set(df["scheme"].to_list())]
+    parts = []
+    for o in others:
+        c = compare(df, "Reno", o, HIGH)
+        c["verdict"] = verdict(
+            c["ci_low"], c["ci_high"], -SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT
+        )
+        parts.append(c)
+    out = combine(c["verdict"] for c in parts)
+    return ClaimResult(
+        out,
+        f"{str(out).capitalize()}: Reno above 1% PER on the grid: "
+        + "; ".join(_fmt(c) for c in parts)
+        + f". Paper: Reno worst at high PER (no number; −{SMALLEST_GOODPUT_PCT:g}% counted).",
+        parts,
+    )
+
+
+def _claim_newreno_fairness(data: PaperData) -> ClaimResult:
+    import polars as pl
+
+    j = data.table("grid-base", "jain").filter(pl.col("scheme") == "NewReno")
+    high = _vals(j.filter(pl.col("per") >= 0.05), "jain")
+    low = _vals(j.filter(pl.col("per") <= THRESHOLD), "jain")
+    w = welch(high, low)
+    v = verdict(w.ci_low, w.ci_high, -JAIN_DROP, JAIN_DROP)
+    return ClaimResult(
+        v,
+        f"{str(v).capitalize()}: NewReno's Jain index at PER ≥ 5% minus at ≤ 1% on the grid "
+        f"{w.diff:+.3f} (95% CI {w.ci_low:+.3f} to {w.ci_high:+.3f}, n = {w.n_a}/{w.n_b}). "
+        f"Paper: NewReno's fairness drops at high PER (no number; −{JAIN_DROP:g} counted).",
+        [w.as_dict()],
+    )
+
+
+def crossing(df: Any, seeds: list[int] | None = None) -> float:
+    """The lowest PER at which NewReno + ELN's mean goodput exceeds NewReno + ERN's (the
+    largest PER if it never does)."""
+    import polars as pl
+
+    for p in sorted(set(df["per"].to_list())):
+        if p == 0:
+            continue
+        at = df.filter(pl.col("per") == p)
+        if seeds is not None:
+            at = at.filter(pl.col("seed").is_in(seeds))
+        eln = _vals(at.filter(pl.col("scheme") == "NewReno + ELN"), "goodput_bps")
+        ern = _vals(at.filter(pl.col("scheme") == "NewReno + ERN"), "goodput_bps")
+        if eln and ern and math.fsum(eln) / len(eln) > math.fsum(ern) / len(ern):
+            return p
+    return max(PERS)
+
+
+def _claim_crossing(data: PaperData) -> ClaimResult:
+    """The crossing point lies near 1%: its bootstrap interval over seeds within [0.5%, 2%]."""
+    import random
+
+    df = _grid(data)
+    seeds = sorted(set(df["seed"].to_list()))
+    if len(seeds) < 2:
+        return ClaimResult(INCONCLUSIVE, "Inconclusive: too few seeds for a bootstrap.")
+    point = crossing(df)
+    rng = random.Random(1)
+    boots = sorted(crossing(df, [rng.choice(seeds) for _ in seeds]) for _ in range(BOOTSTRAP))
+    lo, hi = boots[int(0.025 * BOOTSTRAP)], boots[int(0.975 * BOOTSTRAP) - 1]
+    near = (CROSSING_BAND[0], CROSSING_BAND[1])
+    if near[0] <= lo and hi <= near[1]:
+        v = SUPPORTED
+    elif hi < near[0] or lo > near[1]:
+        v = NOT_SUPPORTED
+    else:
+        v = INCONCLUSIVE
+    return ClaimResult(
+        v,
+        f"{str(v).capitalize()}: ELN first overtakes ERN at {point:.1%} PER on the grid "
+        f"(bootstrap 95% interval over seeds {lo:.1%} to {hi:.1%}, {BOOTSTRAP} resamples). "
+        f"Paper: about 1% (counted as near: {near[0]:.1%} to {near[1]:.1%}).",
+        [{"crossing": point, "ci_low": lo, "ci_high": hi, "verdict": v}],
+    )
+
+
+def _adaptive_every_per(topo: str, scheme: str):
+    def check(data: PaperData) -> ClaimResult:
+        import polars as pl
+
+        key = f"{topo}-base"
+        if key not in data.tables or "responses" not in data.tables[key]:
+            return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {topo} runs.")
+        df = data.table(key, "responses")
+        pers = [p for p in PERS if p in set(df["per"].to_list())]
+        level = bonferroni(0.95, len(pers))
+        parts = []
+        for p in pers:
+            at = df.filter(pl.col("per") == p)
+            means = {}
+            for s in ("NewReno + ERN", "NewReno + ELN"):
+                v = _vals(at.filter(pl.col("scheme") == s), "goodput_bps")
+                means[s] = (math.fsum(v) / len(v), v) if v else (math.nan, v)
+            better = max(means, key=lambda s: means[s][0])
+            m, ref = means[better]
+            a = _vals(at.filter(pl.col("scheme") == scheme), "goodput_bps")
+            if not a or not ref or not m > 0:
+                continue
+            w = welch([100 * x / m for x in a], [100 * x / m for x in ref], level=level)
+            # At least as good: the interval rules out a loss of the smallest counted.
+            v = verdict(
+                w.ci_low + SMALLEST_GOODPUT_PCT,
+                w.ci_high + SMALLEST_GOODPUT_PCT,
+                SMALLEST_GOODPUT_PCT,
+                1e-9,
+            )
+            parts.append(
+                {
+                    "per": p,
+                    "better": better,
+                    "change": w.diff,
+                    "ci_low": w.ci_low,
+                    "ci_high": w.ci_high,
+                    "verdict": v,
+                }
+            )
+        out = combine(c["verdict"] for c in parts)
+        worst = min(parts, key=lambda c: c["ci_low"]) if parts else None
+        detail = (
+            f" The weakest point: {worst['change']:+.1f}% against {worst['better']} at "
+            f"{worst['per']:.1%} (simultaneous {level:.2%} CI {worst['ci_low']:+.1f} to "
+            f"{worst['ci_high']:+.1f}%)."
+            if worst
+            else ""
+        )
+        return ClaimResult(
+            out,
+            f"{str(out).capitalize()}: {scheme} against the better of ERN and ELN at each of "
+            f"{len(parts)} PER values on the {topo} (supported when every simultaneous "
+            f"interval lies above −{SMALLEST_GOODPUT_PCT:g}%).{detail}",
+            parts,
+        )
+
+    return check
+
+
+def _fig(topo: str, group: str, name: str, title: str, metric: str = "goodput_mbps"):
     where = None
     return FigureSpec(
         name,
         title,
         sweep=f"{topo}-base",
-        table="responses" if metric != "jain" else "jain",
+        table=f"responses_{group}" if metric != "jain" else f"jain_{group}",
         x="per_pct",
         metric=metric,
         group="scheme",
@@ -418,16 +630,14 @@ def _fig(topo: str, variants: set[str], name: str, title: str, metric: str = "go
 
 
 FIGURES = [
-    _fig("grid", set(), "grid_goodput", "Grid: goodput against PER, every scheme (Figs. 1, 4)"),
-    _fig(
-        "grid",
-        set(),
-        "grid_jain",
-        "Grid: Jain's index of the six responses (Figs. 3, 5)",
-        metric="jain",
-    ),
-    _fig("chain4", set(), "chain_goodput", "4-hop chain: goodput against PER"),
-    _fig("hop1", set(), "hop1_goodput", "Single hop: goodput against PER"),
+    _fig("grid", "base", "grid_base", "Grid: base schemes' goodput against PER (Figs. 1-2)"),
+    _fig("grid", "base", "grid_base_jain", "Grid: base schemes' Jain's index (Fig. 3)", "jain"),
+    _fig("grid", "xl", "grid_xl", "Grid: NewReno with notifications (Fig. 4)"),
+    _fig("grid", "xl", "grid_xl_jain", "Grid: NewReno with notifications, Jain (Fig. 5)", "jain"),
+    _fig("grid", "best", "grid_best", "Grid: the best schemes and the adaptive ones (Fig. 6)"),
+    _fig("chain4", "best", "chain_best", "4-hop chain: the best schemes and the adaptive ones"),
+    _fig("chain4", "base", "chain_base", "4-hop chain: base schemes"),
+    _fig("hop1", "best", "hop1_best", "Single hop: the best schemes and the adaptive ones"),
 ]
 
 
@@ -518,6 +728,54 @@ PAPER = register(
                 test="Welch on NewReno + ELN's goodput in % of NewReno's, PER > 1%, grid; above "
                 "0 and reaching +5%",
             ),
+            ClaimSpec(
+                "tibet_high",
+                "TIBET is weak at low PER and better at high PER",
+                _claim_tibet_high,
+                source="§III, Figs. 1-2",
+                test="Welch on TIBET's goodput in % of NewReno's, PER > 1% against PER ≤ 1%, "
+                "grid; the rise above 0 and reaching 5 points",
+            ),
+            ClaimSpec(
+                "reno_worst_high",
+                "Reno is the worst at high PER",
+                _claim_reno_worst_high,
+                source="§III, Figs. 1-2",
+                test="Welch on Reno's goodput in % of each other base scheme's, PER > 1%, grid; "
+                "each below 0 and reaching -5%",
+            ),
+            ClaimSpec(
+                "newreno_fairness",
+                "NewReno's fairness drops at high PER",
+                _claim_newreno_fairness,
+                source="§III, Fig. 3",
+                test="Welch on NewReno's Jain index at PER ≥ 5% minus at PER ≤ 1%, grid; below "
+                "0 and reaching -0.05",
+            ),
+            ClaimSpec(
+                "crossing",
+                "The ERN/ELN crossing point lies near 1% PER",
+                _claim_crossing,
+                source="§III, Fig. 6",
+                test="bootstrap over seeds of the lowest PER where ELN's mean goodput exceeds "
+                "ERN's, grid; the 95% interval within 0.5-2%",
+            ),
+            *[
+                ClaimSpec(
+                    f"adaptive_{tag}_{topo}",
+                    f"{_WHO[tag]} is at least as good as the better of ERN and ELN at every "
+                    f"PER ({topo})",
+                    _adaptive_every_per(topo, name),
+                    source="§III (proposed, not simulated in the paper)",
+                    test="Welch at each PER against the better of ERN and ELN, Bonferroni "
+                    "simultaneous 95%; every interval above -5%",
+                )
+                for tag, name in (
+                    ("fixed", "adaptive NewReno"),
+                    ("online", "adaptive NewReno (online)"),
+                )
+                for topo in ("chain4", "grid")
+            ],
             ClaimSpec(
                 "adaptive",
                 "The adaptive NewReno does as well as the better notification on each side",
