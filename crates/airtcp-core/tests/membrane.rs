@@ -179,6 +179,12 @@ fn a_response_starts_when_its_request_has_arrived() {
     );
     assert_eq!(resp["delivered_bytes"], 1_000_000);
     assert_eq!(req["delivered_bytes"], 256);
+    // Completion is timed from the response's own start: 1 MB at 2 Mbit/s (with headers)
+    // and a round trip or so of slow start.
+    let done = resp["completion_time_s"].as_f64().unwrap();
+    assert!(done > 1e6 * 8.0 / 2e6 && done < 6.0, "{done}");
+    let g = resp["goodput_bps"].as_f64().unwrap();
+    assert!((g - 1e6 * 8.0 / done).abs() < 1.0, "{g}");
     let bad = |k: &str, v: Value| {
         let mut s = sc.clone();
         s["flows"][1][k] = v;
