@@ -28,6 +28,54 @@ pub struct P2pStats {
     pub arq_retransmissions: u64,
 }
 
+impl P2pStats {
+    /// The `links` table row of a link direction with these counters.
+    #[allow(clippy::too_many_arguments)]
+    pub fn link_row(
+        &self,
+        name: &str,
+        link: &str,
+        from: &str,
+        to: &str,
+        kind: LinkKind,
+        rate_bps: u64,
+        policy: &dyn QueuePolicy,
+        end: Time,
+    ) -> LinkResult {
+        LinkResult {
+            name: name.to_string(),
+            link: link.to_string(),
+            from: from.to_string(),
+            to: to.to_string(),
+            kind: kind.name(),
+            rate_bps,
+            // Busy time counts whole transmissions, some of which may end after the run
+            // stops; cap at 1.
+            utilization: (self.busy_time as f64 / end.max(1) as f64).min(1.0),
+            tx_packets: self.tx_packets,
+            tx_bytes: self.tx_bytes,
+            mean_queue_packets: self.queue_area as f64 / end.max(1) as f64,
+            max_queue_packets: self.max_queue,
+            drops_queue_overflow: self.drops[DropCause::QueueOverflow.index()],
+            drops_aqm: self.drops[DropCause::Aqm.index()],
+            drops_channel_error: self.drops[DropCause::ChannelError.index()],
+            ecn_marks: policy.ecn_marks(),
+            ecn_marks_mild: policy.marks().mild,
+            ecn_marks_severe: policy.marks().severe,
+            red_avg_queue: policy.average(),
+            arq_retransmissions: self.arq_retransmissions,
+        }
+    }
+
+    /// Account for a queue of `len` packets changing at `now` (call before the change).
+    #[inline]
+    pub fn note_queue(&mut self, len: usize, now: Time) {
+        let dt = now.saturating_sub(self.queue_last_change) as u128;
+        self.queue_area += len as u128 * dt;
+        self.queue_last_change = now;
+    }
+}
+
 /// Link-layer retransmission (per-hop ARQ).
 #[derive(Clone, Copy, Debug)]
 pub struct Arq {
@@ -106,10 +154,7 @@ impl P2p {
     /// Account for the queue length changing at `now` (call before the change).
     #[inline]
     fn note_queue(&mut self, now: Time) {
-        let len = self.fifo.len() as u128;
-        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
-        self.stats.queue_area += len * dt;
-        self.stats.queue_last_change = now;
+        self.stats.note_queue(self.fifo.len(), now);
     }
 
     #[inline]
@@ -276,30 +321,15 @@ impl Device for P2p {
     }
 
     fn link_result(&self, nodes: &[Node], end: Time) -> Option<LinkResult> {
-        let s = &self.stats;
-        let to = self.peer;
-        Some(LinkResult {
-            name: self.name.clone(),
-            link: self.link_name.clone(),
-            from: nodes[self.node.idx()].name.clone(),
-            to: nodes[to.idx()].name.clone(),
-            kind: self.kind.name(),
-            rate_bps: self.rate_bps,
-            // Busy time counts whole transmissions, some of which may end after the run
-            // stops; cap at 1.
-            utilization: (s.busy_time as f64 / end.max(1) as f64).min(1.0),
-            tx_packets: s.tx_packets,
-            tx_bytes: s.tx_bytes,
-            mean_queue_packets: s.queue_area as f64 / end.max(1) as f64,
-            max_queue_packets: s.max_queue,
-            drops_queue_overflow: s.drops[DropCause::QueueOverflow.index()],
-            drops_aqm: s.drops[DropCause::Aqm.index()],
-            drops_channel_error: s.drops[DropCause::ChannelError.index()],
-            ecn_marks: self.policy.ecn_marks(),
-            ecn_marks_mild: self.policy.marks().mild,
-            ecn_marks_severe: self.policy.marks().severe,
-            red_avg_queue: self.policy.average(),
-            arq_retransmissions: s.arq_retransmissions,
-        })
+        Some(self.stats.link_row(
+            &self.name,
+            &self.link_name,
+            &nodes[self.node.idx()].name,
+            &nodes[self.peer.idx()].name,
+            self.kind,
+            self.rate_bps,
+            &*self.policy,
+            end,
+        ))
     }
 }

@@ -174,9 +174,7 @@ impl TdmaDev {
     }
 
     fn note_queue(&mut self, now: Time) {
-        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
-        self.stats.queue_area += self.fifo.len() as u128 * dt;
-        self.stats.queue_last_change = now;
+        self.stats.note_queue(self.fifo.len(), now);
     }
 
     fn slots(&mut self, me: DevId) -> &[u32] {
@@ -314,28 +312,16 @@ impl Device for TdmaDev {
     }
 
     fn link_result(&self, nodes: &[Node], end: Time) -> Option<LinkResult> {
-        let s = &self.stats;
-        Some(LinkResult {
-            name: self.name.clone(),
-            link: self.link_name.clone(),
-            from: nodes[self.node.idx()].name.clone(),
-            to: nodes[self.peer.idx()].name.clone(),
-            kind: self.kind.name(),
-            rate_bps: self.rate_bps,
-            utilization: (s.busy_time as f64 / end.max(1) as f64).min(1.0),
-            tx_packets: s.tx_packets,
-            tx_bytes: s.tx_bytes,
-            mean_queue_packets: s.queue_area as f64 / end.max(1) as f64,
-            max_queue_packets: s.max_queue,
-            drops_queue_overflow: s.drops[DropCause::QueueOverflow.index()],
-            drops_aqm: s.drops[DropCause::Aqm.index()],
-            drops_channel_error: s.drops[DropCause::ChannelError.index()],
-            ecn_marks: self.policy.ecn_marks(),
-            ecn_marks_mild: self.policy.marks().mild,
-            ecn_marks_severe: self.policy.marks().severe,
-            red_avg_queue: self.policy.average(),
-            arq_retransmissions: 0,
-        })
+        Some(self.stats.link_row(
+            &self.name,
+            &self.link_name,
+            &nodes[self.node.idx()].name,
+            &nodes[self.peer.idx()].name,
+            self.kind,
+            self.rate_bps,
+            &*self.policy,
+            end,
+        ))
     }
 
     fn name(&self) -> &str {
