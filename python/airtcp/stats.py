@@ -18,6 +18,7 @@ from typing import Any
 from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
 __all__ = [
+    "relative_samples",
     "INCONCLUSIVE",
     "NOT_SUPPORTED",
     "SUPPORTED",
@@ -309,6 +310,30 @@ def magnitude(ci_low: float, ci_high: float, paper: float) -> str:
     if hi < m:
         return "smaller than the paper's"
     return "consistent with the paper's"
+
+
+def relative_samples(
+    df: Any, metric: str, *, label: str, a: str, b: str, at: str, values: Iterable[Any]
+) -> tuple[list[float], list[float]]:
+    """Each run's ``metric`` for ``a`` and for ``b`` (rows whose column ``label`` says which)
+    in % of ``b``'s mean at the same value of column ``at``, pooled over ``values``: a Welch
+    difference of the two samples is ``a``'s change relative to ``b``, in %. Values where
+    ``b`` has no runs or a zero mean are left out; None and NaN are left out."""
+    import polars as pl
+
+    xa: list[float] = []
+    xb: list[float] = []
+    for v in values:
+        here = df.filter(pl.col(at) == v)
+        ref = _clean(here.filter(pl.col(label) == b)[metric].to_list())
+        if not ref:
+            continue
+        mean = math.fsum(ref) / len(ref)
+        if mean == 0:
+            continue
+        xa += [100.0 * x / mean for x in _clean(here.filter(pl.col(label) == a)[metric].to_list())]
+        xb += [100.0 * x / mean for x in ref]
+    return xa, xb
 
 
 def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None = None) -> Outcome:

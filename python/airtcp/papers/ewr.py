@@ -26,6 +26,7 @@ from ..stats import (
     combine,
     direction,
     one_sample,
+    relative_samples,
     verdict,
     welch,
     within,
@@ -362,21 +363,7 @@ def relative(
     """Each run's ``metric`` in % of the ``base`` scheme's mean at the same error rate, for
     ``scheme`` and for ``base``, pooled over ``pers`` (a Welch difference of the two is the
     relative change)."""
-    import polars as pl
-
-    a: list[float] = []
-    b: list[float] = []
-    for p in pers:
-        at = df.filter(pl.col("per") == p)
-        ref = _values(at.filter(pl.col("cc") == base), metric)
-        if not ref:
-            continue
-        mean = math.fsum(ref) / len(ref)
-        if mean == 0:
-            continue
-        a += [100.0 * x / mean for x in _values(at.filter(pl.col("cc") == scheme), metric)]
-        b += [100.0 * x / mean for x in ref]
-    return a, b
+    return relative_samples(df, metric, label="cc", a=scheme, b=base, at="per", values=pers)
 
 
 def _pct(p: float) -> str:

@@ -29,6 +29,7 @@ from ..stats import (
     bonferroni,
     combine,
     magnitude,
+    relative_samples,
     verdict,
     welch,
 )
@@ -299,20 +300,8 @@ def _vals(df: Any, col: str) -> list[float]:
 def compare(df: Any, a: str, b: str, pers: list[float]) -> dict[str, Any]:
     """Welch on goodput of scheme ``a`` against ``b`` in % of ``b``'s mean at each PER,
     pooled over ``pers``."""
-    import polars as pl
 
-    xa: list[float] = []
-    xb: list[float] = []
-    for p in pers:
-        at = df.filter(pl.col("per") == p)
-        ref = _vals(at.filter(pl.col("scheme") == b), "goodput_bps")
-        if not ref:
-            continue
-        m = math.fsum(ref) / len(ref)
-        if m <= 0:
-            continue
-        xa += [100.0 * x / m for x in _vals(at.filter(pl.col("scheme") == a), "goodput_bps")]
-        xb += [100.0 * x / m for x in ref]
+    xa, xb = relative_samples(df, "goodput_bps", label="scheme", a=a, b=b, at="per", values=pers)
     w = welch(xa, xb)
     return {
         "a": a,
@@ -440,20 +429,11 @@ def _claim_tibet_high(data: PaperData) -> ClaimResult:
     df = _grid(data)
     lo = compare(df, "TIBET", "NewReno", [p for p in PERS if 0 < p <= THRESHOLD])
     hi = compare(df, "TIBET", "NewReno", HIGH)
-    import polars as pl
 
     def rel(pers: list[float]) -> list[float]:
-        out: list[float] = []
-        for p in pers:
-            at = df.filter(pl.col("per") == p)
-            ref = _vals(at.filter(pl.col("scheme") == "NewReno"), "goodput_bps")
-            if not ref or math.fsum(ref) <= 0:
-                continue
-            m = math.fsum(ref) / len(ref)
-            out += [
-                100.0 * x / m for x in _vals(at.filter(pl.col("scheme") == "TIBET"), "goodput_bps")
-            ]
-        return out
+        return relative_samples(
+            df, "goodput_bps", label="scheme", a="TIBET", b="NewReno", at="per", values=pers
+        )[0]
 
     w = welch(rel(HIGH), rel([p for p in PERS if 0 < p <= THRESHOLD]))
     v = verdict(w.ci_low, w.ci_high, SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)

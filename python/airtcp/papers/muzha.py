@@ -19,7 +19,7 @@ from typing import Any
 
 from ..builders import chain, cross
 from ..scenario import Scenario
-from ..stats import INCONCLUSIVE, combine, magnitude, verdict, welch
+from ..stats import INCONCLUSIVE, combine, magnitude, relative_samples, verdict, welch
 from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
 
 CCS = ["newreno", "sack", "vegas", "muzha", "cubic"]
@@ -189,21 +189,7 @@ def relative_change(
     """Each run's ``metric`` in % of the ``base`` scheme's mean at the same hop count, for
     ``scheme`` and for ``base`` (so a Welch difference of the two is the relative change,
     pooled over ``hops``)."""
-    import polars as pl
-
-    a: list[float] = []
-    b: list[float] = []
-    for h in hops:
-        at = df.filter(pl.col("hops") == h)
-        ref = _values(at.filter(pl.col("cc") == base), metric)
-        if not ref:
-            continue
-        m = math.fsum(ref) / len(ref)
-        if m == 0:
-            continue
-        a += [100.0 * x / m for x in _values(at.filter(pl.col("cc") == scheme), metric)]
-        b += [100.0 * x / m for x in ref]
-    return a, b
+    return relative_samples(df, metric, label="cc", a=scheme, b=base, at="hops", values=hops)
 
 
 def judge(a: list[float], b: list[float], paper: float, smallest: float | None) -> dict[str, Any]:
@@ -339,20 +325,10 @@ def _claim_newreno_starves_vegas(data: PaperData) -> ClaimResult:
     if "cross4" not in data.tables or "cross" not in data.tables["cross4"]:
         return ClaimResult(INCONCLUSIVE, "Inconclusive: no cross-topology runs.")
     x = data.table("cross4", "cross").filter(pl.col("pair") == "NewReno vs Vegas")
-    a: list[float] = []
-    b: list[float] = []
-    for h in sorted(set(x["hops"].to_list())):
-        at = x.filter(pl.col("hops") == h)
-        vegas = _values(at.filter(pl.col("flow_cc") == "Vegas"), "goodput_bps")
-        if not vegas:
-            continue
-        m = math.fsum(vegas) / len(vegas)
-        if m <= 0:
-            continue
-        a += [
-            100.0 * v / m for v in _values(at.filter(pl.col("flow_cc") == "NewReno"), "goodput_bps")
-        ]
-        b += [100.0 * v / m for v in vegas]
+    hops = sorted(set(x["hops"].to_list()))
+    a, b = relative_samples(
+        x, "goodput_bps", label="flow_cc", a="NewReno", b="Vegas", at="hops", values=hops
+    )
     c = judge(a, b, NEWRENO_OVER_VEGAS_PCT, NEWRENO_OVER_VEGAS_PCT)
     s = _sentence(
         c,
