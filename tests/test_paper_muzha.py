@@ -133,7 +133,7 @@ def test_quick_reproduction_report_and_store(tmp_path):
         flows = st.flows("muzha/chains-quick")
         agents = st.table("agents", "muzha/chains-quick")
         lossy = st.flows("muzha/lossy-quick")
-    assert set(flows["cc"].to_list()) == set(muzha.CCS)
+    assert set(flows["cc"].to_list()) == set(muzha.CHAIN_CCS)
     # Every node stamps; Muzha's rounds record the MRAI they applied.
     assert (agents["kind"] == "drai").all()
     assert agents["lowered"].sum() > 0

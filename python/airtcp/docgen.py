@@ -36,6 +36,7 @@ __all__ = [
     "generate",
     "md_frame",
     "md_table",
+    "oracle_shares",
     "replace_regions",
 ]
 
@@ -162,6 +163,60 @@ def claims_table(data: PaperData) -> str:
         rows.append([f"{spec.statement}{src}", f"**{outcome}**"])
         notes.append(f"- *{spec.statement}* — {sentence}")
     return md_table(["claim", "outcome"], rows) + "\n" + "\n".join(notes) + "\n"
+
+
+def oracle_shares(data: PaperData, figures: Sequence[str] | None = None) -> str:
+    """For each figure of the paper with an upper bound (or each of ``figures``, by name): the
+    bound's mean at each x, then every other line's mean as a share of it (%, 95% interval in
+    brackets, :meth:`airtcp.papers.PaperData.shares`), one Markdown table a figure."""
+    from .analysis import aggregate
+
+    specs = [
+        f
+        for f in data.paper.figures
+        if f.upper is not None and f.share and (figures is None or f.name in figures)
+    ]
+    parts = []
+    for spec in specs:
+        shares = data.shares(spec)
+        if shares.height == 0:
+            continue
+        xs = sorted(set(shares["x"].to_list()))
+        rows_df = data.table(spec.sweep, spec.table, spec.where)
+        ref = rows_df.filter(rows_df[spec.group] == spec.upper)
+        agg = aggregate(ref, spec.metric, [spec.x])
+        means = {float(r[spec.x]) * spec.xscale: r["mean"] * spec.scale for r in agg.to_dicts()}
+        ylab = spec.ylabel or spec.metric
+        rows: list[list[str]] = [
+            [f"{spec.upper}: {ylab}", *(_sig(means.get(x)) for x in xs)],
+        ]
+        cell = {(r["group"], r["x"]): r for r in shares.to_dicts()}
+        for g in sorted(set(shares["group"].to_list())):
+            row = [f"{g}: % of {spec.upper}"]
+            for x in xs:
+                r = cell.get((g, x))
+                row.append(ci(r["share"], r["ci_low"], r["ci_high"], 0) if r else "–")
+            rows.append(row)
+        xlab = spec.xlabel or spec.x
+        parts.append(
+            f"*{spec.title}* (figure `{spec.name}`):\n\n"
+            + md_table([xlab, *(f"{x:g}" for x in xs)], rows, "l" + "r" * len(xs))
+        )
+    if not parts:
+        return "No figure of this reproduction has runs of the oracle.\n"
+    intro = (
+        "The oracle's mean, then each scheme's mean over seeds as a share of the oracle's at "
+        "the same point (%, 95% interval in brackets: 100 % plus Welch's interval of both "
+        "samples in % of the oracle's mean):\n\n"
+    )
+    return intro + "\n".join(parts)
+
+
+def _sig(v: float | None) -> str:
+    """A mean for a table: three significant digits, '–' for missing."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
 
 
 # --------------------------------------------------------------------------------------------

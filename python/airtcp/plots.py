@@ -100,6 +100,7 @@ def metric_vs_param(
     overlay: Callable[[Axes, pl.DataFrame], None] | None = None,
     bounds: tuple[float | None, float | None] | None = None,
     raw: pl.DataFrame | None = None,
+    upper: Any = None,
     out: str | os.PathLike[str] | None = None,
     figsize: tuple[float, float] = (6.4, 4.2),
 ) -> Figure:
@@ -112,7 +113,9 @@ def metric_vs_param(
     metric (1e-6 for Mbps), ``xscale`` the parameter. ``bounds`` is the metric's range (in
     its own units, before ``scale``): bands are clipped to it, so a band never shows values
     the metric cannot take. ``overlay(ax, rows)`` may draw more (a model curve) before the
-    legend is made; it gets ``raw`` (the per-run rows) when given, else ``data``.
+    legend is made; it gets ``raw`` (the per-run rows) when given, else ``data``. ``upper``
+    is the value of ``group`` that bounds the others (the loss-cause oracle): it is drawn last,
+    dashed black with a grey band, and labelled "<value> (upper bound)".
     """
     import polars as pl
 
@@ -129,6 +132,10 @@ def metric_vs_param(
         keys = agg.select(groups).unique(maintain_order=True).sort(groups).rows()
     else:
         keys = [()]
+    bound = (upper,) if upper is not None and len(groups) == 1 else None
+    if bound in keys:
+        # The bound is drawn last, so it sits on top and ends the legend.
+        keys = [k for k in keys if k != bound] + [bound]
     markers = "osD^v<>px*"
     for i, key in enumerate(keys):
         sub = agg
@@ -138,11 +145,17 @@ def metric_vs_param(
         xs = [float(v) * xscale for v in sub[x].to_list()]
         ys = [float(v) * scale for v in sub["mean"].to_list()]
         label = ", ".join(_label(v) for v in key) if key else metric
-        (line,) = ax.plot(xs, ys, marker=markers[i % len(markers)], label=label)
+        if key == bound:
+            style: dict[str, Any] = {"color": "black", "ls": "--", "lw": 1.6, "marker": "x"}
+            label = f"{label} (upper bound)"
+        else:
+            style = {"marker": markers[i % len(markers)]}
+        (line,) = ax.plot(xs, ys, label=label, **style)
         if band:
             lo = [_num(v) * scale for v in sub["ci_low"].to_list()]
             hi = [_num(v) * scale for v in sub["ci_high"].to_list()]
-            ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+            alpha = 0.1 if key == bound else 0.2
+            ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=alpha, linewidth=0)
     if overlay is not None:
         overlay(ax, raw if raw is not None else data)
     _log_axes(ax, logx=logx, logy=logy, xs=agg[x].to_list(), xscale=xscale)

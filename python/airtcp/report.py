@@ -252,6 +252,7 @@ def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path, cache: _Fig
             logy=spec.logy,
             ylim0=spec.ylim0,
             overlay=spec.overlay,
+            upper=spec.upper,
         )
 
     b64 = base64.b64encode(cache.png(spec.name, _figure_key(spec, df), draw)).decode("ascii")
@@ -286,6 +287,17 @@ def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path, cache: _Fig
         else ""
     )
     sweeps = _figure_sources(spec, data, df)
+    shares = _shares_table(spec, data)
+    if spec.upper is not None:
+        cap += (
+            f"Dashed black: {_e(spec.upper)}, the loss-cause oracle (NewReno told the true cause "
+            "of every loss), the upper bound loss differentiation can reach"
+            + (
+                "; the table under the figure gives each line as a share of it. "
+                if shares
+                else ". "
+            )
+        )
     band = f"Mean over seeds with a shaded {LEVEL:.0%} Student-t confidence band"
     if spec.bounds is not None:
         band += (
@@ -302,8 +314,33 @@ def _figure_section(spec: FigureSpec, data: PaperData, outdir: Path, cache: _Fig
         + f". Also saved as <code>{_e(spec.name)}.png</code> and "
         f"<code>{_e(spec.name)}.svg</code>.</figcaption></figure>"
         f'<div class="fig-table" data-figure="{_e(spec.name)}">{table}</div>'
+        f"{shares}"
     )
     return fig_html
+
+
+def _shares_table(spec: FigureSpec, data: PaperData) -> str:
+    """HTML of a figure's lines as a share of its upper bound at each x, or "" when the figure
+    has none (or no share table)."""
+    if spec.upper is None or not spec.share:
+        return ""
+    shares = data.shares(spec, LEVEL)
+    if shares.height == 0:
+        return ""
+    xlab = spec.xlabel or spec.x
+    cols = [spec.group or "", xlab, "n", f"% of {spec.upper}", "95% CI low", "95% CI high"]
+    rows = [
+        [r["group"], r["x"], r["n"], r["share"], r["ci_low"], r["ci_high"]]
+        for r in shares.sort("group", "x").iter_rows(named=True)
+    ]
+    return (
+        f'<div class="share-table" data-figure="{_e(spec.name)}" data-upper="{_e(spec.upper)}">'
+        f'<p class="meta">Share of {_e(spec.upper)} (upper bound): the mean '
+        f"{_e(spec.ylabel or spec.metric)} of each line over seeds in % of the mean of the "
+        f"{_e(spec.upper)} at the same {_e(xlab)}; the {LEVEL:.0%} interval is 100 % plus "
+        f"Welch's interval of both samples taken in % of the mean of the {_e(spec.upper)} "
+        "(airtcp.stats.share_of), clipped at 0.</p>" + _html_table(cols, rows, left=1) + "</div>"
+    )
 
 
 def _table_section(spec: Any, data: PaperData) -> str:

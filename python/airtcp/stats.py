@@ -19,6 +19,7 @@ from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
 __all__ = [
     "relative_samples",
+    "share_of",
     "INCONCLUSIVE",
     "NOT_SUPPORTED",
     "SUPPORTED",
@@ -334,6 +335,49 @@ def relative_samples(
         xa += [100.0 * x / mean for x in _clean(here.filter(pl.col(label) == a)[metric].to_list())]
         xb += [100.0 * x / mean for x in ref]
     return xa, xb
+
+
+def share_of(
+    df: Any,
+    metric: str,
+    *,
+    label: str,
+    ref: Any,
+    at: str,
+    level: float = 0.95,
+) -> list[dict[str, Any]]:
+    """Each ``label`` value's mean ``metric`` as a share (in %) of the mean of the reference
+    ``ref`` (the loss-cause oracle in the reproductions) at each value of column ``at``: one
+    row per (value of ``at``, label) with ``n`` (runs of the label), ``share`` (100 × its mean
+    over the reference's mean) and its ``level`` interval, ``ci_low``/``ci_high``.
+
+    The interval is ``100 +`` the Welch interval of :func:`relative_samples` of the label
+    against the reference at that value (both samples in % of the reference's mean), so it
+    carries the spread of both; it is clipped at 0 (a share of a rate is not negative) and
+    NaN when either side has fewer than two runs. Values where the reference has no runs or a
+    zero mean give no rows; the reference itself is not listed."""
+    rows: list[dict[str, Any]] = []
+    xs = sorted({v for v in df[at].to_list() if v is not None})
+    labels = sorted({v for v in df[label].to_list() if v is not None and v != ref})
+    for x in xs:
+        for lab in labels:
+            a, b = relative_samples(df, metric, label=label, a=lab, b=ref, at=at, values=[x])
+            if not a or not b:
+                continue
+            w = welch(a, b, level)
+            lo, hi, _ = clip(100.0 + w.ci_low, 100.0 + w.ci_high, (0.0, None))
+            rows.append(
+                {
+                    at: x,
+                    label: lab,
+                    "n": w.n_a,
+                    "n_ref": w.n_b,
+                    "share": math.fsum(a) / len(a),
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
+    return rows
 
 
 def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None = None) -> Outcome:

@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..store import Store
 
 __all__ = [
+    "ORACLE",
     "ClaimResult",
     "ClaimSpec",
     "FigureSpec",
@@ -72,6 +73,11 @@ __all__ = [
     "register",
     "reproduce",
 ]
+
+
+#: the scheme (``cc``) and the line label of the loss-cause oracle, the upper bound of every
+#: reproduction's goodput figures (docs/schemes/oracle.md)
+ORACLE = "oracle"
 
 
 @dataclass(frozen=True)
@@ -123,7 +129,13 @@ class FigureSpec:
     the metric/parameter for display (and for the figure's table). ``bounds`` is the metric's
     range in its own units (``(0, None)`` for a rate, ``(0, 100)`` for a percentage):
     confidence intervals are clipped to it, and the caption says so. ``rows`` says what one
-    row of the data is (``"runs (FTP flows summed)"``), for the caption."""
+    row of the data is (``"runs (FTP flows summed)"``), for the caption. A ``where`` value
+    that is a list, tuple or set keeps rows whose column holds any of its items.
+
+    ``upper`` names the ``group`` value that is the upper bound (the loss-cause oracle,
+    ``cc = "oracle"``): it is drawn as a dashed black line labelled "… (upper bound)", and,
+    unless ``share`` is False (a figure of changes rather than of goodput itself), the report
+    gives every other line's metric as a share of it at each x (:func:`airtcp.stats.share_of`)."""
 
     name: str
     title: str
@@ -144,6 +156,8 @@ class FigureSpec:
     caption: str = ""
     bounds: tuple[float | None, float | None] | None = None
     rows: str = ""
+    upper: str | None = None
+    share: bool = True
 
 
 @dataclass(frozen=True)
@@ -251,8 +265,56 @@ class PaperData:
             raise KeyError(f"sweep {sweep!r} has no table {table!r} (have: {', '.join(tabs)})")
         df = tabs[table]
         for col, val in (where or {}).items():
-            df = df.filter(pl.col(col) == val)
+            if isinstance(val, (list, tuple, set, frozenset)):
+                df = df.filter(pl.col(col).is_in(list(val)))
+            else:
+                df = df.filter(pl.col(col) == val)
         return df
+
+    def figure(self, name: str) -> FigureSpec:
+        """The paper's figure called ``name``."""
+        for f in self.paper.figures:
+            if f.name == name:
+                return f
+        raise KeyError(f"paper {self.paper.key}: no figure {name!r}")
+
+    def shares(self, figure: FigureSpec | str, level: float = 0.95) -> pl.DataFrame:
+        """Each line of a figure with an upper bound as a share of it at each x
+        (:func:`airtcp.stats.share_of` on the figure's rows): columns ``group`` (the line),
+        ``x`` (the figure's x, times ``xscale``), ``n`` (runs), ``share`` (%) and its ``level``
+        interval ``ci_low``/``ci_high``. Empty when the figure has no upper bound or its rows
+        hold no run of it."""
+        import polars as pl
+
+        from ..stats import share_of
+
+        spec = self.figure(figure) if isinstance(figure, str) else figure
+        schema = {
+            "group": pl.Utf8,
+            "x": pl.Float64,
+            "n": pl.Int64,
+            "share": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+        }
+        if spec.upper is None or spec.group is None:
+            return pl.DataFrame(schema=schema)
+        df = self.table(spec.sweep, spec.table, spec.where)
+        rows = share_of(df, spec.metric, label=spec.group, ref=spec.upper, at=spec.x, level=level)
+        return pl.DataFrame(
+            [
+                {
+                    "group": str(r[spec.group]),
+                    "x": float(r[spec.x]) * spec.xscale,
+                    "n": r["n"],
+                    "share": r["share"],
+                    "ci_low": r["ci_low"],
+                    "ci_high": r["ci_high"],
+                }
+                for r in rows
+            ],
+            schema=schema,
+        )
 
     def set_table(self, sweep: str, table: str, df: pl.DataFrame) -> None:
         self.tables.setdefault(sweep, {})[table] = df
@@ -288,6 +350,8 @@ def register(paper: Paper) -> Paper:
     for f in paper.figures:
         if f.sweep not in names:
             raise ValueError(f"paper {paper.key}: figure {f.name} uses unknown sweep {f.sweep!r}")
+        if f.upper is not None and f.group is None:
+            raise ValueError(f"paper {paper.key}: figure {f.name} has an upper bound but no group")
     ids = [c.id for c in paper.claims]
     if len(set(ids)) != len(ids):
         raise ValueError(f"paper {paper.key}: claim ids repeat: {ids}")
