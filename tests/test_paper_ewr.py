@@ -15,7 +15,7 @@ from airtcp.cli import main
 from airtcp.papers import PaperData, ewr
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
-from .test_report import OUTCOMES, ReportParser
+from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
 
 
 def _data(tables: dict) -> PaperData:
@@ -237,6 +237,7 @@ def test_quick_reproduction_report_and_store(tmp_path):
     html = (tmp_path / "ewr" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
+    assert_oracle_shares(p, papers.get("ewr"))
     assert set(p.claims) == {c.id for c in ewr.PAPER.claims}
     assert set(p.claims.values()) <= OUTCOMES
     assert {"fig2", "fig4", "verdicts"} <= set(p.figures)

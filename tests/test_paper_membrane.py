@@ -8,12 +8,12 @@ import random
 import polars as pl
 
 import airtcp
-from airtcp import Store
+from airtcp import Store, papers
 from airtcp.cli import main
 from airtcp.papers import PaperData, membrane
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
-from .test_report import OUTCOMES, ReportParser
+from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
 
 SCHEMES = [
     "Reno",
@@ -193,6 +193,7 @@ def test_quick_reproduction_report_and_store(tmp_path):
     html = (tmp_path / "membrane" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
+    assert_oracle_shares(p, papers.get("membrane"))
     assert set(p.claims) == {c.id for c in membrane.PAPER.claims}
     assert set(p.claims.values()) <= OUTCOMES
     assert {"grid_base", "grid_xl", "grid_best"} <= set(p.figures)

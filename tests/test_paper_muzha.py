@@ -13,7 +13,7 @@ from airtcp.cli import main
 from airtcp.papers import PaperData, muzha
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
-from .test_report import OUTCOMES, ReportParser
+from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
 
 
 def _chains(gain: float, noise: float, n: int = 10) -> pl.DataFrame:
@@ -126,6 +126,7 @@ def test_quick_reproduction_report_and_store(tmp_path):
     html = (tmp_path / "muzha" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
+    assert_oracle_shares(p, papers.get("muzha"))
     assert set(p.claims) == {c.id for c in muzha.PAPER.claims}
     assert set(p.claims.values()) <= OUTCOMES
     assert "throughput" in p.figures and "cwnd4" in p.figures

@@ -15,7 +15,7 @@ from airtcp.cli import main
 from airtcp.papers import PaperData, snr_gate
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED, verdict, welch
 
-from .test_report import OUTCOMES, ReportParser
+from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
 
 # --------------------------------------------------------------------------------------------
 # statistics
@@ -169,6 +169,7 @@ def test_quick_reproduction_report_and_store(tmp_path):
     html = (tmp_path / "snr-gate" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
+    assert_oracle_shares(p, papers.get("snr-gate"))
     paper = papers.get("snr-gate")
     assert set(p.figures) == {f.name for f in paper.figures}
     assert {"delay_throughput", "coherence_throughput"} <= set(p.figures)

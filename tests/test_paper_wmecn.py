@@ -16,7 +16,7 @@ from airtcp.papers import PaperData, wmecn
 from airtcp.scenario import PathError
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
-from .test_report import OUTCOMES, ReportParser, claim_lines
+from .test_report import OUTCOMES, ReportParser, assert_oracle_shares, claim_lines
 
 
 def test_quick_reproduction_report_and_store(tmp_path, capsys):
@@ -26,6 +26,7 @@ def test_quick_reproduction_report_and_store(tmp_path, capsys):
     html = (tmp_path / "wmecn" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
+    assert_oracle_shares(p, papers.get("wmecn"))
     paper = papers.get("wmecn")
     assert set(p.figures) == {f.name for f in paper.figures}
     assert set(p.claims) == {c.id for c in paper.claims}
@@ -69,6 +70,10 @@ def test_quick_reproduction_report_and_store(tmp_path, capsys):
         body = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
         if name == "claims":
             assert len(body) == 1 + len(paper.claims)
+        elif name == "oracle-share":
+            # One table a goodput figure (a load): header, the oracle's goodput, each scheme.
+            assert table.count("(figure `goodput_n") == len(wmecn.SOURCES)
+            assert len(body) == len(wmecn.SOURCES) * (1 + len(wmecn.SCHEMES))
         else:
             assert len(body) == 1 + n_cells, name
     assert "| 8 | 10 % |" in paper.doc_tables["goodput"](data)

@@ -36,6 +36,17 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
+def assert_oracle_shares(p: ReportParser, paper: papers.Paper) -> None:
+    """Every figure with an upper bound (and a share table) has the table of its lines as a
+    share of the oracle under it, and its caption says what the dashed line is."""
+    bounded = {f.name for f in paper.figures if f.upper is not None and f.share}
+    assert bounded, "every reproduction has a goodput figure bounded by the oracle"
+    assert p.share_tables == {name: "oracle" for name in bounded}
+    for f in paper.figures:
+        if f.upper is not None:
+            assert "Dashed black: oracle, the loss-cause oracle" in p.captions[f.name], f.name
+
+
 class ReportParser(HTMLParser):
     """Collects figures (with their image sources), claims (with verdicts) and external refs."""
 
@@ -43,6 +54,8 @@ class ReportParser(HTMLParser):
         super().__init__()
         self.figures: dict[str, list[str]] = {}
         self.fig_tables: set[str] = set()
+        #: figure -> its upper bound, for each table of the lines as a share of it
+        self.share_tables: dict[str, str] = {}
         self.claims: dict[str, str] = {}
         self.captions: dict[str, str] = {}
         self.external: list[str] = []
@@ -63,6 +76,8 @@ class ReportParser(HTMLParser):
             self.figures[self._fig].append(a.get("src", ""))
         elif tag == "div" and a.get("class") == "fig-table":
             self.fig_tables.add(a["data-figure"])
+        elif tag == "div" and a.get("class") == "share-table":
+            self.share_tables[a["data-figure"]] = a["data-upper"]
         elif tag == "section" and "data-claim" in a:
             self.claims[a["data-claim"]] = a["data-verdict"]
         elif tag == "figcaption":
@@ -118,6 +133,7 @@ def test_reproduce_quick_writes_a_complete_self_contained_report(quick_report):
     paper = papers.get("padhye")
     assert set(p.figures) == {f.name for f in paper.figures}
     assert p.fig_tables == {f.name for f in paper.figures}
+    assert_oracle_shares(p, paper)
     for name, srcs in p.figures.items():
         assert len(srcs) == 1 and srcs[0].startswith("data:image/png;base64,"), name
         png = base64.b64decode(srcs[0].split(",", 1)[1])
@@ -163,8 +179,8 @@ def test_quick_runs_are_in_the_store_and_the_claims_use_them(quick_report):
     with Store(quick_report / "padhye" / "runs.sqlite") as st:
         flows = st.flows("padhye/loss-quick")
     spec = papers.get("padhye").sweep("loss")
-    n = len(spec.quick_grid[padhye.P_PATH]) * len(padhye.SCHEMES) * spec.quick_seeds
-    assert flows.height == n and set(flows["cc"]) == set(padhye.SCHEMES)
+    n = len(spec.quick_grid[padhye.P_PATH]) * len(padhye.CCS) * spec.quick_seeds
+    assert flows.height == n and set(flows["cc"]) == set(padhye.CCS)
     assert flows["goodput_bps"].min() > 0
 
 

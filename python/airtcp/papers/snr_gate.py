@@ -25,7 +25,16 @@ from typing import Any
 
 from ..scenario import Scenario
 from ..stats import INCONCLUSIVE, clip, magnitude, verdict, welch
-from . import ClaimResult, ClaimSpec, FigureSpec, Paper, PaperData, SweepSpec, register
+from . import (
+    ORACLE,
+    ClaimResult,
+    ClaimSpec,
+    FigureSpec,
+    Paper,
+    PaperData,
+    SweepSpec,
+    register,
+)
 
 FILE_BYTES = 5_000_000
 THRESHOLDS = [3.0, 4.0, 5.0, 6.0]
@@ -63,7 +72,7 @@ PAPER_OVERHEAD_PTS = -0.7
 SMALLEST_STEP_PTS = 1.0
 
 
-def _base(quick: bool, gate: bool, *, coherence: bool = False) -> Scenario:
+def _base(quick: bool, gate: bool, *, coherence: bool = False, cc: str = "reno") -> Scenario:
     synth: dict[str, Any] = {
         "waypoints": WAYPOINTS,
         "shadowing_db": 3.0,
@@ -116,7 +125,7 @@ def _base(quick: bool, gate: bool, *, coherence: bool = False) -> Scenario:
                 "name": "ftp",
                 "src": "MH",
                 "dst": "FH",
-                "cc": "reno",
+                "cc": cc,
                 "app": {"kind": "file", "size": FILE_BYTES},
             }
         ],
@@ -145,6 +154,16 @@ def gate_scenario(quick: bool) -> Scenario:
 
 def coherence_reno_scenario(quick: bool) -> Scenario:
     return _base(quick, gate=False, coherence=True)
+
+
+def oracle_scenario(quick: bool) -> Scenario:
+    """Plain Reno's setup with the loss-cause oracle as the sender (no gate): it does not cut
+    its window for a loss to the channel's errors."""
+    return _base(quick, gate=False, cc=ORACLE)
+
+
+def coherence_oracle_scenario(quick: bool) -> Scenario:
+    return _base(quick, gate=False, coherence=True, cc=ORACLE)
 
 
 def coherence_gate_scenario(quick: bool) -> Scenario:
@@ -186,11 +205,21 @@ def _paired(gate: Any, reno: Any, x_col: str, x_name: str, on: list[str]) -> Any
     ).sort(x_name, "seed")
 
 
+def _with_x(df: Any, col: str, values: list[Any]) -> Any:
+    """``df`` repeated at each of ``values`` of a new column ``col`` (runs whose setup does not
+    depend on it, drawn beside runs that do)."""
+    import polars as pl
+
+    return df.join(pl.DataFrame({col: values}), how="cross")
+
+
 def derive(data: PaperData) -> None:
     """Add the overhead and throughput in kB/s to every sweep's flows; a comparison table
-    (``cmp``) holding, at each threshold, the gated runs (``scheme`` = "Reno + gate") and the
-    plain Reno runs (``scheme`` = "Reno"); and per-seed changes against Reno on the same trace
-    (``paired``) for the delay and coherence-time sweeps."""
+    (``cmp``) holding, at each threshold, the gated runs (``scheme`` = "Reno + gate"), the
+    plain Reno runs (``scheme`` = "Reno") and the oracle's (``scheme`` = "oracle"); per-seed
+    changes against Reno on the same trace (``paired``) for the delay and coherence-time
+    sweeps, the gate's and the oracle's (``scheme``); and the coherence sweeps' runs side by
+    side (``coh-gate``/``cmp``)."""
     import polars as pl
 
     for name in list(data.tables):
@@ -207,35 +236,63 @@ def derive(data: PaperData) -> None:
         pl.lit("Reno + gate").alias("scheme"), pl.lit(store_name("gate")).alias("sweep")
     )
     thresholds = sorted(set(gated["threshold_db"].to_list()))
-    base = pl.concat(
-        [
-            reno.select(cols).with_columns(
-                pl.lit(t).alias("threshold_db"),
-                pl.lit("Reno").alias("scheme"),
-                pl.lit(store_name("reno")).alias("sweep"),
-            )
-            for t in thresholds
-        ]
-    ).select(gated.columns)
-    data.set_table("gate", "cmp", pl.concat([gated, base]))
+    flat = [("Reno", "reno")] + ([(ORACLE, ORACLE)] if ORACLE in data.tables else [])
+    base = [
+        pl.concat(
+            [
+                data.table(sweep, "flows")
+                .select(cols)
+                .with_columns(
+                    pl.lit(t).alias("threshold_db"),
+                    pl.lit(label).alias("scheme"),
+                    pl.lit(store_name(sweep)).alias("sweep"),
+                )
+                for t in thresholds
+            ]
+        ).select(gated.columns)
+        for label, sweep in flat
+    ]
+    data.set_table("gate", "cmp", pl.concat([gated, *base]))
+
+    def label(df: Any, scheme: str, sweeps: str) -> Any:
+        return df.with_columns(pl.lit(scheme).alias("scheme"), pl.lit(sweeps).alias("sweep"))
+
     if "delay" in data.tables:
         paired = _paired(data.table("delay", "flows"), reno, DELAY_PATH, "delay_s", ["seed"])
-        data.set_table(
-            "delay",
-            "paired",
-            paired.with_columns(
-                pl.lit(f"{store_name('delay')} and {store_name('reno')}").alias("sweep")
-            ),
-        )
+        parts = [label(paired, "Reno + gate", f"{store_name('delay')} and {store_name('reno')}")]
+        if ORACLE in data.tables:
+            delays = sorted(set(paired["delay_s"].to_list()))
+            oracle = _with_x(data.table(ORACLE, "flows"), DELAY_PATH, delays)
+            o = _paired(oracle, reno, DELAY_PATH, "delay_s", ["seed"])
+            parts.append(label(o, ORACLE, f"{store_name(ORACLE)} and {store_name('reno')}"))
+        data.set_table("delay", "paired", pl.concat(parts))
     if "coh-gate" in data.tables and "coh-reno" in data.tables:
         cr = data.table("coh-reno", "flows").with_columns(pl.col(TC_PATH).cast(pl.Float64))
         cg = data.table("coh-gate", "flows").with_columns(pl.col(TC_PATH).cast(pl.Float64))
         paired = _paired(cg, cr, TC_PATH, "coherence_s", ["seed", TC_PATH])
+        parts = [
+            label(paired, "Reno + gate", f"{store_name('coh-gate')} and {store_name('coh-reno')}")
+        ]
+        runs = [("Reno", cr, "coh-reno"), ("Reno + gate", cg, "coh-gate")]
+        if "coh-oracle" in data.tables:
+            co = data.table("coh-oracle", "flows").with_columns(pl.col(TC_PATH).cast(pl.Float64))
+            o = _paired(co, cr, TC_PATH, "coherence_s", ["seed", TC_PATH])
+            sweeps = f"{store_name('coh-oracle')} and {store_name('coh-reno')}"
+            parts.append(label(o, ORACLE, sweeps))
+            runs.append((ORACLE, co, "coh-oracle"))
+        data.set_table("coh-gate", "paired", pl.concat(parts))
         data.set_table(
             "coh-gate",
-            "paired",
-            paired.with_columns(
-                pl.lit(f"{store_name('coh-gate')} and {store_name('coh-reno')}").alias("sweep")
+            "cmp",
+            pl.concat(
+                [
+                    label(
+                        df.select(pl.col(TC_PATH).alias("coherence_s"), *cols),
+                        scheme,
+                        store_name(sweep),
+                    )
+                    for scheme, df, sweep in runs
+                ]
             ),
         )
 
@@ -465,7 +522,7 @@ def _doc_paired(data: PaperData, sweep: str, x: str, label: str, metrics: list) 
     from ..analysis import aggregate
     from ..docgen import ci, md_table
 
-    paired = data.table(sweep, "paired")
+    paired = data.table(sweep, "paired", {"scheme": "Reno + gate"})
     xs = sorted(set(paired[x].to_list()))
     rows = []
     for metric, name, digits in metrics:
@@ -512,6 +569,14 @@ def _doc_coherence(data: PaperData) -> str:
     )
 
 
+def _doc_oracle(data: PaperData) -> str:
+    """Plain and gated Reno's throughput as a share of the oracle's, per threshold and per
+    coherence time."""
+    from ..docgen import oracle_shares
+
+    return oracle_shares(data)
+
+
 _MAGNITUDE_TEST = (
     f"Gated runs at {TEST_T:g} dB against plain Reno on the same seeds: Welch's t-test, 95% "
     "CI of the change (in % of Reno's mean, or points for the overhead) and Hedges' g. "
@@ -542,7 +607,8 @@ PAPER = register(
             "SNR gate at the mobile host (thresholds 3–6 dB, deciding every 100 ms on the SNR "
             "measured over the interval that has just ended). Each seed synthesizes its own "
             "trace along the same walk; at 5 dB the measurement delay and the fading's "
-            "coherence time are swept."
+            "coherence time are swept. The loss-cause oracle, on plain Reno's setup, is the "
+            "upper bound of the throughput figures."
         ),
         notes=(
             "The paper's WaveLAN trace is not available. The walk (1.4 m/s, 20 m → 75 m → "
@@ -588,6 +654,22 @@ PAPER = register(
                 description="plain Reno, Gauss–Markov fading with coherence time 0.05–25 s",
             ),
             SweepSpec(
+                name=ORACLE,
+                scenario=oracle_scenario,
+                grid={},
+                seeds=30,
+                quick_seeds=4,
+                description="the loss-cause oracle on plain Reno's setup (no gate)",
+            ),
+            SweepSpec(
+                name="coh-oracle",
+                scenario=coherence_oracle_scenario,
+                grid={TC_PATH: COHERENCE},
+                seeds=30,
+                quick_seeds=4,
+                description="the oracle, Gauss–Markov fading with coherence time 0.05–25 s",
+            ),
+            SweepSpec(
                 name="coh-gate",
                 scenario=coherence_gate_scenario,
                 grid={TC_PATH: COHERENCE},
@@ -605,12 +687,15 @@ PAPER = register(
                 x="threshold_db",
                 metric="throughput_kBps",
                 bounds=(0.0, None),
-                rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
                 xlabel="SNR threshold (dB)",
                 ylabel="throughput (kB/s)",
                 ylim0=False,
-                caption="Mean over seeds with 95% confidence bands; Reno has no gate (flat).",
+                caption="Mean over seeds with 95% confidence bands; Reno and the oracle have "
+                "no gate (flat).",
+                rows="rows (gated runs; the plain Reno and oracle runs repeated at every "
+                "threshold)",
+                upper=ORACLE,
             ),
             FigureSpec(
                 name="connection_time",
@@ -622,6 +707,7 @@ PAPER = register(
                 bounds=(0.0, None),
                 rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
+                where={"scheme": ["Reno", "Reno + gate"]},
                 xlabel="SNR threshold (dB)",
                 ylabel="connection time (s)",
                 ylim0=False,
@@ -636,6 +722,7 @@ PAPER = register(
                 bounds=(0.0, None),
                 rows="rows (gated runs; the plain Reno runs repeated at every threshold)",
                 group="scheme",
+                where={"scheme": ["Reno", "Reno + gate"]},
                 xlabel="SNR threshold (dB)",
                 ylabel="overhead (%)",
                 caption="Overhead = (bytes sent − data) / data × 100.",
@@ -648,13 +735,17 @@ PAPER = register(
                 x="delay_s",
                 metric="throughput_gain_pct",
                 bounds=(-100.0, None),
-                rows="seeds (gated vs plain Reno on the same trace)",
+                rows="seeds (gated, and the oracle, vs plain Reno on the same trace)",
+                group="scheme",
                 xlabel="measurement delay (s)",
                 ylabel="throughput change vs Reno (%)",
                 logx=True,
                 ylim0=False,
                 caption="Per seed, gated vs plain Reno on the same trace; mean with 95% CI. "
-                "0.1 s: the gate knows the interval that has just ended.",
+                "0.1 s: the gate knows the interval that has just ended. The oracle has no "
+                "gate: its change is the same at every delay.",
+                upper=ORACLE,
+                share=False,
             ),
             FigureSpec(
                 name="delay_overhead",
@@ -664,6 +755,7 @@ PAPER = register(
                 x="delay_s",
                 metric="overhead_change_pts",
                 rows="seeds (gated vs plain Reno on the same trace)",
+                where={"scheme": "Reno + gate"},
                 xlabel="measurement delay (s)",
                 ylabel="overhead change vs Reno (points)",
                 logx=True,
@@ -677,13 +769,33 @@ PAPER = register(
                 x="coherence_s",
                 metric="throughput_gain_pct",
                 bounds=(-100.0, None),
-                rows="seeds (gated vs plain Reno on the same trace)",
+                rows="seeds (gated, and the oracle, vs plain Reno on the same trace)",
+                group="scheme",
                 xlabel="coherence time Tc (s), Gauss–Markov fading",
                 ylabel="throughput change vs Reno (%)",
                 logx=True,
                 ylim0=False,
                 caption="Same walk, fading with autocorrelation exp(−τ/Tc); the gate reads "
                 "the interval that has just ended.",
+                upper=ORACLE,
+                share=False,
+            ),
+            FigureSpec(
+                name="coherence_goodput",
+                title="Throughput vs fading coherence time (gate at 5 dB)",
+                sweep="coh-gate",
+                table="cmp",
+                x="coherence_s",
+                metric="throughput_kBps",
+                bounds=(0.0, None),
+                rows="runs",
+                group="scheme",
+                xlabel="coherence time Tc (s), Gauss–Markov fading",
+                ylabel="throughput (kB/s)",
+                logx=True,
+                ylim0=False,
+                caption="The runs behind the two figures of changes against Reno, as they are.",
+                upper=ORACLE,
             ),
             FigureSpec(
                 name="coherence_overhead",
@@ -693,6 +805,7 @@ PAPER = register(
                 x="coherence_s",
                 metric="overhead_change_pts",
                 rows="seeds (gated vs plain Reno on the same trace)",
+                where={"scheme": "Reno + gate"},
                 xlabel="coherence time Tc (s), Gauss–Markov fading",
                 ylabel="overhead change vs Reno (points)",
                 logx=True,
@@ -735,6 +848,7 @@ PAPER = register(
             "claims": _doc_claims,
             "delay": _doc_delay,
             "coherence": _doc_coherence,
+            "oracle-share": _doc_oracle,
         },
     )
 )
