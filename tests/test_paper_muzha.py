@@ -126,7 +126,8 @@ def test_quick_reproduction_report_and_store(tmp_path):
     html = (tmp_path / "muzha" / "quick" / "index.html").read_text()
     p = ReportParser()
     p.feed(html)
-    assert_oracle_shares(p, papers.get("muzha"))
+    # The quick lossy sweep has 4 hops only: the 8- and 16-hop figures are empty.
+    assert_oracle_shares(p, papers.get("muzha"), frozenset({"lossy8", "lossy16"}))
     assert set(p.claims) == {c.id for c in muzha.PAPER.claims}
     assert set(p.claims.values()) <= OUTCOMES
     assert "throughput" in p.figures and "cwnd4" in p.figures
