@@ -72,6 +72,11 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "handshake": c.handshake,
         "limited_transmit": c.limited_transmit,
         "prr": c.prr,
+        "rack": c.rack,
+        "tlp": c.tlp,
+        "frto": c.frto,
+        "recover_guard": c.recover_guard.name(),
+        "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
     })
 }
 

@@ -634,6 +634,13 @@ pub struct TcpOptions {
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
     pub prr: Option<bool>,
+    pub rack: Option<bool>,
+    pub tlp: Option<bool>,
+    pub frto: Option<bool>,
+    /// "careful", "ack", "timestamp" or "off" (RFC 6582; docs/tcp_profiles.md).
+    pub recover_guard: Option<String>,
+    /// "rfc6298" (min_rto a floor) or "linux" (min_rto added to SRTT).
+    pub rto_formula: Option<String>,
 }
 
 impl TcpOptions {
@@ -642,6 +649,14 @@ impl TcpOptions {
         macro_rules! pick {
             ($($f:ident),*) => { TcpOptions {
                 profile: self.profile.clone().or_else(|| base.profile.clone()),
+                recover_guard: self
+                    .recover_guard
+                    .clone()
+                    .or_else(|| base.recover_guard.clone()),
+                rto_formula: self
+                    .rto_formula
+                    .clone()
+                    .or_else(|| base.rto_formula.clone()),
                 $($f: self.$f.or(base.$f),)*
             } };
         }
@@ -664,7 +679,10 @@ impl TcpOptions {
             handshake,
             dda_delay,
             limited_transmit,
-            prr
+            prr,
+            rack,
+            tlp,
+            frto
         )
     }
 }

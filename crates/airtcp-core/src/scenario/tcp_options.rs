@@ -1,7 +1,7 @@
 //! Resolving a flow's TCP options from the scenario into the endpoints' configuration.
 
 use super::schema::TcpOptions;
-use crate::tcp::{Profile, TcpConfig};
+use crate::tcp::{Profile, RecoverGuard, TcpConfig};
 
 /// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
 /// offending key.
@@ -118,6 +118,50 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     }
     if let Some(v) = o.prr {
         c.prr = v;
+    }
+    if let Some(v) = o.rack {
+        c.rack = v;
+    }
+    if let Some(v) = o.tlp {
+        c.tlp = v;
+    }
+    if let Some(v) = o.frto {
+        c.frto = v;
+    }
+    if let Some(name) = &o.recover_guard {
+        c.recover_guard = RecoverGuard::from_name(name).ok_or_else(|| {
+            (
+                "recover_guard".to_string(),
+                crate::util::unknown_name("recover_guard", name, &RecoverGuard::NAMES),
+            )
+        })?;
+    }
+    if let Some(name) = &o.rto_formula {
+        c.rto_min_added = match name.as_str() {
+            "rfc6298" => false,
+            "linux" => true,
+            _ => {
+                return Err((
+                    "rto_formula".into(),
+                    crate::util::unknown_name("rto_formula", name, &["rfc6298", "linux"]),
+                ))
+            }
+        };
+    }
+    // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
+    // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.
+    for (key, asked) in [("rack", o.rack), ("tlp", o.tlp)] {
+        if asked == Some(true) && !c.sack {
+            return Err((key.into(), "needs sack = true".into()));
+        }
+    }
+    c.rack &= c.sack;
+    c.tlp &= c.sack;
+    if c.recover_guard == RecoverGuard::Timestamp && !c.timestamps {
+        return Err((
+            "recover_guard".into(),
+            "\"timestamp\" needs timestamps = true".into(),
+        ));
     }
     if let Some(v) = o.handshake {
         c.handshake = v;

@@ -48,6 +48,11 @@ pub struct FlowResult {
     /// Fast retransmits the scheme made without a window reduction.
     pub uncut_retransmits: u64,
     pub window_probes: u64,
+    /// Tail loss probes sent (RFC 8985), and those that repaired a loss (a reduction each).
+    pub tlp_probes: u64,
+    pub tlp_recoveries: u64,
+    /// Timeouts F-RTO found spurious and undid.
+    pub spurious_timeouts: u64,
     /// Final bandwidth estimate of schemes that keep one (Westwood family), bits/s.
     pub bwe_bps: Option<f64>,
     pub avg_cwnd_segments: f64,
@@ -206,6 +211,9 @@ impl RunResult {
                 ecn_reductions: 0,
                 eln_retransmits: 0,
                 window_probes: 0,
+                tlp_probes: 0,
+                tlp_recoveries: 0,
+                spurious_timeouts: 0,
                 bwe_bps: None,
                 avg_cwnd_segments: 0.0,
                 rtt_min_s: None,
@@ -278,6 +286,9 @@ impl RunResult {
                         );
                     }
                     r.window_probes = s.window_probes;
+                    r.tlp_probes = s.tlp_probes;
+                    r.tlp_recoveries = s.tlp_recoveries;
+                    r.spurious_timeouts = s.spurious_timeouts;
                     r.bwe_bps = t.tx.cc().bandwidth_estimate();
                     let mut extra = Vec::new();
                     t.tx.cc().metrics(&mut extra);

@@ -42,6 +42,67 @@ pub struct TcpConfig {
     /// RFC 6937 proportional rate reduction during SACK recovery (instead of RFC 6675's
     /// cwnd = ssthresh at once).
     pub prr: bool,
+    /// RFC 8985 RACK: losses detected by time (a segment sent before one that was delivered,
+    /// and older than an RTT plus a reordering window), retransmissions included. Needs SACK.
+    pub rack: bool,
+    /// RFC 8985 7 tail loss probe: with nothing else to trigger recovery, a probe after about
+    /// two smoothed RTTs instead of waiting for the RTO. Needs SACK.
+    pub tlp: bool,
+    /// RFC 5682 F-RTO: after a timeout, send new data before resending the window, and undo
+    /// the reduction (RFC 4015's response) if the timeout proves spurious.
+    pub frto: bool,
+    /// RFC 6582 guard against a second fast retransmit for duplicate ACKs that do not cover
+    /// `recover` (ACKs of needless go-back-N resends after a timeout).
+    pub recover_guard: RecoverGuard,
+    /// RTO = SRTT + max(4·RTTVAR, min_rto), as Linux computes it, instead of RFC 6298's
+    /// max(min_rto, SRTT + max(G, 4·RTTVAR)).
+    pub rto_min_added: bool,
+}
+
+/// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
+/// and section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecoverGuard {
+    /// Only for an ACK beyond `recover` (RFC 6582 3.2: "covers more than recover", the
+    /// "careful" rule, ns-2's `bugFix_`): a loss of the first segment sent after the
+    /// reduction waits for the RTO.
+    Careful,
+    /// Also for an ACK that reaches `recover` exactly (RFC 2582 6's "less careful" variant;
+    /// ns-3's `m_highRxAckMark >= m_recover`).
+    LessCareful,
+    /// If cwnd > SMSS and the cumulative ACK last advanced by at most 4 SMSS (RFC 6582 4.1,
+    /// ns-2's `bugFix_ack_`).
+    Ack,
+    /// If the last advancing ACK echoed the timestamp of the last segment it acknowledged
+    /// (RFC 6582 4.2, ns-2's `bugFix_ts_`); needs timestamps.
+    Timestamp,
+    /// Always: no guard (RFC 2582's behaviour before the guard).
+    Off,
+}
+
+impl RecoverGuard {
+    pub const NAMES: [&'static str; 5] = ["careful", "less_careful", "ack", "timestamp", "off"];
+
+    pub fn from_name(name: &str) -> Option<RecoverGuard> {
+        match name {
+            "careful" => Some(RecoverGuard::Careful),
+            "less_careful" => Some(RecoverGuard::LessCareful),
+            "ack" => Some(RecoverGuard::Ack),
+            "timestamp" => Some(RecoverGuard::Timestamp),
+            "off" => Some(RecoverGuard::Off),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RecoverGuard::Careful => "careful",
+            RecoverGuard::LessCareful => "less_careful",
+            RecoverGuard::Ack => "ack",
+            RecoverGuard::Timestamp => "timestamp",
+            RecoverGuard::Off => "off",
+        }
+    }
 }
 
 /// Stacks whose defaults a flow can take as a whole (`tcp.profile`); every value and its source
@@ -103,6 +164,8 @@ impl Profile {
                 dupack_threshold: 3,      // TcpSocketBase::ReTxThreshold
                 limited_transmit: true,   // TcpSocketBase::LimitedTransmit
                 prr: true,                // TcpSocketBase::RecoveryType = TcpPrrRecovery
+                // TcpSocketBase::DupAck: recovery when m_highRxAckMark >= m_recover
+                recover_guard: RecoverGuard::LessCareful,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -120,7 +183,13 @@ impl Profile {
                 timestamps: true,        // tcp_timestamps
                 dupack_threshold: 3,     // tcp_reordering
                 limited_transmit: true,
-                prr: true, // tcp_input.c: PRR since Linux 3.2
+                prr: true,  // tcp_input.c: PRR since Linux 3.2
+                rack: true, // net.ipv4.tcp_recovery = 1 (RACK loss detection)
+                tlp: true,  // net.ipv4.tcp_early_retrans = 3 (TLP)
+                frto: true, // net.ipv4.tcp_frto = 2
+                // Recovery may start as soon as the previous one's high_seq is acknowledged.
+                recover_guard: RecoverGuard::LessCareful,
+                rto_min_added: true, // tcp_set_rto: srtt + max(mdev, rto_min)
                 ..base
             },
         }
@@ -153,6 +222,11 @@ impl Default for TcpConfig {
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,
             prr: false,
+            rack: false,
+            tlp: false,
+            frto: false,
+            recover_guard: RecoverGuard::Careful,
+            rto_min_added: false,
         }
     }
 }

@@ -13,6 +13,9 @@ pub struct RttEstimator {
     pub max_rto: Time,
     /// Clock granularity G of RFC 6298 (2.2/2.3).
     pub granularity: Time,
+    /// Linux's rule: RTO = SRTT + max(4·RTTVAR, min RTO), the minimum added to SRTT rather
+    /// than a floor under the whole (tcp_input.c, tcp_rtt_estimator / tcp_set_rto).
+    pub min_rto_added: bool,
     pub samples: u64,
     pub sum: u128,
     /// Sum of the RTO after each sample, for the mean RTO a run used.
@@ -29,6 +32,7 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity: 1_000_000,
+            min_rto_added: false,
             samples: 0,
             sum: 0,
             rto_sum: 0,
@@ -57,6 +61,9 @@ impl RttEstimator {
 
     fn computed_rto(&self) -> Time {
         let srtt = self.srtt.unwrap_or(0);
+        if self.min_rto_added {
+            return (srtt + self.min_rto.max(4 * self.rttvar)).min(self.max_rto);
+        }
         (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto)
     }
 
@@ -95,6 +102,21 @@ mod tests {
         assert_eq!(e.srtt, Some(112_500_000));
         assert_eq!(e.rto, 112_500_000 + 250 * MS);
         assert_eq!(e.min_rtt, Some(100 * MS));
+    }
+
+    #[test]
+    fn linux_adds_the_minimum_to_srtt() {
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS);
+        e.min_rto_added = true;
+        e.sample(100 * MS);
+        assert_eq!(e.rto, 100 * MS + 200 * MS, "SRTT + max(4 * 50 ms, 200 ms)");
+        e.sample(100 * MS);
+        // RTTVAR = 3/4 * 50 = 37.5 ms: 4 * RTTVAR = 150 ms is below the minimum.
+        assert_eq!(e.rto, 300 * MS);
+        let mut r = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS);
+        r.sample(100 * MS);
+        r.sample(100 * MS);
+        assert_eq!(r.rto, 250 * MS, "RFC 6298: max(200 ms, 100 ms + 150 ms)");
     }
 
     #[test]

@@ -18,6 +18,10 @@ struct Seg {
     sacked: bool,
     /// Recovery episode in which it was last retransmitted (0: never).
     rexmit_epoch: u32,
+    /// RACK (RFC 8985): marked lost (by RACK or a timeout) and not delivered since.
+    lost: bool,
+    /// RACK: a retransmission sent since it was last marked lost is in flight.
+    retrans_out: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -25,6 +29,8 @@ pub struct Scoreboard {
     segs: VecDeque<Seg>,
     base: u64,
     mss: u64,
+    /// Segments currently SACKed (RACK's reordering window needs the count).
+    sacked: usize,
 }
 
 /// What an advancing cumulative ACK removed from the scoreboard.
@@ -41,6 +47,7 @@ impl Scoreboard {
             segs: VecDeque::with_capacity(64),
             base: 0,
             mss,
+            sacked: 0,
         }
     }
 
@@ -69,6 +76,7 @@ impl Scoreboard {
             s.sent = now;
             if retx {
                 s.rexmit_epoch = epoch;
+                s.retrans_out = true;
             }
         } else {
             debug_assert_eq!(i, self.segs.len(), "segments are sent in order");
@@ -77,12 +85,25 @@ impl Scoreboard {
                 retx,
                 sacked: false,
                 rexmit_epoch: if retx { epoch } else { 0 },
+                lost: false,
+                retrans_out: false,
             });
         }
     }
 
     /// Drop every segment ending at or below `ack` (`app_end` bounds the last, short one).
     pub fn on_cumulative_ack(&mut self, ack: u64, app_end: u64) -> Acked {
+        self.on_cumulative_ack_with(ack, app_end, |_, _, _| {})
+    }
+
+    /// As [`Self::on_cumulative_ack`], calling `delivered(sent, end, retransmitted)` for each
+    /// removed segment that was not already SACKed (newly delivered), in sequence order.
+    pub fn on_cumulative_ack_with(
+        &mut self,
+        ack: u64,
+        app_end: u64,
+        mut delivered: impl FnMut(Time, u64, bool),
+    ) -> Acked {
         let mut out = Acked {
             newest_sent: None,
             any_retx: false,
@@ -94,6 +115,11 @@ impl Scoreboard {
             }
             out.any_retx |= front.retx;
             out.newest_sent = Some(front.sent);
+            if front.sacked {
+                self.sacked -= 1;
+            } else {
+                delivered(front.sent, end, front.retx);
+            }
             self.segs.pop_front();
             self.base += self.mss;
         }
@@ -102,6 +128,17 @@ impl Scoreboard {
 
     /// Mark the segments wholly inside the blocks as SACKed; returns bytes newly SACKed.
     pub fn on_sack(&mut self, blocks: &[SackBlock], app_end: u64) -> u64 {
+        self.on_sack_with(blocks, app_end, |_, _, _| {})
+    }
+
+    /// As [`Self::on_sack`], calling `delivered(sent, end, retransmitted)` for each newly
+    /// SACKed segment.
+    pub fn on_sack_with(
+        &mut self,
+        blocks: &[SackBlock],
+        app_end: u64,
+        mut delivered: impl FnMut(Time, u64, bool),
+    ) -> u64 {
         let mut newly = 0;
         for b in blocks {
             if b.end <= self.base {
@@ -117,9 +154,14 @@ impl Scoreboard {
                 if end > b.end {
                     break;
                 }
-                if !self.segs[i].sacked {
-                    self.segs[i].sacked = true;
+                let s = &mut self.segs[i];
+                if !s.sacked {
+                    s.sacked = true;
+                    s.lost = false;
+                    s.retrans_out = false;
+                    self.sacked += 1;
                     newly += end - start;
+                    delivered(s.sent, end, s.retx);
                 }
             }
         }
@@ -203,6 +245,108 @@ impl Scoreboard {
         for s in &mut self.segs {
             s.sacked = false;
         }
+        self.sacked = 0;
+    }
+
+    // ---- RACK (RFC 8985) ------------------------------------------------------------------
+
+    /// Segments currently SACKed.
+    pub fn sacked_count(&self) -> usize {
+        self.sacked
+    }
+
+    /// RFC 8985 6.2 step 5 over the outstanding segments: every un-SACKed segment sent before
+    /// the most recently sent delivered one (`xmit_ts`, `end_seq`) is lost once
+    /// `rtt + reo_wnd` has passed since it was sent. Marks those lost and returns how many it
+    /// newly marked and the longest wait still to run for the others (0: none waits).
+    pub fn rack_detect_loss(
+        &mut self,
+        now: Time,
+        xmit_ts: Time,
+        end_seq: u64,
+        rtt_plus_reo: Time,
+        app_end: u64,
+    ) -> (usize, Time) {
+        let (mut newly, mut wait) = (0, 0);
+        let (base, mss) = (self.base, self.mss);
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            // Already lost and not resent: nothing more to learn about it.
+            if s.sacked || (s.lost && !s.retrans_out) {
+                continue;
+            }
+            let end = (base + (i as u64 + 1) * mss).min(app_end);
+            let sent_before = xmit_ts > s.sent || (xmit_ts == s.sent && end_seq > end);
+            if !sent_before {
+                continue;
+            }
+            let deadline = s.sent + rtt_plus_reo;
+            if deadline <= now {
+                s.lost = true;
+                s.retrans_out = false;
+                newly += 1;
+            } else {
+                wait = wait.max(deadline - now);
+            }
+        }
+        (newly, wait)
+    }
+
+    /// Mark the segment starting at `seq` lost (the head of a fast retransmit).
+    pub fn mark_lost(&mut self, seq: u64) {
+        if seq < self.base {
+            return;
+        }
+        let i = self.idx(seq);
+        if let Some(s) = self.segs.get_mut(i).filter(|s| !s.sacked) {
+            s.lost = true;
+            s.retrans_out = false;
+        }
+    }
+
+    /// A retransmission timeout: every un-SACKed segment is taken as lost (nothing of the
+    /// window is known to be in flight any more).
+    pub fn mark_all_lost(&mut self) {
+        for s in &mut self.segs {
+            if !s.sacked {
+                s.lost = true;
+                s.retrans_out = false;
+            }
+        }
+    }
+
+    /// A timeout found spurious: the segments it marked lost are in flight after all.
+    pub fn clear_lost(&mut self) {
+        for s in &mut self.segs {
+            s.lost = false;
+        }
+    }
+
+    /// Pipe under RACK (the count Linux keeps as packets_out - sacked - lost + retrans):
+    /// un-SACKed segments not marked lost, plus retransmissions in flight.
+    pub fn rack_pipe(&self, app_end: u64) -> u64 {
+        let mut pipe = 0;
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.sacked {
+                continue;
+            }
+            let start = self.seq_of(i);
+            let len = (start + self.mss).min(app_end) - start;
+            pipe += len * (u64::from(!s.lost) + u64::from(s.retrans_out));
+        }
+        pipe
+    }
+
+    /// The lowest segment marked lost that has not been retransmitted since.
+    pub fn next_rack_lost(&self) -> Option<u64> {
+        self.segs
+            .iter()
+            .position(|s| !s.sacked && s.lost && !s.retrans_out)
+            .map(|i| self.seq_of(i))
+    }
+
+    /// Start of the highest segment sent so far.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.segs.len().checked_sub(1).map(|i| self.seq_of(i))
     }
 }
 

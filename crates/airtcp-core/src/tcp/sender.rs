@@ -8,7 +8,7 @@ use super::cc::{
 };
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use super::TcpConfig;
+use super::{RecoverGuard, TcpConfig};
 use crate::engine::{Time, Timed, SEC};
 use crate::packet::{flags, Ecn, TcpHeader};
 
@@ -36,6 +36,45 @@ struct Prr {
     recover_fs: u64,
     delivered: u64,
     out: u64,
+}
+
+/// RFC 8985 RACK state: the most recently sent segment known delivered, the RTT it measured,
+/// and whether the path has been seen to reorder.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rack {
+    xmit_ts: Time,
+    end_seq: u64,
+    rtt: Time,
+    /// Highest end of a delivered segment (RACK.fack).
+    fack: u64,
+    /// A segment never retransmitted was delivered below `fack`: reordering (RACK.reord).
+    reord: bool,
+    /// Reordering timer: when a segment still inside the window would be judged lost.
+    deadline: Option<Time>,
+}
+
+/// RFC 8985 7 tail loss probe state.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tlp {
+    /// Probe timeout (PTO) deadline.
+    pto: Option<Time>,
+    /// TLP.end_seq of the probe awaiting its ACK.
+    end: Option<u64>,
+    is_retrans: bool,
+    /// A probe of new data is due: it goes regardless of cwnd.
+    new_due: bool,
+}
+
+/// RFC 5682 F-RTO progress after a timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Frto {
+    #[default]
+    Off,
+    /// The first unacknowledged segment was resent; waiting for the first ACK (step 2).
+    First,
+    /// New segments may go (`left` of the two still to send); waiting for the second ACK
+    /// (step 3).
+    Second { left: u8 },
 }
 
 /// Spaces segments at the scheme's pacing rate: a segment may leave once the previous one's
@@ -84,6 +123,12 @@ pub struct SenderStats {
     /// Integral of cwnd (bytes) over time, for the time-averaged window.
     pub cwnd_area: u128,
     pub completed_at: Option<Time>,
+    /// Tail loss probes sent (RFC 8985 7.3).
+    pub tlp_probes: u64,
+    /// Probes whose ACK showed they repaired a loss, each answered by a window reduction.
+    pub tlp_recoveries: u64,
+    /// Timeouts F-RTO found spurious, whose reduction was undone.
+    pub spurious_timeouts: u64,
 }
 
 pub struct TcpSender {
@@ -144,6 +189,26 @@ pub struct TcpSender {
     /// RFC 7323 TS.Recent: the newest TSval of the peer's ACKs, echoed in TSecr of the
     /// segments sent, so the receiver can time a round trip too.
     ts_recent: Time,
+    /// RACK loss detection, when on.
+    rack: Option<Rack>,
+    /// Newly delivered segments of the ACK being processed (send time, end, retransmitted),
+    /// for RACK; kept to reuse its allocation.
+    delivered: Vec<(Time, u64, bool)>,
+    tlp: Tlp,
+    /// Since the last timeout, until snd_una passes `recover` (RTO recovery).
+    loss_state: bool,
+    frto: Frto,
+    /// RFC 4015 pipe_prev: max(FlightSize, ssthresh) when the timeout fired, restored if it
+    /// proves spurious.
+    pipe_prev: u64,
+    /// End of the segment F-RTO resent at the timeout.
+    frto_head_end: u64,
+    /// RFC 6582 4.1: where the cumulative ACK stood before its latest advance.
+    prev_highest_ack: u64,
+    /// RFC 6582 4.2: the TSval of the last segment the latest advancing ACK covered, and the
+    /// timestamp that ACK echoed.
+    last_acked_ts: Option<Time>,
+    last_ack_ecr: Option<Time>,
 }
 
 impl TcpSender {
@@ -159,7 +224,8 @@ impl TcpSender {
             ssthresh: cfg.initial_ssthresh,
             mss,
         };
-        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+        let mut rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+        rtt.min_rto_added = cfg.rto_min_added;
         // With SACK on, every scheme recovers with the RFC 6675 scoreboard.
         let recovery_kind = if cfg.sack {
             RecoveryKind::Sack
@@ -170,6 +236,7 @@ impl TcpSender {
         let ecn_ok = cfg.ecn && !cfg.handshake;
         let multilevel = cc.multilevel_ecn();
         let wants_truth = cc.oracle();
+        let rack = cfg.rack && cfg.sack;
         let syn = cfg.handshake.then_some(SynState {
             due: true,
             sent_at: None,
@@ -213,6 +280,16 @@ impl TcpSender {
             app_cut: false,
             oracle: wants_truth.then(Default::default),
             ts_recent: 0,
+            rack: rack.then(Rack::default),
+            delivered: Vec::new(),
+            tlp: Tlp::default(),
+            loss_state: false,
+            frto: Frto::Off,
+            pipe_prev: 0,
+            frto_head_end: 0,
+            prev_highest_ack: 0,
+            last_acked_ts: None,
+            last_ack_ecr: None,
         }
     }
 
@@ -267,12 +344,18 @@ impl TcpSender {
         self.rto_deadline
     }
 
-    /// The earliest of the retransmission and persist timers.
+    /// The earliest of the retransmission, persist, probe and reordering timers.
     pub fn timer_deadline(&self) -> Option<Time> {
-        let t = match (self.rto_deadline, self.persist_deadline) {
+        let mut t = match (self.rto_deadline, self.persist_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        for d in [self.tlp.pto, self.rack.and_then(|r| r.deadline)]
+            .into_iter()
+            .flatten()
+        {
+            t = Some(t.map_or(d, |t| t.min(d)));
+        }
         match self.pacing_release() {
             Some(p) => Some(t.map_or(p, |t| t.min(p))),
             None => t,
@@ -293,8 +376,29 @@ impl TcpSender {
             self.persist_deadline = Some(now + self.persist_interval());
             self.stats.window_probes += 1;
         }
+        if let Some(r) = self
+            .rack
+            .as_mut()
+            .filter(|r| r.deadline.is_some_and(|d| d <= now))
+        {
+            r.deadline = None;
+            self.rack_detect(now);
+        }
+        if self.tlp.pto.is_some_and(|d| d <= now) {
+            self.on_pto(now);
+        }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_timeout(now);
+        }
+    }
+
+    /// Bytes presumed in the network: RFC 6675's pipe, or RACK's count when RACK marks losses.
+    fn pipe(&self) -> u64 {
+        if self.rack.is_some() {
+            self.board.rack_pipe(self.app_end)
+        } else {
+            self.board
+                .pipe(self.cfg.dupack_threshold, self.recovery_epoch, self.app_end)
         }
     }
 
@@ -431,6 +535,29 @@ impl TcpSender {
                 return Some(self.emit(now, seq, true));
             }
         }
+        match self.frto {
+            // RFC 5682 step 1: only the first unacknowledged segment until the first ACK.
+            Frto::First | Frto::Second { left: 0 } => return None,
+            Frto::Second { left } => {
+                // Step 2b: up to two new segments (whatever the window after the timeout).
+                let seg = self.send_new(now, true);
+                if seg.is_some() {
+                    self.frto = Frto::Second { left: left - 1 };
+                }
+                return seg;
+            }
+            Frto::Off => {}
+        }
+        if std::mem::take(&mut self.tlp.new_due) {
+            // RFC 8985 7.3: a probe of new data goes regardless of cwnd.
+            if let Some(seg) = self.send_new(now, true) {
+                self.tlp.end = Some(self.snd_nxt);
+                return Some(seg);
+            }
+        }
+        if self.rack.is_some() && (self.in_recovery || self.loss_state) {
+            return self.rack_next(now);
+        }
         if self.in_recovery && self.recovery_kind == RecoveryKind::Sack {
             return self.sack_next(now);
         }
@@ -440,15 +567,16 @@ impl TcpSender {
                 self.snd_nxt += self.seg_len(self.snd_nxt) as u64;
             }
         }
-        self.send_new(now)
+        self.send_new(now, false)
     }
 
-    /// Next segment at snd_nxt if the window allows it.
-    fn send_new(&mut self, now: Time) -> Option<Segment> {
+    /// Next segment at snd_nxt if the window allows it (with `probe`, the receive window
+    /// alone: a loss probe or F-RTO's new segments).
+    fn send_new(&mut self, now: Time, probe: bool) -> Option<Segment> {
         if self.snd_nxt >= self.app_end {
             return None;
         }
-        let mut cwnd = self.st.cwnd;
+        let mut cwnd = if probe { u64::MAX } else { self.st.cwnd };
         if self.cfg.limited_transmit
             && !self.in_recovery
             && self.dupacks > 0
@@ -465,7 +593,7 @@ impl TcpSender {
         if self.snd_nxt + len > self.snd_una + wnd {
             return None;
         }
-        if let Some(rate) = self.cc.pacing_rate(&self.st) {
+        if let Some(rate) = self.cc.pacing_rate(&self.st).filter(|_| !probe) {
             self.pacer.blocked = now < self.pacer.next_send;
             if self.pacer.blocked {
                 return None;
@@ -485,7 +613,176 @@ impl TcpSender {
         }
         self.snd_nxt = seq + len;
         self.snd_max = self.snd_max.max(self.snd_nxt);
+        if !retx && !probe {
+            // RFC 8985 7.2: new data (not itself a probe) restarts the probe timer.
+            self.arm_pto(now);
+        }
         Some(seg)
+    }
+
+    /// Recovery with RACK's marks (fast recovery, or after a timeout): while cwnd - pipe >= 1
+    /// SMSS, resend the lowest segment marked lost, else send new data.
+    fn rack_next(&mut self, now: Time) -> Option<Segment> {
+        if self.st.cwnd < self.pipe() + self.mss() {
+            return None;
+        }
+        if let Some(seq) = self.board.next_rack_lost() {
+            return Some(self.emit(now, seq, true));
+        }
+        let len = self.seg_len(self.snd_nxt.min(self.app_end.saturating_sub(1))) as u64;
+        if self.snd_nxt < self.app_end && self.snd_nxt + len <= self.snd_una + self.rwnd {
+            let seq = self.snd_nxt;
+            let seg = self.emit(now, seq, false);
+            self.snd_nxt = seq + len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            return Some(seg);
+        }
+        None
+    }
+
+    /// RFC 8985 7.2: (re)start the probe timer while nothing else would find a tail loss
+    /// before the RTO: open state, data in flight, no probe outstanding.
+    fn arm_pto(&mut self, now: Time) {
+        let open = !self.in_recovery && !self.loss_state && self.frto == Frto::Off;
+        if !self.cfg.tlp || !open || self.tlp.end.is_some() || self.snd_una >= self.snd_max {
+            self.tlp.pto = None;
+            return;
+        }
+        let pto = match self.rtt.srtt {
+            Some(srtt) => {
+                // A lone segment may wait at the receiver for its delayed-ACK timer
+                // (WCDelAckT, 200 ms).
+                let lone = if self.in_flight() <= self.mss() {
+                    200 * crate::engine::MS
+                } else {
+                    0
+                };
+                2 * srtt + lone
+            }
+            None => SEC,
+        };
+        let at = now + pto;
+        self.tlp.pto = Some(self.rto_deadline.map_or(at, |r| at.min(r)));
+    }
+
+    /// RFC 8985 7.3: the probe timer fired. Send one new segment if there is one the
+    /// receiver's window takes, else resend the highest segment sent; then run the RTO.
+    fn on_pto(&mut self, now: Time) {
+        self.tlp.pto = None;
+        if self.in_recovery || self.loss_state || self.snd_una >= self.snd_max {
+            return;
+        }
+        let len = self.seg_len(self.snd_nxt.min(self.app_end.saturating_sub(1))) as u64;
+        if self.snd_nxt < self.app_end && self.snd_nxt + len <= self.snd_una + self.rwnd {
+            self.tlp.new_due = true;
+            self.tlp.is_retrans = false;
+        } else if let Some(seq) = self.board.last_seq() {
+            self.pending_retx = Some(seq);
+            self.tlp.is_retrans = true;
+            self.tlp.end = Some(self.snd_max);
+        } else {
+            return;
+        }
+        self.stats.tlp_probes += 1;
+        self.arm_rto(now);
+    }
+
+    /// RFC 8985 7.4.2, on each ACK while a probe is outstanding: did it repair a loss?
+    fn tlp_on_ack(&mut self, now: Time, ack: u64, advanced: bool, has_sack: bool) {
+        let Some(end) = self.tlp.end else {
+            return;
+        };
+        if ack < end {
+            return;
+        }
+        if !self.tlp.is_retrans {
+            // A probe of new data: losses before it are RACK's to find.
+            self.tlp.end = None;
+        } else if ack > end {
+            // The probe resent the only loss and the window moved past it: a loss happened,
+            // so the window is reduced once, as by a recovery that began and ended here. (The
+            // receiver sends no DSACK that could show the original arrived too.)
+            self.tlp.end = None;
+            if !self.in_recovery && !self.loss_state {
+                self.stats.tlp_recoveries += 1;
+                let r = self.react(now, CongestionKind::DupAcks);
+                if !r.keep_window {
+                    self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+                    self.st.cwnd = r.cwnd.unwrap_or(self.st.ssthresh);
+                    self.ecn_recover = Some(self.snd_max);
+                }
+            }
+        } else if !advanced && !has_sack {
+            // A duplicate ACK without SACK at TLP.end_seq: the resent copy arrived after the
+            // original, nothing was lost.
+            self.tlp.end = None;
+        }
+    }
+
+    /// RFC 8985 6.2 on an ACK (or the reordering timer): learn from the newly delivered
+    /// segments, then mark lost what was sent before the newest of them and is older than
+    /// RACK.rtt + reo_wnd; enter recovery if that found a loss.
+    fn rack_update(&mut self, now: Time, ts_ecr: Option<Time>) {
+        let Some(mut r) = self.rack else {
+            return;
+        };
+        // Ascending sequence, so a late original below RACK.fack shows reordering.
+        self.delivered.sort_unstable_by_key(|d| d.1);
+        let min_rtt = self.rtt.min_rtt.unwrap_or(0);
+        for &(sent, end, retx) in &self.delivered {
+            let rtt = now.saturating_sub(sent);
+            // Step 2: a retransmitted segment's ACK may belong to the original (Karn).
+            let ambiguous = retx && (ts_ecr.is_some_and(|e| e < sent) || rtt < min_rtt);
+            if !ambiguous && (sent > r.xmit_ts || (sent == r.xmit_ts && end > r.end_seq)) {
+                r.rtt = rtt;
+                r.xmit_ts = sent;
+                r.end_seq = end;
+            }
+            // Step 3.
+            if end > r.fack {
+                r.fack = end;
+            } else if end < r.fack && !retx {
+                r.reord = true;
+            }
+        }
+        self.delivered.clear();
+        self.rack = Some(r);
+        self.rack_detect(now);
+    }
+
+    /// RFC 8985 6.2 step 4: the reordering window. Zero once recovery runs or DupThresh
+    /// segments are SACKed, unless reordering was seen; else a quarter of the minimum RTT,
+    /// at most SRTT.
+    fn reo_wnd(&self, r: &Rack) -> Time {
+        if !r.reord
+            && (self.in_recovery
+                || self.loss_state
+                || self.board.sacked_count() >= self.cfg.dupack_threshold as usize)
+        {
+            return 0;
+        }
+        let quarter = self.rtt.min_rtt.unwrap_or(0) / 4;
+        self.rtt.srtt.map_or(quarter, |s| quarter.min(s))
+    }
+
+    /// RFC 8985 6.2 step 5 and the reordering timer.
+    fn rack_detect(&mut self, now: Time) {
+        let Some(r) = self.rack else {
+            return;
+        };
+        if r.xmit_ts == 0 && r.end_seq == 0 {
+            return;
+        }
+        let wnd = r.rtt + self.reo_wnd(&r);
+        let (newly, wait) =
+            self.board
+                .rack_detect_loss(now, r.xmit_ts, r.end_seq, wnd, self.app_end);
+        if let Some(r) = &mut self.rack {
+            r.deadline = (wait > 0).then_some(now + wait);
+        }
+        if newly > 0 && !self.in_recovery && !self.loss_state && self.frto == Frto::Off {
+            self.maybe_fast_retransmit(now, false);
+        }
     }
 
     /// RFC 6675 recovery: send while cwnd - pipe >= 1 SMSS, choosing by NextSeg().
@@ -604,10 +901,19 @@ impl TcpSender {
         self.cc.on_ack_header(&info);
 
         if self.recovery_kind == RecoveryKind::Sack {
-            info.sacked_bytes = self.board.on_sack(h.sack_blocks(), self.app_end);
+            info.sacked_bytes = if self.rack.is_some() {
+                let buf = &mut self.delivered;
+                self.board
+                    .on_sack_with(h.sack_blocks(), self.app_end, |t, e, r| buf.push((t, e, r)))
+            } else {
+                self.board.on_sack(h.sack_blocks(), self.app_end)
+            };
         }
+        let ts_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
+        let advanced = ack > self.snd_una;
         if ack > self.snd_una {
             let acked = ack - self.snd_una;
+            self.prev_highest_ack = self.snd_una;
             info.acked_bytes = acked;
             info.rtt = self.take_rtt_sample(now, ack, h);
             if let Some(r) = info.rtt {
@@ -615,6 +921,9 @@ impl TcpSender {
             }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
+            if self.loss_state && self.recover.is_none_or(|r| ack >= r) {
+                self.loss_state = false;
+            }
             if let Some(m) = &mut self.oracle {
                 *m = m.split_off(&ack);
             }
@@ -669,8 +978,13 @@ impl TcpSender {
             }
             info.in_recovery = self.in_recovery;
         }
+        if self.rack.is_some() {
+            self.rack_update(now, ts_ecr);
+            info.in_recovery = self.in_recovery;
+        }
         if self.recovery_kind == RecoveryKind::Sack
             && !self.in_recovery
+            && self.frto == Frto::Off
             && self.snd_una < self.snd_max
             && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)
         {
@@ -694,8 +1008,70 @@ impl TcpSender {
         if info.ece && self.ecn_ok && !self.multilevel {
             self.on_ece(now);
         }
+        if self.frto != Frto::Off {
+            self.frto_on_ack(info.dup_ack, advanced, info.acked_bytes);
+        }
+        if self.cfg.tlp {
+            self.tlp_on_ack(now, ack, advanced, !h.sack_blocks().is_empty());
+            if advanced || self.tlp.pto.is_none() {
+                self.arm_pto(now);
+            }
+        }
         self.st.cwnd = self.st.cwnd.max(self.mss());
         self.update_persist(now);
+    }
+
+    /// RFC 5682 steps 2 and 3, on each ACK after a timeout while F-RTO runs.
+    fn frto_on_ack(&mut self, dup: bool, advanced: bool, acked: u64) {
+        if self.in_recovery {
+            self.frto_revert();
+            return;
+        }
+        let covers_recover = self.recover.is_none_or(|r| self.snd_una >= r);
+        match self.frto {
+            Frto::First if dup || covers_recover => self.frto_revert(),
+            Frto::First if advanced => {
+                // Step 2b: the window moved; send new data if there is any the receiver takes.
+                let len = self.seg_len(self.snd_max.min(self.app_end.saturating_sub(1))) as u64;
+                if self.snd_max < self.app_end && self.snd_max + len <= self.snd_una + self.rwnd {
+                    self.snd_nxt = self.snd_max;
+                    self.frto = Frto::Second { left: 2 };
+                } else {
+                    self.frto_revert();
+                }
+            }
+            Frto::Second { .. } if dup => {
+                // Step 3a: a real loss after all; slow start from at most three segments.
+                self.st.cwnd = self.st.cwnd.min(3 * self.mss());
+                self.frto_revert();
+            }
+            Frto::Second { .. } if advanced => {
+                // Step 3b: data never resent was acknowledged, so the timeout was spurious.
+                // RFC 4015's response: cwnd = FlightSize + min(bytes_acked, IW), ssthresh =
+                // pipe_prev, and no more go-back-N.
+                self.frto = Frto::Off;
+                self.stats.spurious_timeouts += 1;
+                let iw = self.cfg.initial_cwnd as u64 * self.mss();
+                self.st.cwnd = self.in_flight() + acked.min(iw);
+                self.st.ssthresh = self.pipe_prev.max(2 * self.mss());
+                self.recover = Some(self.snd_una);
+                self.ecn_recover = Some(self.snd_una);
+                self.loss_state = false;
+                self.board.clear_lost();
+                self.snd_nxt = self.snd_max;
+            }
+            _ => {}
+        }
+    }
+
+    /// F-RTO gives way to the conventional recovery after a timeout: go back N from after
+    /// the segment step 1 already resent (or, with RACK, resend what the timeout marked
+    /// lost).
+    fn frto_revert(&mut self) {
+        self.frto = Frto::Off;
+        if self.rack.is_none() {
+            self.snd_nxt = self.snd_una.max(self.frto_head_end).min(self.snd_max);
+        }
     }
 
     /// ECN-Echo: reduce like a loss, but without retransmitting, at most once per window of
@@ -720,7 +1096,10 @@ impl TcpSender {
         // RFC 6582 3.2 step 2: only if the ACK covers more than `recover`, so duplicate ACKs
         // caused by retransmissions after a timeout do not trigger a second reduction.
         if let Some(rec) = self.recover {
-            if self.snd_una <= rec && self.recovery_kind != RecoveryKind::Reno {
+            if self.snd_una <= rec
+                && self.recovery_kind != RecoveryKind::Reno
+                && !self.guard_lets_through()
+            {
                 return;
             }
         }
@@ -761,10 +1140,35 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
+        if self.rack.is_some() {
+            // The resent head counts as lost-and-resent in RACK's pipe.
+            self.board.mark_lost(self.snd_una);
+        }
+        self.tlp = Tlp::default();
         // The retransmission leaves now: restart the timer from it (ns-2's dupack_action
         // and Linux do), or the old timer fires about one RTT later on the segment just
         // resent, a spurious timeout.
         self.arm_rto(now);
+    }
+
+    /// RFC 6582 4: may duplicate ACKs that do not cover `recover` still mean a new loss?
+    fn guard_lets_through(&self) -> bool {
+        match self.cfg.recover_guard {
+            RecoverGuard::Careful => false,
+            // RFC 2582 6: an ACK that reaches `recover` itself (all data sent before the last
+            // reduction) is enough.
+            RecoverGuard::LessCareful => self.recover.is_some_and(|r| self.snd_una >= r),
+            RecoverGuard::Off => true,
+            // 4.1: ACKs of needless resends follow a cumulative jump of more than 4 SMSS.
+            RecoverGuard::Ack => {
+                self.st.cwnd > self.mss() && self.snd_una - self.prev_highest_ack <= 4 * self.mss()
+            }
+            // 4.2: after a lost retransmission the last advancing ACK was sent for the last
+            // segment it covers, so it echoes that segment's timestamp.
+            RecoverGuard::Timestamp => {
+                self.last_ack_ecr.is_some() && self.last_ack_ecr == self.last_acked_ts
+            }
+        }
     }
 
     /// RFC 6937 3.1, on each ACK in recovery: spread the window reduction over the recovery
@@ -773,9 +1177,7 @@ impl TcpSender {
     fn prr_step(&mut self, delivered: u64) {
         let mss = self.mss();
         self.prr.delivered += delivered;
-        let pipe = self
-            .board
-            .pipe(self.cfg.dupack_threshold, self.recovery_epoch, self.app_end);
+        let pipe = self.pipe();
         let ss = self.st.ssthresh;
         let sndcnt = if pipe > ss {
             (self.prr.delivered * ss)
@@ -818,8 +1220,16 @@ impl TcpSender {
     /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
     /// fully acknowledged segment that was never retransmitted (Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
-        let acked = self.board.on_cumulative_ack(ack, self.app_end);
+        let acked = if self.rack.is_some() {
+            let buf = &mut self.delivered;
+            self.board
+                .on_cumulative_ack_with(ack, self.app_end, |t, e, r| buf.push((t, e, r)))
+        } else {
+            self.board.on_cumulative_ack(ack, self.app_end)
+        };
         let (newest, any_retx) = (acked.newest_sent, acked.any_retx);
+        self.last_acked_ts = newest;
+        self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
         if self.cfg.timestamps && h.ts_ecr > 0 {
             return Some(now.saturating_sub(h.ts_ecr));
         }
@@ -847,6 +1257,10 @@ impl TcpSender {
         }
         self.account(now);
         self.stats.timeouts += 1;
+        // RFC 4015 pipe_prev, kept in case F-RTO finds the timeout spurious.
+        let pipe_prev = self.in_flight().max(self.st.ssthresh);
+        // RFC 5682 step 1: not when a timeout's recovery is already under way.
+        let frto = self.cfg.frto && !self.loss_state && self.snd_una < self.snd_max;
         let r = self.react(now, CongestionKind::Timeout);
         self.st.ssthresh = r.ssthresh.max(2 * self.mss());
         // Loss window of one segment (RFC 5681 eq. 5 context).
@@ -857,8 +1271,25 @@ impl TcpSender {
         self.recover = Some(self.snd_max);
         self.ecn_recover = Some(self.snd_max);
         self.pending_retx = None;
-        // Go back N: resend from the first unacknowledged byte.
-        self.snd_nxt = self.snd_una;
+        self.tlp = Tlp::default();
+        self.loss_state = self.snd_una < self.snd_max;
+        if let Some(r) = &mut self.rack {
+            r.deadline = None;
+            self.board.mark_all_lost();
+        }
+        if frto {
+            // Resend only the first unacknowledged segment and wait for its ACK.
+            self.frto = Frto::First;
+            self.pipe_prev = pipe_prev;
+            self.pending_retx = Some(self.snd_una);
+            self.frto_head_end = self.snd_una + self.seg_len(self.snd_una) as u64;
+        } else {
+            self.frto = Frto::Off;
+            if self.rack.is_none() {
+                // Go back N: resend from the first unacknowledged byte.
+                self.snd_nxt = self.snd_una;
+            }
+        }
         self.rtt.backoff();
         self.rto_deadline = None;
         if self.snd_una < self.snd_max {
@@ -1428,5 +1859,343 @@ mod tests {
             .collect();
         assert_eq!(sent, [(4000, true)]);
         assert!(drain(&mut s, 21 * MS).is_empty());
+    }
+    fn recovery_sender(app_end: u64, f: impl FnOnce(&mut TcpConfig)) -> TcpSender {
+        let (c, r) = cc::build_default("sack");
+        let mut cfg = TcpConfig {
+            sack: true,
+            ..Default::default()
+        };
+        f(&mut cfg);
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(app_end);
+        s.rwnd = 1 << 20;
+        s
+    }
+
+    /// An ACK of `ack` SACKing [start, end).
+    fn sack_range(ack: u64, start: u64, end: u64) -> TcpHeader {
+        let mut h = sack_ack(ack, end);
+        h.sack[0].start = start;
+        h
+    }
+
+    fn sent(segs: &[Segment]) -> Vec<(u64, bool)> {
+        segs.iter().map(|g| (g.seq, g.retx)).collect()
+    }
+
+    #[test]
+    fn rack_waits_a_quarter_min_rtt_before_judging_a_hole_lost() {
+        // RFC 8985 6.2: with fewer than DupThresh segments SACKed and no recovery running,
+        // reo_wnd = min_RTT / 4; a hole is lost once RACK.rtt + reo_wnd has passed since it
+        // was sent, and the reordering timer fires then.
+        let mut s = recovery_sender(u64::MAX, |c| c.rack = true);
+        s.st.cwnd = 10_000;
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        s.on_ack(100 * MS, &ack(1000)); // min RTT 100 ms
+        s.on_ack(100 * MS, &sack_range(1000, 2000, 3000));
+        assert!(!s.in_recovery(), "segment 1 may only be reordered");
+        assert_eq!(
+            s.timer_deadline(),
+            Some(125 * MS),
+            "sent at 0 + 100 ms + 25 ms"
+        );
+        s.on_timer(125 * MS);
+        assert!(s.in_recovery());
+        assert_eq!(sent(&drain(&mut s, 125 * MS))[0], (1000, true));
+    }
+
+    #[test]
+    fn rack_reo_wnd_is_zero_once_dupthresh_segments_are_sacked() {
+        let mut s = recovery_sender(u64::MAX, |c| c.rack = true);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        s.on_ack(100 * MS, &sack_range(1000, 2000, 5000));
+        assert!(
+            s.in_recovery(),
+            "three SACKed segments: no reordering window"
+        );
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn rack_finds_a_lost_retransmission_without_a_timeout() {
+        let mut s = recovery_sender(u64::MAX, |c| c.rack = true);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &sack_range(0, 1000, 4000));
+        assert!(s.in_recovery());
+        assert_eq!(sent(&drain(&mut s, 100 * MS)), [(0, true)]);
+        // The rest of the window arrives; the retransmission of 0 (sent at 100 ms) is newer
+        // than all of it, so it is not judged yet. New data goes out at 200 ms.
+        s.on_ack(200 * MS, &sack_range(0, 1000, 10_000));
+        let fresh = drain(&mut s, 200 * MS);
+        assert!(!fresh.is_empty() && fresh.iter().all(|g| !g.retx && g.seq >= 10_000));
+        // A segment sent at 200 ms is SACKed at 300 ms: the retransmission sent before it
+        // has had its RTT, so it was lost too, and goes again.
+        s.on_ack(300 * MS, &sack_range(0, 1000, 11_000));
+        assert_eq!(sent(&drain(&mut s, 300 * MS))[0], (0, true));
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn rack_after_a_timeout_resends_a_lost_retransmission_without_another() {
+        // After an RTO every segment is marked lost and resent in slow start. A resent
+        // segment lost again is found by RACK as soon as a later resend is SACKed (RFC 8985
+        // 6.2 with reo_wnd = 0 during recovery), where the recover guard alone would wait
+        // for a second timeout.
+        let mut s = recovery_sender(u64::MAX, |c| c.rack = true);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_timer(1000 * MS);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(sent(&drain(&mut s, 1000 * MS)), [(0, true)]);
+        s.on_ack(1100 * MS, &ack(1000));
+        assert_eq!(
+            sent(&drain(&mut s, 1100 * MS)),
+            [(1000, true), (2000, true)]
+        );
+        // 1000 is lost again; 2000 arrives.
+        s.on_ack(1200 * MS, &sack_range(1000, 2000, 3000));
+        assert_eq!(sent(&drain(&mut s, 1200 * MS))[0], (1000, true));
+        assert_eq!(s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn tlp_probe_timeout_is_two_srtt_plus_delack_for_a_lone_segment() {
+        // RFC 8985 7.2: PTO = 2 * SRTT, plus WCDelAckT (200 ms) when one segment is in
+        // flight, never later than the RTO.
+        let mut s = recovery_sender(5000, |c| {
+            c.rack = true;
+            c.tlp = true;
+            c.min_rto = SEC;
+        });
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        assert_eq!(s.timer_deadline(), Some(300 * MS));
+        s.on_ack(100 * MS, &ack(4000));
+        assert_eq!(s.timer_deadline(), Some(500 * MS), "2 * 100 ms + 200 ms");
+    }
+
+    #[test]
+    fn tlp_resends_the_last_segment_then_runs_the_rto() {
+        let mut s = recovery_sender(5000, |c| {
+            c.rack = true;
+            c.tlp = true;
+        });
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        let pto = s.timer_deadline().unwrap();
+        assert!(drain(&mut s, pto - 1).is_empty());
+        s.on_timer(pto);
+        // No new data: the probe is the highest segment sent.
+        assert_eq!(sent(&drain(&mut s, pto)), [(4000, true)]);
+        assert_eq!(s.stats.tlp_probes, 1);
+        assert_eq!(s.rto_deadline(), Some(pto + s.rtt.rto));
+        // Original and probe both arrived: a duplicate ACK without SACK ends the episode
+        // with no reduction.
+        let before = s.st.ssthresh;
+        s.on_ack(pto + 100 * MS, &ack(5000));
+        s.on_ack(pto + 101 * MS, &ack(5000));
+        assert_eq!(s.st.ssthresh, before);
+        assert_eq!(s.stats.tlp_recoveries, 0);
+    }
+
+    #[test]
+    fn tlp_that_repaired_a_loss_reduces_the_window_once() {
+        let mut s = recovery_sender(5000, |c| {
+            c.rack = true;
+            c.tlp = true;
+        });
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        let pto = s.timer_deadline().unwrap();
+        s.on_timer(pto);
+        drain(&mut s, pto);
+        // Segments 1-3 were only late; 4 was lost and the probe repaired it.
+        s.on_ack(pto + 50 * MS, &ack(5000));
+        assert_eq!(
+            s.stats.tlp_recoveries, 0,
+            "TLP.end_seq itself proves nothing yet"
+        );
+        s.set_app_end(8000);
+        drain(&mut s, pto + 50 * MS);
+        s.on_ack(pto + 150 * MS, &ack(6000));
+        assert_eq!(s.stats.tlp_recoveries, 1);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn tlp_sends_new_data_as_the_probe_when_it_can() {
+        let mut s = recovery_sender(u64::MAX, |c| {
+            c.rack = true;
+            c.tlp = true;
+        });
+        s.st.cwnd = 4_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        drain(&mut s, 100 * MS); // cwnd now allows 5000 in flight: up to 6000
+        let pto = s.timer_deadline().unwrap();
+        assert_eq!(pto, 300 * MS);
+        s.on_timer(pto);
+        assert_eq!(sent(&drain(&mut s, pto)), [(6000, false)], "beyond cwnd");
+    }
+
+    fn frto_sender() -> TcpSender {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            frto: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 5_000;
+        s.st.ssthresh = 8_000;
+        assert_eq!(drain(&mut s, 0).len(), 5);
+        s.on_timer(SEC);
+        assert_eq!(s.stats.timeouts, 1);
+        // RFC 5682 step 1: only the first unacknowledged segment is resent.
+        assert_eq!(sent(&drain(&mut s, SEC)), [(0, true)]);
+        s
+    }
+
+    #[test]
+    fn frto_detects_a_spurious_timeout_and_undoes_it() {
+        let mut s = frto_sender();
+        // The original ACKs were only late. First ACK advances: two new segments (step 2b).
+        s.on_ack(SEC + 50 * MS, &ack(1000));
+        assert_eq!(
+            sent(&drain(&mut s, SEC + 50 * MS)),
+            [(5000, false), (6000, false)]
+        );
+        // Second ACK acknowledges data never resent: spurious (step 3b). RFC 4015: cwnd =
+        // FlightSize + min(bytes_acked, IW), ssthresh = pipe_prev = max(5000, 8000).
+        s.on_ack(SEC + 60 * MS, &ack(2000));
+        assert_eq!(s.stats.spurious_timeouts, 1);
+        assert_eq!(s.st.ssthresh, 8_000);
+        assert_eq!(s.st.cwnd, 5_000 + 1_000);
+        let next = drain(&mut s, SEC + 60 * MS);
+        assert!(
+            next.iter().all(|g| !g.retx),
+            "no go-back-N after a spurious timeout"
+        );
+        assert_eq!(next[0].seq, 7000);
+    }
+
+    #[test]
+    fn frto_falls_back_to_go_back_n_on_a_duplicate_ack() {
+        let mut s = frto_sender();
+        s.on_ack(SEC + 50 * MS, &ack(0)); // step 2a: duplicate ACK
+        s.on_ack(SEC + 60 * MS, &ack(1000));
+        assert_eq!(s.stats.spurious_timeouts, 0);
+        assert_eq!(
+            sent(&drain(&mut s, SEC + 60 * MS)),
+            [(1000, true), (2000, true)],
+            "conventional recovery resends the window in slow start"
+        );
+    }
+
+    #[test]
+    fn frto_second_duplicate_ack_is_a_real_loss() {
+        let mut s = frto_sender();
+        s.on_ack(SEC + 50 * MS, &ack(1000));
+        drain(&mut s, SEC + 50 * MS);
+        s.on_ack(SEC + 60 * MS, &ack(1000)); // step 3a
+        assert_eq!(s.stats.spurious_timeouts, 0);
+        assert!(s.st.cwnd <= 3_000);
+        assert_eq!(sent(&drain(&mut s, SEC + 60 * MS))[0], (1000, true));
+    }
+
+    /// Ten segments, a timeout, the go-back-N resends of 0 and 1 acknowledged one by one
+    /// (`jump` = how far the second ACK moves), then three duplicate ACKs below `recover`.
+    fn dupacks_after_timeout(guard: RecoverGuard, jump: u64, ecr: Option<Time>) -> u64 {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            recover_guard: guard,
+            timestamps: ecr.is_some(),
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_timer(SEC);
+        drain(&mut s, SEC);
+        s.on_ack(SEC + 100 * MS, &ack(1000));
+        drain(&mut s, SEC + 100 * MS);
+        let mut h = ack(1000 + jump);
+        h.ts_ecr = ecr.unwrap_or(0);
+        s.on_ack(SEC + 200 * MS, &h);
+        drain(&mut s, SEC + 200 * MS);
+        for _ in 0..3 {
+            s.on_ack(SEC + 300 * MS, &ack(1000 + jump));
+        }
+        s.stats.fast_retransmits
+    }
+
+    /// A fast recovery over ten segments ends with the ACK of exactly `recover`; then the
+    /// first segment sent during the recovery proves lost (three duplicate ACKs at recover).
+    fn dupacks_at_recover(guard: RecoverGuard) -> u64 {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            recover_guard: guard,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        for _ in 0..3 {
+            s.on_ack(10 * MS, &ack(0));
+        }
+        drain(&mut s, 10 * MS);
+        for _ in 0..4 {
+            s.on_ack(11 * MS, &ack(0));
+        }
+        assert!(
+            !drain(&mut s, 11 * MS).is_empty(),
+            "new data at 10000 during recovery"
+        );
+        s.on_ack(20 * MS, &ack(10_000));
+        assert!(!s.in_recovery());
+        drain(&mut s, 20 * MS);
+        for _ in 0..3 {
+            s.on_ack(30 * MS, &ack(10_000));
+        }
+        s.stats.fast_retransmits
+    }
+
+    #[test]
+    fn less_careful_guard_lets_an_ack_of_exactly_recover_through() {
+        // RFC 6582 3.2 step 1 wants an ACK covering more than recover (the highest byte sent
+        // at the reduction); RFC 2582's less careful variant also takes one that reaches it.
+        assert_eq!(dupacks_at_recover(RecoverGuard::Careful), 1);
+        assert_eq!(dupacks_at_recover(RecoverGuard::LessCareful), 2);
+    }
+
+    #[test]
+    fn recover_guard_variants_of_rfc_6582() {
+        use RecoverGuard::*;
+        // 3.2 step 1: duplicate ACKs not covering `recover` never start a fast retransmit.
+        assert_eq!(dupacks_after_timeout(Careful, 1000, None), 0);
+        assert_eq!(dupacks_after_timeout(LessCareful, 1000, None), 0);
+        assert_eq!(dupacks_after_timeout(Off, 1000, None), 1);
+        // 4.1: a small advance (<= 4 SMSS) before them points to a lost resend...
+        assert_eq!(dupacks_after_timeout(Ack, 1000, None), 1);
+        // ... a jump over data the receiver already held points to needless resends.
+        assert_eq!(dupacks_after_timeout(Ack, 6000, None), 0);
+        // 4.2: the advancing ACK echoed the TSval of the last segment it covered (segment 1,
+        // resent at 1.1 s): that segment's arrival made it, so the next one was lost.
+        assert_eq!(
+            dupacks_after_timeout(Timestamp, 1000, Some(SEC + 100 * MS)),
+            1
+        );
+        // It echoed an older segment's (the resend of segment 0 filled a hole and everything
+        // above it was already there): needless resends.
+        assert_eq!(dupacks_after_timeout(Timestamp, 1000, Some(SEC)), 0);
     }
 }
