@@ -347,6 +347,56 @@ def _snoop_path() -> str:
     )
 
 
+def _recovery_share() -> str:
+    """tests/recovery.rs: one bulk flow, 120 s, seeds 1-3, SACK profiles at 5, 10, 20 % PER:
+    timeouts among loss events (fast-recovery entries, timeouts, probe-repaired losses)."""
+    variants = [
+        ("linux", 'profile = "linux"'),
+        (
+            "linux without RACK, TLP, F-RTO",
+            'profile = "linux"\nrack = false\ntlp = false\nfrto = false',
+        ),
+        ("ns3", 'profile = "ns3"'),
+        ("ns3 with RACK, TLP, F-RTO", 'profile = "ns3"\nrack = true\ntlp = true\nfrto = true'),
+    ]
+    rows = []
+    for per in (0.05, 0.10, 0.20):
+        for label, tcp in variants:
+            to = events = probes = spurious = 0
+            good = 0.0
+            for seed in (1, 2, 3):
+                f = _run_toml(path_toml(per=per, seed=seed, duration=120, tcp=tcp)).flows.row(
+                    0, named=True
+                )
+                to += f["timeouts"]
+                events += f["timeouts"] + f["fast_retransmits"] + f["tlp_recoveries"]
+                probes += f["tlp_probes"]
+                spurious += f["spurious_timeouts"]
+                good += f["goodput_bps"] / 3
+            rows.append(
+                [
+                    f"{pct(per)} %",
+                    label,
+                    f"{100 * to / max(events, 1):.1f} % ({to} of {events})",
+                    f"{good / 1e6:.3f}",
+                    probes,
+                    spurious,
+                ]
+            )
+    return md_table(
+        [
+            "PER",
+            "TCP",
+            "timeouts among loss events",
+            "goodput (Mbps)",
+            "TLP probes",
+            "spurious timeouts undone",
+        ],
+        rows,
+        "llrrrr",
+    )
+
+
 #: fixed experiments by region name: (what the region's note says it comes from, renderer)
 _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     "validation/padhye-path": (
@@ -356,6 +406,10 @@ _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     ),
     "lrt/path": ("the scenario of `crates/airtcp-core/tests/lrt.rs`", _lrt_path),
     "snoop/path": ("the scenario of `crates/airtcp-core/tests/snoop.rs`", _snoop_path),
+    "tcp/recovery-share": (
+        "the scenario of `crates/airtcp-core/tests/recovery.rs` (three seeds of 120 s each)",
+        _recovery_share,
+    ),
 }
 
 
