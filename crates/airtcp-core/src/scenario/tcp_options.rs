@@ -219,6 +219,54 @@ mod tests {
     }
 
     #[test]
+    fn recovery_features_follow_sack_and_errors_name_the_key() {
+        let linux = |o: TcpOptions| {
+            tcp_config(&TcpOptions {
+                profile: Some("linux".into()),
+                ..o
+            })
+        };
+        let l = linux(TcpOptions::default()).unwrap();
+        assert!(l.rack && l.tlp && l.frto && l.rto_min_added);
+        assert_eq!(l.recover_guard, RecoverGuard::LessCareful);
+        // The profile's RACK and TLP go with its SACK; F-RTO does not need SACK.
+        let nosack = linux(TcpOptions {
+            sack: Some(false),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(!nosack.rack && !nosack.tlp && nosack.frto);
+        let e = tcp_config(&TcpOptions {
+            rack: Some(true),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!((e.0.as_str(), e.1.as_str()), ("rack", "needs sack = true"));
+        let e = tcp_config(&TcpOptions {
+            recover_guard: Some("timestamp".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.0, "recover_guard");
+        let e = tcp_config(&TcpOptions {
+            recover_guard: Some("carefull".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(
+            e.1.contains("carefull") && e.1.contains("'careful'"),
+            "{}",
+            e.1
+        );
+        let e = tcp_config(&TcpOptions {
+            rto_formula: Some("bsd".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.0, "rto_formula");
+    }
+
+    #[test]
     fn unknown_profile_is_reported() {
         let e = tcp_config(&TcpOptions {
             profile: Some("ns-3".into()),
