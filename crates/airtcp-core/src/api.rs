@@ -77,6 +77,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "frto": c.frto,
         "recover_guard": c.recover_guard.name(),
         "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
+        "clock_granularity": secs(c.clock_granularity),
     })
 }
 

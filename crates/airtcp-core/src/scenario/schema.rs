@@ -641,6 +641,8 @@ pub struct TcpOptions {
     pub recover_guard: Option<String>,
     /// "rfc6298" (min_rto a floor) or "linux" (min_rto added to SRTT).
     pub rto_formula: Option<String>,
+    /// RFC 6298's clock granularity G.
+    pub clock_granularity: Option<Duration>,
 }
 
 impl TcpOptions {
@@ -682,7 +684,8 @@ impl TcpOptions {
             prr,
             rack,
             tlp,
-            frto
+            frto,
+            clock_granularity
         )
     }
 }

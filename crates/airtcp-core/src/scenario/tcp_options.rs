@@ -136,6 +136,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             )
         })?;
     }
+    if let Some(v) = o.clock_granularity {
+        c.clock_granularity = v.ns();
+    }
     if let Some(name) = &o.rto_formula {
         c.rto_min_added = match name.as_str() {
             "rfc6298" => false,

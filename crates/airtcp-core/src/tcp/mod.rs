@@ -57,6 +57,8 @@ pub struct TcpConfig {
     /// RTO = SRTT + max(4·RTTVAR, min_rto), as Linux computes it, instead of RFC 6298's
     /// max(min_rto, SRTT + max(G, 4·RTTVAR)).
     pub rto_min_added: bool,
+    /// Clock granularity G of RFC 6298's RTO = SRTT + max(G, 4·RTTVAR).
+    pub clock_granularity: Time,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -227,6 +229,8 @@ impl Default for TcpConfig {
             frto: false,
             recover_guard: RecoverGuard::Careful,
             rto_min_added: false,
+            // ns-3's TcpSocketBase::ClockGranularity; Linux times in microseconds.
+            clock_granularity: MS,
         }
     }
 }

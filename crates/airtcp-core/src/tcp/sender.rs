@@ -226,6 +226,7 @@ impl TcpSender {
         };
         let mut rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
         rtt.min_rto_added = cfg.rto_min_added;
+        rtt.granularity = cfg.clock_granularity;
         // With SACK on, every scheme recovers with the RFC 6675 scoreboard.
         let recovery_kind = if cfg.sack {
             RecoveryKind::Sack
