@@ -24,13 +24,14 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools demo test bench clean distclean
+.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim clean distclean
 
 help:
 	@echo "make demo    build airtcp into .venv (release), run a PER sweep -> out/demo/ and a quick"
 	@echo "             reproduction of the Padhye et al. model -> reports/padhye/quick/index.html"
 	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
+	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
 
 $(STAMP_VENV):
@@ -80,3 +81,8 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# airtcp against htsim on the wired scale points (not in CI: needs htsim's source, a checkout or
+# bare clone of Broadcom/csg-htsim, in HTSIM_SRC). See docs/benchmarks.md.
+bench-htsim: setup
+	$(VPY) benches/htsim/run.py --runs $${RUNS:-5}

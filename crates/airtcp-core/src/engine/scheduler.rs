@@ -138,4 +138,40 @@ mod tests {
         assert_eq!(s.pop_before(20), None);
         assert_eq!(s.len(), 1);
     }
+
+    /// Against a sorted reference: random times with many ties, pops interleaved with pushes
+    /// (as in a run, where handling an event schedules more), at heap sizes that fill several
+    /// levels.
+    #[test]
+    fn matches_a_sorted_reference_under_interleaving() {
+        let mut rng = crate::engine::Rng::new(3);
+        for size in [1usize, 5, 17, 300, 3000] {
+            let mut s = Scheduler::new();
+            let mut reference: Vec<(Time, u64)> = Vec::new();
+            let mut seq = 0u64;
+            let mut popped = Vec::new();
+            for _ in 0..size {
+                let t = rng.below(50);
+                s.at(t, seq);
+                reference.push((t, seq));
+                seq += 1;
+            }
+            while let Some((t, e)) = s.pop_before(Time::MAX) {
+                popped.push((t, e));
+                // Each popped event schedules up to two more, never in the past.
+                for _ in 0..rng.below(3) {
+                    if seq >= 4 * size as u64 {
+                        break;
+                    }
+                    let at = t + rng.below(20);
+                    s.at(at, seq);
+                    reference.push((at, seq));
+                    seq += 1;
+                }
+            }
+            reference.sort();
+            assert_eq!(popped, reference, "size {size}");
+            assert!(s.is_empty());
+        }
+    }
 }

@@ -2,6 +2,12 @@
 //! from node, to node): a point-to-point device has one, a device on a shared medium one per
 //! neighbour it can reach. Ties go to the lowest-numbered adjacency, so routes never depend on
 //! chance.
+//!
+//! Tables are kept per node and only toward destinations (the flows' endpoints). A node with a
+//! single adjacency (a host on one link) sends everything it can reach over it, so it stores
+//! that adjacency and the few destinations it cannot reach (itself among them); other nodes
+//! keep a dense row over the destinations. A dumbbell of 1,000 hosts then needs kilobytes where
+//! a node-by-node matrix needs 4 MB.
 
 use crate::ids::{DevId, NodeId};
 use std::collections::VecDeque;
@@ -16,26 +22,76 @@ pub struct Adjacency {
     pub to: NodeId,
 }
 
+/// How one node finds its next hop.
+#[derive(Clone, Copy, Debug)]
+enum Table {
+    /// Its only adjacency, except toward the destinations listed in `unreachable[from..to]`.
+    Single { adj: u32, from: u32, to: u32 },
+    /// Row `r` of `rows` (one entry per destination).
+    Dense(u32),
+}
+
 pub struct Routes {
     n: usize,
+    /// Number of distinct destinations (the length of a dense row).
+    ndst: usize,
     adj: Vec<Adjacency>,
-    /// next[node * n + dst] = adjacency toward dst.
-    next: Vec<u32>,
+    /// Per node: its index among the destinations, or NONE.
+    dst_index: Vec<u32>,
+    table: Vec<Table>,
+    /// Dense rows, `dsts` entries each: the adjacency toward each destination, or NONE.
+    rows: Vec<u32>,
+    /// Destinations a single-adjacency node cannot reach, by node, sorted.
+    unreachable: Vec<u32>,
 }
 
 impl Routes {
     /// Routes toward each of `dsts` over `adj`.
     pub fn compute(n: usize, adj: Vec<Adjacency>, dsts: &[NodeId]) -> Routes {
-        let mut next = vec![NONE; n * n];
+        let mut dst_index = vec![NONE; n];
+        let mut nd = 0usize;
+        for d in dsts {
+            if dst_index[d.idx()] == NONE {
+                dst_index[d.idx()] = nd as u32;
+                nd += 1;
+            }
+        }
+        // Outgoing adjacencies per node decide its kind of table.
+        let mut out_count = vec![0u32; n];
+        let mut first_out = vec![NONE; n];
+        for (k, a) in adj.iter().enumerate() {
+            let u = a.from.idx();
+            out_count[u] += 1;
+            if first_out[u] == NONE {
+                first_out[u] = k as u32;
+            }
+        }
+        let mut dense_rows = 0u32;
+        let mut row_of = vec![NONE; n];
+        for u in 0..n {
+            if out_count[u] > 1 {
+                row_of[u] = dense_rows;
+                dense_rows += 1;
+            }
+        }
+        let mut rows = vec![NONE; dense_rows as usize * nd];
+        // (node, destination index) pairs a single-adjacency node cannot reach.
+        let mut misses: Vec<(u32, u32)> = Vec::new();
+
         // Incoming adjacencies per node, for the reverse BFS from each destination.
         let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (k, a) in adj.iter().enumerate() {
             incoming[a.to.idx()].push(k);
         }
         let mut dist = vec![u32::MAX; n];
+        let mut col = vec![NONE; n];
         let mut queue = VecDeque::new();
-        for &d in dsts {
+        for (di, d) in dsts.iter().enumerate() {
+            if dst_index[d.idx()] != di as u32 {
+                continue; // a repeated destination
+            }
             dist.iter_mut().for_each(|x| *x = u32::MAX);
+            col.iter_mut().for_each(|x| *x = NONE);
             dist[d.idx()] = 0;
             queue.clear();
             queue.push_back(d.idx());
@@ -51,21 +107,74 @@ impl Routes {
             // For each node, the lowest-numbered adjacency leading one hop closer.
             for (k, a) in adj.iter().enumerate() {
                 let (u, v) = (a.from.idx(), a.to.idx());
-                if dist[u] != u32::MAX && dist[v] != u32::MAX && dist[v] + 1 == dist[u] {
-                    let slot = &mut next[u * n + d.idx()];
-                    if *slot == NONE {
-                        *slot = k as u32;
-                    }
+                if dist[u] != u32::MAX
+                    && dist[v] != u32::MAX
+                    && dist[v] + 1 == dist[u]
+                    && col[u] == NONE
+                {
+                    col[u] = k as u32;
+                }
+            }
+            for u in 0..n {
+                if row_of[u] != NONE {
+                    rows[row_of[u] as usize * nd + di] = col[u];
+                } else if out_count[u] == 1 && col[u] == NONE {
+                    misses.push((u as u32, di as u32));
                 }
             }
         }
-        Routes { n, adj, next }
+        misses.sort_unstable();
+        let mut table = Vec::with_capacity(n);
+        let mut unreachable = Vec::with_capacity(misses.len());
+        let mut m = 0;
+        for u in 0..n {
+            if row_of[u] != NONE {
+                table.push(Table::Dense(row_of[u]));
+                continue;
+            }
+            let from = unreachable.len() as u32;
+            while m < misses.len() && misses[m].0 == u as u32 {
+                unreachable.push(misses[m].1);
+                m += 1;
+            }
+            table.push(Table::Single {
+                adj: first_out[u],
+                from,
+                to: unreachable.len() as u32,
+            });
+        }
+        Routes {
+            n,
+            ndst: nd,
+            adj,
+            dst_index,
+            table,
+            rows,
+            unreachable,
+        }
     }
 
     /// The device to send on and the next-hop node, from `at` toward `dst`.
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<(DevId, NodeId)> {
-        let k = self.next[at.idx() * self.n + dst.idx()];
+        let di = self.dst_index[dst.idx()];
+        if di == NONE {
+            return None;
+        }
+        let k = match self.table[at.idx()] {
+            Table::Dense(r) => self.rows[r as usize * self.ndst + di as usize],
+            Table::Single { adj, from, to } => {
+                if adj == NONE
+                    || self.unreachable[from as usize..to as usize]
+                        .binary_search(&di)
+                        .is_ok()
+                {
+                    NONE
+                } else {
+                    adj
+                }
+            }
+        };
         (k != NONE).then(|| {
             let a = self.adj[k as usize];
             (a.dev, a.to)
@@ -133,6 +242,37 @@ mod tests {
             Some((DevId(0), NodeId(2)))
         );
         assert_eq!(r.path(NodeId(0), NodeId(4)), None);
+    }
+
+    /// The per-node tables give the same next hops as a plain node-by-node search would: a
+    /// star of hosts around two routers, one host cut off, lookups toward non-destinations.
+    #[test]
+    fn single_adjacency_hosts_and_dense_routers() {
+        // Hosts 0..4 on router 5, hosts 6..8 on router 9, routers linked; host 10 isolated
+        // with a link to nothing (no adjacency at all).
+        let mut links = vec![(5, 9)];
+        links.extend((0..5).map(|h| (h, 5)));
+        links.extend((6..9).map(|h| (h, 9)));
+        let adj = duplex(&links);
+        let dsts: Vec<NodeId> = [0, 1, 2, 3, 4, 6, 7, 8, 10, 2].map(NodeId).to_vec();
+        let r = Routes::compute(11, adj.clone(), &dsts);
+        // Host 0 reaches host 7 through its one link, then the routers.
+        let p = r.path(NodeId(0), NodeId(7)).unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0], adj.iter().find(|a| a.from == NodeId(0)).unwrap().dev);
+        // Nobody reaches the isolated host; it reaches nobody.
+        assert_eq!(r.next_hop(NodeId(0), NodeId(10)), None);
+        assert_eq!(r.next_hop(NodeId(5), NodeId(10)), None);
+        assert_eq!(r.next_hop(NodeId(10), NodeId(0)), None);
+        // A node is no next hop to itself; routers are not destinations.
+        assert_eq!(r.next_hop(NodeId(0), NodeId(0)), None);
+        assert_eq!(r.next_hop(NodeId(0), NodeId(5)), None);
+        // Routers route toward every host.
+        for h in [0, 1, 2, 3, 4, 6, 7, 8] {
+            assert!(r.path(NodeId(5), NodeId(h)).is_some(), "{h}");
+            assert!(r.path(NodeId(9), NodeId(h)).is_some(), "{h}");
+        }
+        assert_eq!(r.next_hop(NodeId(9), NodeId(1)).unwrap().1, NodeId(5));
     }
 
     #[test]
