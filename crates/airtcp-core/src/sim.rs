@@ -76,6 +76,8 @@ pub struct Flow {
     pub loss_log: Vec<(u64, DropCause, Time)>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
+    /// The scheme's state at each change (schemes with a state machine), traced with cwnd.
+    pub state_series: Vec<(Time, &'static str)>,
     /// Flows that start when this flow's file has all been delivered to its receiver.
     pub then: Vec<FlowId>,
     /// Waits for another flow's delivery before starting.
@@ -609,6 +611,11 @@ impl Sim {
             .is_none_or(|&(_, c, s)| c != cwnd || s != ss)
         {
             flow.cwnd_series.push((now, cwnd, ss));
+        }
+        if let Some(label) = t.tx.cc().state_label() {
+            if flow.state_series.last().is_none_or(|&(_, l)| l != label) {
+                flow.state_series.push((now, label));
+            }
         }
     }
 

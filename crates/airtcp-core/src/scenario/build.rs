@@ -1284,7 +1284,7 @@ impl<'a> Builder<'a> {
                 }
             }
             let app = app(&f.app, &format!("{p}.app"), sc.seed, &name)?;
-            let (transport, cc_name) = transport(sc, f, &p, start)?;
+            let (transport, cc_name) = transport(sc, f, &p, &name, start)?;
             let fid = FlowId(i as u32);
             if f.after.is_some() {
                 if f.start.is_some() {
@@ -1314,6 +1314,7 @@ impl<'a> Builder<'a> {
                 loss_log: Vec::new(),
                 trace_cwnd: sc.trace.cwnd,
                 cwnd_series: Vec::new(),
+                state_series: Vec::new(),
                 then: Vec::new(),
                 waiting: f.after.is_some(),
             });
@@ -1545,17 +1546,27 @@ fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
 }
 
 /// The flow's transport: TCP endpoints with their scheme, or UDP counters.
-fn transport(sc: &Scenario, f: &FlowSpec, p: &str, start: Time) -> R<(Transport, String)> {
+fn transport(
+    sc: &Scenario,
+    f: &FlowSpec,
+    p: &str,
+    name: &str,
+    start: Time,
+) -> R<(Transport, String)> {
     if f.app.is_tcp() {
         let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
         let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
-        let scheme = cc::build_flow(&cc_name, &f.cc_params).map_err(|(k, m)| {
+        let mut scheme = cc::build_flow(&cc_name, &f.cc_params).map_err(|(k, m)| {
             if k.is_empty() {
                 ScenarioError::new(format!("{p}.cc"), m)
             } else {
                 ScenarioError::new(format!("{p}.cc_params.{k}"), m)
             }
         })?;
+        // A stream of its own, so a scheme's draws move nothing else.
+        scheme
+            .cc
+            .set_rng(Rng::for_component(sc.seed, &format!("flow/{name}/cc")));
         let recovery = scheme.recovery;
         if recovery == cc::RecoveryKind::Sack {
             // A SACK scheme needs the receiver to send SACK blocks.

@@ -127,6 +127,14 @@ pub struct CwndSeries {
     pub ssthresh: Vec<f64>,
 }
 
+/// A scheme's state (e.g. BBR's `startup`, `drain`, `probe_bw`, `probe_rtt`) from each time
+/// it changed.
+#[derive(Serialize, Debug, Clone)]
+pub struct StateSeries {
+    pub t: Vec<f64>,
+    pub state: Vec<&'static str>,
+}
+
 #[derive(Serialize, Debug, Clone)]
 pub struct QueueSeries {
     pub t: Vec<f64>,
@@ -151,6 +159,8 @@ pub struct Series {
     pub queue: BTreeMap<String, QueueSeries>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub verdicts: BTreeMap<String, VerdictSeries>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub cc_state: BTreeMap<String, StateSeries>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -320,6 +330,15 @@ impl RunResult {
                                     .collect(),
                             },
                         );
+                        if !flow.state_series.is_empty() {
+                            series.cc_state.insert(
+                                flow.name.clone(),
+                                StateSeries {
+                                    t: flow.state_series.iter().map(|x| secs(x.0)).collect(),
+                                    state: flow.state_series.iter().map(|x| x.1).collect(),
+                                },
+                            );
+                        }
                     }
                 }
                 Transport::Udp(u) => {

@@ -370,6 +370,11 @@ impl TcpSender {
 
     /// A timer may have expired at `now`: run whichever is due.
     pub fn on_timer(&mut self, now: Time) {
+        if self.pacer.blocked && self.pacer.next_send <= now {
+            // The held segment may leave now. If the window or loss recovery holds it instead,
+            // no pacing timer may stay armed for it (it would fire again at once, forever).
+            self.pacer.blocked = false;
+        }
         if self.persist_deadline.is_some_and(|d| d <= now) {
             // Probe the zero window; back off like the retransmission timer.
             self.probe_due = true;
@@ -594,14 +599,9 @@ impl TcpSender {
         if self.snd_nxt + len > self.snd_una + wnd {
             return None;
         }
-        if let Some(rate) = self.cc.pacing_rate(&self.st).filter(|_| !probe) {
-            self.pacer.blocked = now < self.pacer.next_send;
-            if self.pacer.blocked {
-                return None;
-            }
-            let bits = (len + self.cfg.header as u64) as f64 * 8.0;
-            let gap = (bits / rate.max(1.0) * SEC as f64).ceil() as Time;
-            self.pacer.next_send = now.max(self.pacer.next_send) + gap;
+        // A loss probe (or F-RTO's new data) goes at once; it still takes its pacing slot.
+        if !probe && self.pacing_holds(now) {
+            return None;
         }
         let seq = self.snd_nxt;
         // Below snd_max after a timeout's go-back-N: the segment is sent again.
@@ -790,7 +790,7 @@ impl TcpSender {
     fn sack_next(&mut self, now: Time) -> Option<Segment> {
         let dt = self.cfg.dupack_threshold;
         let pipe = self.board.pipe(dt, self.recovery_epoch, self.app_end);
-        if self.st.cwnd < pipe + self.mss() {
+        if self.st.cwnd < pipe + self.mss() || self.pacing_holds(now) {
             return None;
         }
         if let Some(seq) = self.board.next_lost(dt, self.recovery_epoch) {
@@ -817,8 +817,20 @@ impl TcpSender {
         None
     }
 
+    /// A paced scheme's next segment must wait (`pacing_release` then says until when).
+    fn pacing_holds(&mut self, now: Time) -> bool {
+        self.pacer.blocked = self.cc.pacing_rate(&self.st).is_some() && now < self.pacer.next_send;
+        self.pacer.blocked
+    }
+
     fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
         let len = self.seg_len(seq);
+        if let Some(rate) = self.cc.pacing_rate(&self.st) {
+            // Every transmission, retransmissions included, takes its slot at the pacing rate.
+            let bits = (len as u64 + self.cfg.header as u64) as f64 * 8.0;
+            let gap = (bits / rate.max(1.0) * SEC as f64).ceil() as Time;
+            self.pacer.next_send = now.max(self.pacer.next_send) + gap;
+        }
         if self.in_recovery {
             self.prr.out += len as u64;
         }
@@ -1706,6 +1718,24 @@ mod tests {
         }
         assert!(drain(&mut s, 20 * MS).is_empty());
         assert_eq!(s.poll_timeout(), Some(rto));
+    }
+
+    #[test]
+    fn pacing_timer_is_dropped_when_the_window_closes_first() {
+        let cfg = TcpConfig {
+            initial_cwnd: 10,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, Box::new(Paced(8.32e6)), RecoveryKind::NewReno, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        assert_eq!(s.poll_timeout(), Some(MS), "held by pacing");
+        // The window shrinks before the pacing release: at the release nothing may go, and
+        // the timer must not stay due.
+        s.st.cwnd = 1000;
+        assert!(s.handle_timeout(MS));
+        assert!(drain(&mut s, MS).is_empty());
+        assert_eq!(s.poll_timeout(), s.rto_deadline());
     }
 
     #[test]

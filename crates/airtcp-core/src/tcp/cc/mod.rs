@@ -5,6 +5,7 @@
 //! Adding a scheme: one file here implementing [`CongestionControl`] and one entry in
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
+pub mod bbr;
 pub mod crosslayer;
 pub mod cubic;
 pub mod ewr;
@@ -20,6 +21,7 @@ pub mod veno;
 pub mod westwood;
 pub mod wmecn;
 
+pub use bbr::Bbr;
 pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
 pub use ewr::{Ewr, EwrReceiver};
@@ -209,6 +211,14 @@ pub trait CongestionControl {
     fn pacing_rate(&self, _st: &CcState) -> Option<f64> {
         None
     }
+    /// The scheme's current state, for schemes that run a state machine (e.g. BBR's
+    /// `startup`); recorded with the window trace as the flow's `cc_state` series.
+    fn state_label(&self) -> Option<&'static str> {
+        None
+    }
+    /// A random stream of the flow's own (from the run's seed and the flow's name), given once
+    /// before the flow starts, for schemes that draw random numbers.
+    fn set_rng(&mut self, _rng: crate::engine::Rng) {}
 }
 
 /// A scheme's parameters from the scenario (`cc_params`), read with defaults; keys nobody
@@ -401,6 +411,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(Cubic::new(p)?),
+        receiver: None,
+        timestamps: false,
+    },
+    SchemeInfo {
+        name: "bbr",
+        description: "BBR v1 (Cardwell et al. 2016): paces at gain x windowed-max delivery rate (10 rounds), cwnd 2 x BDP with the windowed-min RTT (10 s); STARTUP, DRAIN, PROBE_BW gain cycle, PROBE_RTT; no window cut on loss; SACK recovery",
+        // Repairs every hole of a window in one round, as the Linux stacks BBR runs on.
+        recovery: RecoveryKind::Sack,
+        build: |_| boxed(Bbr::new()),
         receiver: None,
         timestamps: false,
     },
