@@ -15,6 +15,7 @@ ALL = [
     "westwood+",
     "veno",
     "cubic",
+    "bbr",
     "mecn",
     "wmecn",
     "muzha",
@@ -50,6 +51,27 @@ def test_bandwidth_estimate_only_for_westwood_family():
     assert r.flows["bwe_bps"][0] == pytest.approx(1e6 * 1000 / 1040, rel=0.15)
     r = airtcp.run(airtcp.dumbbell(1, cc="newreno", duration=5.0))
     assert r.flows["bwe_bps"][0] is None
+
+
+def test_bbr_runs_from_python_and_records_its_states():
+    r = airtcp.run(airtcp.dumbbell(1, cc="bbr", duration=20.0, trace=True))
+    f = r.flows.row(0, named=True)
+    assert f["cc"] == "bbr"
+    # The 1 Mbps bottleneck carries 1000-byte segments in 1040-byte packets.
+    assert f["goodput_bps"] > 0.85e6 * 1000 / 1040
+    assert f["bbr_rounds"] > 50
+    t, state = r.cc_state("ftp1")
+    # DRAIN may begin and end on the same ACK (the 20-packet buffer already limits inflight),
+    # and the series notes the state after each ACK.
+    assert state[0] == "startup" and "probe_bw" in state
+    assert set(state) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert t[0] == 0.0 and (t[1:] > t[:-1]).all()
+    assert "cc_state" in r.raw["series"]
+    # A scheme without states records none.
+    plain = airtcp.run(airtcp.dumbbell(1, cc="cubic", duration=5.0, trace=True))
+    assert "cc_state" not in plain.raw["series"]
+    with pytest.raises(KeyError, match="only schemes with states"):
+        plain.cc_state("ftp1")
 
 
 def test_scheme_parameters_change_behaviour():

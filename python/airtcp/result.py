@@ -92,7 +92,7 @@ def _series_array(kind: str, column: str, values: list[Any]) -> np.ndarray:
     the rest as floats."""
     if column in ("packets", "seq"):
         return np.asarray(values, dtype=np.int64)
-    if kind == "verdicts" and column != "t":
+    if (kind == "verdicts" and column != "t") or (kind == "cc_state" and column == "state"):
         return np.asarray(values, dtype=str)
     return np.asarray(values, dtype=np.float64)
 
@@ -122,7 +122,8 @@ class Result:
     flows:    polars DataFrame, one row per flow
     links:    polars DataFrame, one row per link direction (``"R1->R2"``)
     series:   ``{"cwnd": {flow: {"t", "cwnd", "ssthresh"}}, "queue": {dir: {"t", "packets"}}}``
-              with numpy arrays
+              with numpy arrays (and ``"cc_state": {flow: {"t", "state"}}`` for schemes with a
+              state machine, such as BBR)
     scenario: the Scenario that was run (when known)
     """
 
@@ -243,6 +244,15 @@ class Result:
         """(t seconds, cwnd, ssthresh) of a TCP flow; needs ``[trace] cwnd = true``."""
         s = self._lookup("cwnd", flow, "set [trace] cwnd = true in the scenario")
         return s["t"], s["cwnd"], s["ssthresh"]
+
+    def cc_state(self, flow: str) -> tuple[np.ndarray, np.ndarray]:
+        """(t seconds, state) of a TCP flow whose scheme runs a state machine (BBR: ``startup``,
+        ``drain``, ``probe_bw``, ``probe_rtt``), one entry per change: the state holds from its
+        time to the next. Recorded with ``[trace] cwnd = true``."""
+        s = self._lookup(
+            "cc_state", flow, "set [trace] cwnd = true; only schemes with states record one"
+        )
+        return s["t"], s["state"]
 
     def queue(self, direction: str) -> tuple[np.ndarray, np.ndarray]:
         """(t seconds, queue length in packets) of a link direction such as ``"R1->R2"``; needs

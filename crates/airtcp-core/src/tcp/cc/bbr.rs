@@ -576,7 +576,7 @@ impl Bbr {
     }
 
     fn check_probe_rtt_done(&mut self, now: Time, delivered_time: Time) {
-        if !self.probe_rtt_done.is_some_and(|d| now > d) {
+        if self.probe_rtt_done.is_none_or(|d| now <= d) {
             return;
         }
         // The min RTT is fresh: wait a whole window before the next PROBE_RTT.
