@@ -147,6 +147,30 @@ fn random_loss_leaves_bbr_far_above_newreno() {
 }
 
 #[test]
+fn with_rack_tlp_bbr_keeps_most_of_the_bottleneck_under_5_percent_loss() {
+    // Without RACK a lost retransmission waits for the RTO, and each timeout restarts BBR from
+    // one segment; RACK-TLP finds those losses within a round.
+    for per in [0.01, 0.02, 0.05] {
+        let run = |cc| {
+            let mut p = path(cc);
+            p.per = per;
+            p.duration = 60.0;
+            p.tcp += "\nsack = true\nrack = true\ntlp = true\n";
+            p.run().flows[0].goodput_bps
+        };
+        let (bbr, sack) = (run("bbr"), run("sack"));
+        println!(
+            "RACK-TLP, per {per}: bbr {:.2} Mb/s ({:.0}% of capacity), sack {:.2} Mb/s",
+            bbr / 1e6,
+            100.0 * bbr / CAPACITY,
+            sack / 1e6
+        );
+        assert!(bbr > 0.75 * CAPACITY, "per {per}: {bbr}");
+        assert!(bbr > 5.0 * sack, "per {per}: {bbr} vs {sack}");
+    }
+}
+
+#[test]
 fn same_seed_same_run() {
     let mut p = path("bbr");
     p.flows = 2;

@@ -624,7 +624,7 @@ impl TcpSender {
     /// Recovery with RACK's marks (fast recovery, or after a timeout): while cwnd - pipe >= 1
     /// SMSS, resend the lowest segment marked lost, else send new data.
     fn rack_next(&mut self, now: Time) -> Option<Segment> {
-        if self.st.cwnd < self.pipe() + self.mss() {
+        if self.st.cwnd < self.pipe() + self.mss() || self.pacing_holds(now) {
             return None;
         }
         if let Some(seq) = self.board.next_rack_lost() {
