@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim clean distclean
+.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim validate-ns3 clean distclean
 
 help:
 	@echo "make demo    build airtcp into .venv (release), run a PER sweep -> out/demo/ and a quick"
@@ -32,6 +32,7 @@ help:
 	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
 	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
+	@echo "make validate-ns3 airtcp's ns3 TCP profile against ns-3.44 (PyPI wheel) -> docs/validation.md"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
 
 $(STAMP_VENV):
@@ -84,5 +85,15 @@ distclean: clean
 
 # airtcp against htsim on the wired scale points (not in CI: needs htsim's source, a checkout or
 # bare clone of Broadcom/csg-htsim, in HTSIM_SRC). See docs/benchmarks.md.
+# ns-3.44's C++ headers and libraries come from its PyPI wheel; its Python bindings (and their
+# cppyy dependency) are not needed, hence --no-deps.
+.ns3venv/.stamp:
+	$(PYTHON) -m venv .ns3venv
+	.ns3venv/bin/pip install --quiet --no-deps "ns3==3.44.post0"
+	@touch $@
+
+validate-ns3: setup .ns3venv/.stamp
+	$(VPY) validation/ns3/run.py $(NS3_ARGS)
+
 bench-htsim: setup
 	$(VPY) benches/htsim/run.py --runs $${RUNS:-5}

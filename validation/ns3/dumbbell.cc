@@ -1,0 +1,92 @@
+// The path of airtcp's TCP cross-check, in ns-3: S - R1 - R2 - D over 10 Mbit/s links of
+// 10, 30 and 10 ms, 1000-packet DropTail device queues, and packet loss with probability PER
+// on data arriving at D. `flows` bulk transfers S -> D with ns-3's TCP defaults (the airtcp
+// `ns3` profile claims to equal them). Prints one JSON line: the summed goodput after start.
+//
+//   dumbbell --cc=newreno|cubic --per=0.05 --flows=1 --duration=60 --run=1
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    std::string cc = "newreno";
+    double per = 0.0;
+    uint32_t flows = 1;
+    double duration = 60.0;
+    uint32_t run = 1;
+    CommandLine cmd;
+    cmd.AddValue("cc", "newreno or cubic", cc);
+    cmd.AddValue("per", "packet error rate of data arriving at D", per);
+    cmd.AddValue("flows", "bulk flows from S to D", flows);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("run", "RngRun", run);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(run);
+    std::string tid = cc == "cubic" ? "ns3::TcpCubic" : "ns3::TcpNewReno";
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tid));
+
+    NodeContainer nodes;
+    nodes.Create(4); // S, R1, R2, D
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1000p"));
+    const char* delays[] = {"10ms", "30ms", "10ms"};
+    NetDeviceContainer devs[3];
+    for (int i = 0; i < 3; i++)
+    {
+        p2p.SetChannelAttribute("Delay", StringValue(delays[i]));
+        devs[i] = p2p.Install(nodes.Get(i), nodes.Get(i + 1));
+    }
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addr;
+    Ipv4InterfaceContainer ifs[3];
+    for (int i = 0; i < 3; i++)
+    {
+        std::string net = "10.1." + std::to_string(i + 1) + ".0";
+        addr.SetBase(net.c_str(), "255.255.255.0");
+        ifs[i] = addr.Assign(devs[i]);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Loss on the last hop, data direction only (only data arrives at D).
+    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+    em->SetAttribute("ErrorRate", DoubleValue(per));
+    devs[2].Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+
+    ApplicationContainer sinks;
+    for (uint32_t f = 0; f < flows; f++)
+    {
+        uint16_t port = 5000 + f;
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        sinks.Add(sink.Install(nodes.Get(3)));
+        BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(ifs[2].GetAddress(1), port));
+        src.SetAttribute("MaxBytes", UintegerValue(0));
+        ApplicationContainer a = src.Install(nodes.Get(0));
+        a.Start(Seconds(0.001 * f));
+    }
+    sinks.Start(Seconds(0.0));
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    uint64_t bytes = 0;
+    for (uint32_t f = 0; f < flows; f++)
+    {
+        bytes += DynamicCast<PacketSink>(sinks.Get(f))->GetTotalRx();
+    }
+    std::cout << "{\"goodput_bps\": " << bytes * 8.0 / duration << "}" << std::endl;
+    Simulator::Destroy();
+    return 0;
+}
