@@ -19,7 +19,6 @@ import os
 import re
 import subprocess
 import sys
-import sysconfig
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -66,9 +65,17 @@ def airtcp_goodput(args: tuple[str, float, int, float, int]) -> float:
 def ns3_goodput(args: tuple[str, str, float, int, float, int]) -> float:
     exe, cc, per, flows, duration, seed = args
     out = subprocess.run(
-        [exe, f"--cc={cc}", f"--per={per}", f"--flows={flows}", f"--duration={duration}",
-         f"--run={seed}"],
-        check=True, capture_output=True, text=True,
+        [
+            exe,
+            f"--cc={cc}",
+            f"--per={per}",
+            f"--flows={flows}",
+            f"--duration={duration}",
+            f"--run={seed}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return float(json.loads(out.strip().splitlines()[-1])["goodput_bps"])
 
@@ -102,8 +109,19 @@ def build(venv: Path) -> Path:
     if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
         return exe
     libs = sorted({re.sub(r"^lib|\.so.*$", "", p.name) for p in lib.glob("libns3*.so*")})
-    cmd = ["g++", "-std=c++20", "-O2", "-DNS3_LOG_ENABLE", str(src), "-o", str(exe),
-           f"-I{inc}", f"-L{lib}", f"-Wl,-rpath,{lib}", *(f"-l{n}" for n in libs)]
+    cmd = [
+        "g++",
+        "-std=c++20",
+        "-O2",
+        "-DNS3_LOG_ENABLE",
+        str(src),
+        "-o",
+        str(exe),
+        f"-I{inc}",
+        f"-L{lib}",
+        f"-Wl,-rpath,{lib}",
+        *(f"-l{n}" for n in libs),
+    ]
     print("build:", " ".join(cmd[:6]), "...", flush=True)
     subprocess.run(cmd, check=True)
     return exe
@@ -115,14 +133,18 @@ def mean(xs: list[float]) -> float:
 
 def table(rows: list[dict]) -> str:
     """Markdown table of the comparison (rows: flows, cc, per, airtcp, ns3 lists in bit/s)."""
-    out = ["| flows | scheme | PER | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 | within 10% |",
-           "|---:|---|---:|---:|---:|---:|---|"]
+    out = [
+        "| flows | scheme | PER | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 | within 10% |",
+        "|---:|---|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         a, n = mean(r["airtcp"]), mean(r["ns3"])
         ratio = a / n if n > 0 else float("nan")
         ok = "yes" if abs(ratio - 1) <= TOLERANCE else "no"
-        out.append(f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % | {a / 1e6:.3f} | "
-                   f"{n / 1e6:.3f} | {ratio:.2f} | {ok} |")
+        out.append(
+            f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % | {a / 1e6:.3f} | "
+            f"{n / 1e6:.3f} | {ratio:.2f} | {ok} |"
+        )
     return "\n".join(out)
 
 
@@ -152,20 +174,38 @@ def main(argv: list[str] | None = None) -> int:
     points = [(f, cc, per) for f in FLOWS for cc in CCS for per in PERS]
     seeds = range(1, a.seeds + 1)
     with ProcessPoolExecutor(a.jobs) as pool:
-        ns = list(pool.map(ns3_goodput, [(str(exe), cc, per, f, a.duration, s)
-                                         for f, cc, per in points for s in seeds]))
-        ai = list(pool.map(airtcp_goodput, [(cc, per, f, a.duration, s)
-                                            for f, cc, per in points for s in seeds]))
+        ns = list(
+            pool.map(
+                ns3_goodput,
+                [(str(exe), cc, per, f, a.duration, s) for f, cc, per in points for s in seeds],
+            )
+        )
+        ai = list(
+            pool.map(
+                airtcp_goodput,
+                [(cc, per, f, a.duration, s) for f, cc, per in points for s in seeds],
+            )
+        )
     k = a.seeds
-    rows = [{"flows": f, "cc": cc, "per": per, "ns3": ns[i * k:(i + 1) * k],
-             "airtcp": ai[i * k:(i + 1) * k]} for i, (f, cc, per) in enumerate(points)]
+    rows = [
+        {
+            "flows": f,
+            "cc": cc,
+            "per": per,
+            "ns3": ns[i * k : (i + 1) * k],
+            "airtcp": ai[i * k : (i + 1) * k],
+        }
+        for i, (f, cc, per) in enumerate(points)
+    ]
     body = table(rows)
     print(body)
     if not a.no_write:
-        note = (f"*Written by `make validate-ns3` (`python validation/ns3/run.py --seeds "
-                f"{a.seeds} --duration {a.duration:g}`): mean over {a.seeds} seeds of "
-                f"{a.duration:g} s; ns-3.44 from the `ns3` wheel, airtcp with `tcp.profile = "
-                f"\"ns3\"`.*")
+        note = (
+            f"*Written by `make validate-ns3` (`python validation/ns3/run.py --seeds "
+            f"{a.seeds} --duration {a.duration:g}`): mean over {a.seeds} seeds of "
+            f"{a.duration:g} s; ns-3.44 from the `ns3` wheel, airtcp with `tcp.profile = "
+            f'"ns3"`.*'
+        )
         write_doc(body, note)
         print(f"wrote {DOC.relative_to(ROOT)}")
     return 0

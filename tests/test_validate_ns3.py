@@ -1,0 +1,40 @@
+"""The ns-3 cross-check script's own logic (no ns-3 needed): airtcp's side of the scenario,
+the comparison table and argument errors."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import airtcp
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("ns3_run", ROOT / "validation/ns3/run.py")
+ns3_run = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ns3_run)
+
+
+def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
+    sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("cubic", 0.05, 5, 10.0, 2))
+    assert sc.get("tcp.profile") == "ns3"
+    assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
+    assert sc.get("links.R2-D.error.per") == 0.05
+    assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
+
+
+def test_table_marks_points_outside_ten_percent():
+    rows = [
+        {"flows": 1, "cc": "newreno", "per": 0.01, "airtcp": [1.0e6, 1.1e6], "ns3": [1.0e6]},
+        {"flows": 5, "cc": "cubic", "per": 0.2, "airtcp": [0.8e6], "ns3": [1.0e6, 1.0e6]},
+    ]
+    lines = ns3_run.table(rows).splitlines()
+    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | yes |"
+    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | no |"
+
+
+def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        ns3_run.main(["--seeds", "0"])
+    assert "--seeds" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no ns-3 virtualenv"):
+        ns3_run.main(["--quick", "--ns3-venv", str(tmp_path / "none")])
