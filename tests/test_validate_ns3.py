@@ -23,13 +23,28 @@ def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
 
 
 def test_table_marks_points_outside_ten_percent():
+    def res(g, rec=3, to=1):
+        return {"goodput_bps": g, "recoveries": rec, "timeouts": to}
+
     rows = [
-        {"flows": 1, "cc": "newreno", "per": 0.01, "airtcp": [1.0e6, 1.1e6], "ns3": [1.0e6]},
-        {"flows": 5, "cc": "cubic", "per": 0.2, "airtcp": [0.8e6], "ns3": [1.0e6, 1.0e6]},
+        {
+            "flows": 1,
+            "cc": "newreno",
+            "per": 0.01,
+            "airtcp": [res(1.0e6), res(1.1e6)],
+            "ns3": [res(1.0e6, 5, 0)],
+        },
+        {
+            "flows": 5,
+            "cc": "cubic",
+            "per": 0.2,
+            "airtcp": [res(0.8e6)],
+            "ns3": [res(1.0e6), res(1.0e6)],
+        },
     ]
     lines = ns3_run.table(rows).splitlines()
-    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | yes |"
-    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | no |"
+    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | yes | 6 / 5 | 2 / 0 |"
+    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | no | 3 / 6 | 1 / 2 |"
 
 
 def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):

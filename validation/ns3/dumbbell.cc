@@ -15,6 +15,30 @@
 
 using namespace ns3;
 
+// Loss-recovery episodes of every socket: entries into fast recovery and timeouts.
+static uint64_t g_recoveries = 0;
+static uint64_t g_timeouts = 0;
+
+static void
+CongStateChange(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_RECOVERY && from != TcpSocketState::CA_RECOVERY)
+    {
+        g_recoveries++;
+    }
+    if (to == TcpSocketState::CA_LOSS)
+    {
+        g_timeouts++;
+    }
+}
+
+static void
+ConnectTraces()
+{
+    Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongState",
+                                  MakeCallback(&CongStateChange));
+}
+
 int
 main(int argc, char* argv[])
 {
@@ -79,6 +103,8 @@ main(int argc, char* argv[])
         a.Start(Seconds(0.001 * f));
     }
     sinks.Start(Seconds(0.0));
+    // The senders' sockets exist once their applications have started.
+    Simulator::Schedule(Seconds(0.001 * flows + 0.001), &ConnectTraces);
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
     uint64_t bytes = 0;
@@ -86,7 +112,9 @@ main(int argc, char* argv[])
     {
         bytes += DynamicCast<PacketSink>(sinks.Get(f))->GetTotalRx();
     }
-    std::cout << "{\"goodput_bps\": " << bytes * 8.0 / duration << "}" << std::endl;
+    std::cout << "{\"goodput_bps\": " << bytes * 8.0 / duration
+              << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_timeouts << "}"
+              << std::endl;
     Simulator::Destroy();
     return 0;
 }

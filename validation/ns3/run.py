@@ -54,15 +54,20 @@ def path_toml(cc: str, per: float, flows: int, duration: float, seed: int) -> st
     return s
 
 
-def airtcp_goodput(args: tuple[str, float, int, float, int]) -> float:
+def airtcp_goodput(args: tuple[str, float, int, float, int]) -> dict:
     import airtcp
 
     r = airtcp.run(airtcp.Scenario.from_toml_str(path_toml(*args)))
+    f = r.flows
     # Summed delivered bytes over the run, as the ns-3 program counts them.
-    return float(sum(r.flows["delivered_bytes"])) * 8.0 / args[3]
+    return {
+        "goodput_bps": float(sum(f["delivered_bytes"])) * 8.0 / args[3],
+        "recoveries": int(sum(f["fast_retransmits"])),
+        "timeouts": int(sum(f["timeouts"])),
+    }
 
 
-def ns3_goodput(args: tuple[str, str, float, int, float, int]) -> float:
+def ns3_goodput(args: tuple[str, str, float, int, float, int]) -> dict:
     exe, cc, per, flows, duration, seed = args
     out = subprocess.run(
         [
@@ -77,7 +82,7 @@ def ns3_goodput(args: tuple[str, str, float, int, float, int]) -> float:
         capture_output=True,
         text=True,
     ).stdout
-    return float(json.loads(out.strip().splitlines()[-1])["goodput_bps"])
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def find_ns3(venv: Path) -> tuple[Path, Path]:
@@ -132,18 +137,25 @@ def mean(xs: list[float]) -> float:
 
 
 def table(rows: list[dict]) -> str:
-    """Markdown table of the comparison (rows: flows, cc, per, airtcp, ns3 lists in bit/s)."""
+    """Markdown table of the comparison (rows: flows, cc, per, and per seed the ``airtcp`` and
+    ``ns3`` results: goodput in bit/s, recovery entries, timeouts)."""
     out = [
-        "| flows | scheme | PER | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 | within 10% |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| flows | scheme | PER | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 | within 10% "
+        "| recoveries airtcp / ns-3 | timeouts airtcp / ns-3 entries into CA_LOSS |",
+        "|---:|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in rows:
-        a, n = mean(r["airtcp"]), mean(r["ns3"])
+        a = mean([x["goodput_bps"] for x in r["airtcp"]])
+        n = mean([x["goodput_bps"] for x in r["ns3"]])
         ratio = a / n if n > 0 else float("nan")
         ok = "yes" if abs(ratio - 1) <= TOLERANCE else "no"
+
+        def total(k: str, r: dict = r) -> str:
+            return f"{sum(x[k] for x in r['airtcp'])} / {sum(x[k] for x in r['ns3'])}"
+
         out.append(
             f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % | {a / 1e6:.3f} | "
-            f"{n / 1e6:.3f} | {ratio:.2f} | {ok} |"
+            f"{n / 1e6:.3f} | {ratio:.2f} | {ok} | {total('recoveries')} | {total('timeouts')} |"
         )
     return "\n".join(out)
 
