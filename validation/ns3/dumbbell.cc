@@ -4,6 +4,10 @@
 // `ns3` profile claims to equal them). Prints one JSON line: the summed goodput after start.
 //
 //   dumbbell --cc=newreno|cubic --per=0.05 --flows=1 --duration=60 --run=1
+//
+// For a side-by-side trace: --drops=3,17,40 drops exactly those data packets (0-based, counting
+// the data segments that arrive at D, as airtcp's `list` error model with applies_to = "data"),
+// and --trace prints every change of the first flow's cwnd and ssthresh as "t cwnd ssthresh".
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -12,6 +16,8 @@
 #include "ns3/point-to-point-module.h"
 
 #include <iostream>
+#include <set>
+#include <sstream>
 
 using namespace ns3;
 
@@ -32,11 +38,70 @@ CongStateChange(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongStat
     }
 }
 
+// Drops the data packets (those carrying payload) with the listed arrival indices.
+class DataIndexErrorModel : public ErrorModel
+{
+  public:
+    std::set<uint64_t> drops;
+
+  private:
+    uint64_t m_seen = 0;
+
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        // PPP + IPv4 + TCP with options is below 100 bytes; every data segment is above.
+        if (p->GetSize() < 100)
+        {
+            return false;
+        }
+        return drops.count(m_seen++) > 0;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+static uint32_t g_cwnd = 0;
+static uint32_t g_ssthresh = 0;
+
+static void
+PrintWindow()
+{
+    std::cout << "W " << Simulator::Now().GetSeconds() << " " << g_cwnd << " " << g_ssthresh
+              << std::endl;
+}
+
+static void
+CwndChange(uint32_t, uint32_t now)
+{
+    g_cwnd = now;
+    PrintWindow();
+}
+
+static void
+SsthreshChange(uint32_t, uint32_t now)
+{
+    g_ssthresh = now;
+    PrintWindow();
+}
+
+static bool g_trace = false;
+
 static void
 ConnectTraces()
 {
     Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongState",
                                   MakeCallback(&CongStateChange));
+    if (g_trace)
+    {
+        Config::ConnectWithoutContext(
+            "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/CongestionWindow",
+            MakeCallback(&CwndChange));
+        Config::ConnectWithoutContext(
+            "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/SlowStartThreshold",
+            MakeCallback(&SsthreshChange));
+    }
 }
 
 int
@@ -47,12 +112,15 @@ main(int argc, char* argv[])
     uint32_t flows = 1;
     double duration = 60.0;
     uint32_t run = 1;
+    std::string drops;
     CommandLine cmd;
     cmd.AddValue("cc", "newreno or cubic", cc);
     cmd.AddValue("per", "packet error rate of data arriving at D", per);
     cmd.AddValue("flows", "bulk flows from S to D", flows);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("run", "RngRun", run);
+    cmd.AddValue("drops", "comma-separated indices of data packets to drop (replaces --per)", drops);
+    cmd.AddValue("trace", "print the first flow's cwnd and ssthresh changes", g_trace);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -85,10 +153,24 @@ main(int argc, char* argv[])
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     // Loss on the last hop, data direction only (only data arrives at D).
-    Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
-    em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
-    em->SetAttribute("ErrorRate", DoubleValue(per));
-    devs[2].Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    if (drops.empty())
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        em->SetAttribute("ErrorRate", DoubleValue(per));
+        devs[2].Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    else
+    {
+        Ptr<DataIndexErrorModel> em = CreateObject<DataIndexErrorModel>();
+        std::stringstream ss(drops);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            em->drops.insert(std::stoull(item));
+        }
+        devs[2].Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
 
     ApplicationContainer sinks;
     for (uint32_t f = 0; f < flows; f++)

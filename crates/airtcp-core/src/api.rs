@@ -78,6 +78,10 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "recover_guard": c.recover_guard.name(),
         "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
         "clock_granularity": secs(c.clock_granularity),
+        "cut_basis": if c.cut_from_pipe { "pipe" } else { "flight" },
+        "rescue_retransmit": c.rescue_retransmit,
+        "fast_retransmit_restarts_rto": c.fast_retransmit_restarts_rto,
+        "partial_ack_retransmit": c.partial_ack_retransmit,
     })
 }
 

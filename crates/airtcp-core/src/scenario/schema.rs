@@ -643,6 +643,14 @@ pub struct TcpOptions {
     pub rto_formula: Option<String>,
     /// RFC 6298's clock granularity G.
     pub clock_granularity: Option<Duration>,
+    /// What a window cut halves: "flight" (RFC 5681 FlightSize) or "pipe" (ns-3).
+    pub cut_basis: Option<String>,
+    /// RFC 6675 NextSeg() rule 4.
+    pub rescue_retransmit: Option<bool>,
+    /// Restart the RTO timer when the fast retransmission is sent.
+    pub fast_retransmit_restarts_rto: Option<bool>,
+    /// In SACK recovery, resend the new head on a partial ACK (ns-3).
+    pub partial_ack_retransmit: Option<bool>,
 }
 
 impl TcpOptions {
@@ -659,6 +667,7 @@ impl TcpOptions {
                     .rto_formula
                     .clone()
                     .or_else(|| base.rto_formula.clone()),
+                cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
                 $($f: self.$f.or(base.$f),)*
             } };
         }
@@ -685,7 +694,10 @@ impl TcpOptions {
             rack,
             tlp,
             frto,
-            clock_granularity
+            clock_granularity,
+            rescue_retransmit,
+            fast_retransmit_restarts_rto,
+            partial_ack_retransmit
         )
     }
 }

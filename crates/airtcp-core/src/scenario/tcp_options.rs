@@ -151,6 +151,27 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             }
         };
     }
+    if let Some(name) = &o.cut_basis {
+        c.cut_from_pipe = match name.as_str() {
+            "flight" => false,
+            "pipe" => true,
+            _ => {
+                return Err((
+                    "cut_basis".into(),
+                    crate::util::unknown_name("cut_basis", name, &["flight", "pipe"]),
+                ))
+            }
+        };
+    }
+    if let Some(v) = o.rescue_retransmit {
+        c.rescue_retransmit = v;
+    }
+    if let Some(v) = o.fast_retransmit_restarts_rto {
+        c.fast_retransmit_restarts_rto = v;
+    }
+    if let Some(v) = o.partial_ack_retransmit {
+        c.partial_ack_retransmit = v;
+    }
     // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
     // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.
     for (key, asked) in [("rack", o.rack), ("tlp", o.tlp)] {

@@ -59,6 +59,19 @@ pub struct TcpConfig {
     pub rto_min_added: bool,
     /// Clock granularity G of RFC 6298's RTO = SRTT + max(G, 4·RTTVAR).
     pub clock_granularity: Time,
+    /// What a window cut halves (or multiplies by β): RFC 5681's FlightSize (false), or the
+    /// data still presumed in the network when the loss is found (true: RFC 6675's pipe with
+    /// the head counted lost, as ns-3's `BytesInFlight()` when it calls `GetSsThresh`).
+    pub cut_from_pipe: bool,
+    /// RFC 6675 NextSeg() rule 4, the rescue retransmission (a SHOULD; ns-3 leaves it out).
+    pub rescue_retransmit: bool,
+    /// The retransmission timer restarts when the fast retransmission leaves (ns-2, Linux);
+    /// otherwise it keeps running from the last new ACK (ns-3 arms it in SendDataPacket only
+    /// when it is not running).
+    pub fast_retransmit_restarts_rto: bool,
+    /// In SACK recovery, a partial ACK also resends the new first unacknowledged segment at
+    /// once (RFC 6582's rule on top of RFC 6675's; ns-3's ProcessAck calls DoRetransmit).
+    pub partial_ack_retransmit: bool,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -168,6 +181,16 @@ impl Profile {
                 prr: true,                // TcpSocketBase::RecoveryType = TcpPrrRecovery
                 // TcpSocketBase::DupAck: recovery when m_highRxAckMark >= m_recover
                 recover_guard: RecoverGuard::LessCareful,
+                // TcpSocketBase::EnterRecovery: GetSsThresh(tcb, BytesInFlight()), taken after
+                // the head is marked lost (TcpTxBuffer: sent - SACKed - lost + retransmitted).
+                cut_from_pipe: true,
+                // TcpTxBuffer::NextSeg: rule 4 is not implemented.
+                rescue_retransmit: false,
+                // TcpSocketBase::SendDataPacket schedules ReTxTimeout only if it has expired.
+                fast_retransmit_restarts_rto: false,
+                // TcpSocketBase::ProcessAck: a partial ACK in CA_RECOVERY calls DoRetransmit
+                // unless that data was already resent.
+                partial_ack_retransmit: true,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -231,6 +254,10 @@ impl Default for TcpConfig {
             rto_min_added: false,
             // ns-3's TcpSocketBase::ClockGranularity; Linux times in microseconds.
             clock_granularity: MS,
+            cut_from_pipe: false,
+            rescue_retransmit: true,
+            fast_retransmit_restarts_rto: true,
+            partial_ack_retransmit: false,
         }
     }
 }

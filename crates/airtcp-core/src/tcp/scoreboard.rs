@@ -233,6 +233,15 @@ impl Scoreboard {
             .map(|i| self.seq_of(i))
     }
 
+    /// The segment at `seq` is outstanding, not SACKed and not yet resent in recovery `epoch`.
+    pub fn resendable(&self, seq: u64, epoch: u32) -> bool {
+        if seq < self.base {
+            return false;
+        }
+        let i = self.idx(seq);
+        i < self.segs.len() && !self.segs[i].sacked && self.segs[i].rexmit_epoch != epoch
+    }
+
     /// NextSeg() rule 4 (rescue): the highest outstanding un-SACKed segment.
     pub fn highest_unsacked(&self) -> Option<u64> {
         (0..self.segs.len())

@@ -809,7 +809,7 @@ impl TcpSender {
         }
         // NextSeg() rule 4: one rescue retransmission per recovery, of the highest
         // outstanding un-SACKed segment (RFC 6675 4), so a lost tail does not wait for the RTO.
-        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+        if self.cfg.rescue_retransmit && self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             let seq = self.board.highest_unsacked()?;
             self.rescue_rxt = self.recover;
             return Some(self.emit(now, seq, true));
@@ -852,11 +852,32 @@ impl TcpSender {
         }
     }
 
+    /// What a window cut starts from (`cut_basis`).
+    fn cut_base(&self, kind: CongestionKind) -> u64 {
+        if !self.cfg.cut_from_pipe {
+            return self.in_flight();
+        }
+        let pipe = self.pipe();
+        if kind != CongestionKind::DupAcks || self.rack.is_some() {
+            return pipe;
+        }
+        // A fast retransmit presumes the head lost even with fewer than DupThresh segments
+        // SACKed above it (ns-3's EnterRecovery marks it so before taking BytesInFlight).
+        let dt = self.cfg.dupack_threshold;
+        if self.snd_una < self.snd_max && !self.board.is_lost(self.snd_una, dt) {
+            let head = self.seg_len(self.snd_una) as u64;
+            pipe.saturating_sub(head)
+        } else {
+            pipe
+        }
+    }
+
     fn react(&mut self, now: Time, kind: CongestionKind) -> Reaction {
         let ev = CongestionEvent {
             now,
             kind,
-            in_flight: self.in_flight(),
+            in_flight: self.cut_base(kind),
+            flight_size: self.in_flight(),
             min_rtt: self.rtt.min_rtt,
             true_cause: self
                 .oracle
@@ -949,6 +970,13 @@ impl TcpSender {
                 } else if self.recovery_kind == RecoveryKind::Sack {
                     // The scoreboard and pipe decide what to send; the timer restarts only
                     // on the first partial ACK, as with NewReno.
+                    if self.cfg.partial_ack_retransmit
+                        && self.board.resendable(self.snd_una, self.recovery_epoch)
+                    {
+                        // NewReno's rule beside RFC 6675's: the new head is presumed lost
+                        // and resent at once, outside cwnd (ns-3's DoRetransmit).
+                        self.pending_retx = Some(self.snd_una);
+                    }
                     restart_timer = !self.partial_seen;
                     self.partial_seen = true;
                 } else {
@@ -1160,8 +1188,10 @@ impl TcpSender {
         self.tlp = Tlp::default();
         // The retransmission leaves now: restart the timer from it (ns-2's dupack_action
         // and Linux do), or the old timer fires about one RTT later on the segment just
-        // resent, a spurious timeout.
-        self.arm_rto(now);
+        // resent, a spurious timeout when the RTO is short. (ns-3 keeps the old timer.)
+        if self.cfg.fast_retransmit_restarts_rto || self.rto_deadline.is_none() {
+            self.arm_rto(now);
+        }
     }
 
     /// RFC 6582 4: may duplicate ACKs that do not cover `recover` still mean a new loss?
@@ -1754,6 +1784,79 @@ mod tests {
     }
 
     #[test]
+    fn without_the_restart_the_timer_runs_from_the_last_new_ack() {
+        // ns-3 arms the timer in SendDataPacket only when it is not running, so the fast
+        // retransmission leaves the deadline set by the last new ACK.
+        let mut s = sender();
+        s.cfg.fast_retransmit_restarts_rto = false;
+        s.st.cwnd = 10_000;
+        drain(&mut s, 0);
+        s.on_ack(100 * MS, &ack(1000));
+        let before = s.rto_deadline();
+        assert_eq!(before, Some(100 * MS + s.rtt.rto));
+        for _ in 0..3 {
+            s.on_ack(300 * MS, &ack(1000));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.rto_deadline(), before);
+    }
+
+    #[test]
+    fn a_cut_from_pipe_halves_what_is_still_in_the_network() {
+        // Ten segments out, segment 0 lost; limited transmit sends 10 and 11 on the first two
+        // duplicates; the third SACKs segments 1-3. FlightSize is 12 segments, pipe 12 - 3
+        // SACKed - 1 lost = 8: RFC 5681 gives ssthresh 6 segments, the pipe rule 4.
+        for (from_pipe, want) in [(false, 6_000), (true, 4_000)] {
+            let mut s = sack_sender(false);
+            s.cfg.limited_transmit = true;
+            s.cfg.cut_from_pipe = from_pipe;
+            s.set_app_end(u64::MAX);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 10_000;
+            assert_eq!(drain(&mut s, 0).len(), 10);
+            for k in 1..=3 {
+                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+                drain(&mut s, 10 * MS);
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.snd_max, 12_000);
+            assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
+        }
+    }
+
+    #[test]
+    fn a_partial_ack_resends_the_new_head_when_asked() {
+        // Six segments, 0 and 5 lost. SACKs of 1-3 start recovery, which resends 0; its ACK
+        // is partial (up to 5000). Segment 5 has nothing SACKed above it, so RFC 6675 without
+        // its rescue has nothing to send; ns-3's DoRetransmit resends it at once.
+        for (on, want) in [(false, vec![]), (true, vec![(5000, true)])] {
+            let mut s = sack_sender(false);
+            s.cfg.partial_ack_retransmit = on;
+            s.cfg.rescue_retransmit = false;
+            s.set_app_end(6000);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 10_000;
+            assert_eq!(drain(&mut s, 0).len(), 6);
+            for k in 1..=3 {
+                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+            }
+            assert!(s.in_recovery());
+            let first: Vec<(u64, bool)> = drain(&mut s, 10 * MS)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect();
+            assert_eq!(first, [(0, true)]);
+            s.on_ack(20 * MS, &ack(5000));
+            assert!(s.in_recovery());
+            let sent: Vec<(u64, bool)> = drain(&mut s, 20 * MS)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect();
+            assert_eq!(sent, want, "partial_ack_retransmit = {on}");
+        }
+    }
+
+    #[test]
     fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
         let (c, r) = cc::build_default("newreno");
         let cfg = TcpConfig {
@@ -1891,6 +1994,29 @@ mod tests {
         assert_eq!(sent, [(4000, true)]);
         assert!(drain(&mut s, 21 * MS).is_empty());
     }
+    #[test]
+    fn without_rescue_the_lost_tail_waits_for_the_timer() {
+        // The scenario of rescue_retransmission_resends_the_tail_once, with rule 4 off (ns-3).
+        let mut s = sack_sender(false);
+        s.cfg.rescue_retransmit = false;
+        s.set_app_end(5000);
+        s.st.cwnd = 10_000;
+        assert_eq!(drain(&mut s, 0).len(), 5);
+        for k in 1..=3 {
+            s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+        }
+        assert_eq!(
+            drain(&mut s, 10 * MS)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect::<Vec<_>>(),
+            [(0, true)]
+        );
+        s.on_ack(20 * MS, &ack(4000));
+        assert!(s.in_recovery());
+        assert!(drain(&mut s, 20 * MS).is_empty());
+    }
+
     fn recovery_sender(app_end: u64, f: impl FnOnce(&mut TcpConfig)) -> TcpSender {
         let (c, r) = cc::build_default("sack");
         let mut cfg = TcpConfig {

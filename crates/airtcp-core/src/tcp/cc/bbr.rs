@@ -776,7 +776,7 @@ impl CongestionControl for Bbr {
             CongestionKind::DupAcks => {
                 self.save_cwnd();
                 self.ca = CaState::Recovery;
-                self.ca_high = self.snd_una + ev.in_flight;
+                self.ca_high = self.snd_una + ev.flight_size;
                 // Repair without a cut; the first recovery round conserves packets.
                 Reaction::keep()
             }
@@ -786,7 +786,7 @@ impl CongestionControl for Bbr {
                 // Entered at once, so no packet conservation: the window grows from one
                 // segment by what is delivered (Linux `bbr_set_state`).
                 self.prev_ca = CaState::Loss;
-                self.ca_high = self.snd_una + ev.in_flight;
+                self.ca_high = self.snd_una + ev.flight_size;
                 self.full_bw = 0.0;
                 self.round_start = true;
                 self.cwnd = st.mss;
@@ -1196,6 +1196,7 @@ mod tests {
             now: 0,
             kind,
             in_flight,
+            flight_size: in_flight,
             min_rtt: None,
             true_cause: None,
         }

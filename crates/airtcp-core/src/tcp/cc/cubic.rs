@@ -112,7 +112,7 @@ impl CongestionControl for Cubic {
         // The window in use is the flight size: equal to cwnd outside recovery, and not
         // inflated by duplicate ACKs when a timeout strikes during recovery (RFC 9438 4.6 uses
         // flight_size for ssthresh for the same reason).
-        let w = (ev.in_flight.min(st.cwnd) as f64 / st.mss as f64).max(1.0);
+        let w = (ev.flight_size.min(st.cwnd) as f64 / st.mss as f64).max(1.0);
         // Fast convergence (4.7): release bandwidth when the window shrinks epoch to epoch.
         self.w_max = if self.fast_convergence && w < self.w_max {
             w * (1.0 + self.beta) / 2.0
@@ -161,6 +161,7 @@ mod tests {
             now: 0,
             kind: CongestionKind::DupAcks,
             in_flight: 100_000,
+            flight_size: 100_000,
             min_rtt: None,
             true_cause: None,
         };

@@ -410,6 +410,7 @@ mod tests {
             now: 0,
             kind,
             in_flight: 50_000,
+            flight_size: 50_000,
             min_rtt: Some(base),
             true_cause: None,
         };

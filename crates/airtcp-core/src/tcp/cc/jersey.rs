@@ -210,6 +210,7 @@ mod tests {
             now: 0,
             kind,
             in_flight: 20_000,
+            flight_size: 20_000,
             min_rtt: Some(80 * MS),
             true_cause: None,
         }

@@ -191,6 +191,7 @@ mod tests {
             now: 0,
             kind: CongestionKind::DupAcks,
             in_flight: 20_000,
+            flight_size: 20_000,
             min_rtt: None,
             true_cause: None,
         };

@@ -103,7 +103,10 @@ pub enum CongestionKind {
 pub struct CongestionEvent {
     pub now: Time,
     pub kind: CongestionKind,
+    /// The data a halving rule cuts from: FlightSize, or the pipe under `cut_basis = "pipe"`.
     pub in_flight: u64,
+    /// snd_max − snd_una, whatever `cut_basis` says.
+    pub flight_size: u64,
     pub min_rtt: Option<Time>,
     /// The simulator's record of why the segment at snd_una was lost: given only to a scheme
     /// that declares itself an oracle (`CongestionControl::oracle`), never to a real scheme.

@@ -136,6 +136,7 @@ mod tests {
             now: 0,
             kind,
             in_flight: 8000,
+            flight_size: 8000,
             min_rtt: None,
             true_cause: None,
         }

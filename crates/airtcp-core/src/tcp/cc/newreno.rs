@@ -91,6 +91,7 @@ mod tests {
             now: 0,
             kind: CongestionKind::DupAcks,
             in_flight: f,
+            flight_size: f,
             min_rtt: None,
             true_cause: None,
         };

@@ -56,6 +56,7 @@ mod tests {
             now: 0,
             kind,
             in_flight: 10_000,
+            flight_size: 10_000,
             min_rtt: None,
             true_cause: cause,
         }

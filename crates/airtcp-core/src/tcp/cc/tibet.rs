@@ -198,6 +198,7 @@ mod tests {
             now: 0,
             kind,
             in_flight: 50_000,
+            flight_size: 50_000,
             min_rtt: Some(20 * MS),
             true_cause: None,
         };

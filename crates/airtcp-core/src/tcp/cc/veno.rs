@@ -115,6 +115,7 @@ mod tests {
             now: 0,
             kind: CongestionKind::DupAcks,
             in_flight: cwnd,
+            flight_size: cwnd,
             min_rtt: None,
             true_cause: None,
         };

@@ -256,6 +256,7 @@ mod tests {
             now: 0,
             kind: super::super::CongestionKind::DupAcks,
             in_flight: 50_000,
+            flight_size: 50_000,
             min_rtt: Some(80 * MS),
             true_cause: None,
         };

@@ -234,6 +234,7 @@ mod tests {
             now,
             kind,
             in_flight: 20_000,
+            flight_size: 20_000,
             min_rtt: None,
             true_cause: None,
         };

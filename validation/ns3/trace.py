@@ -1,0 +1,131 @@
+"""One flow of the cross-check path in both simulators with the same lost packets, and the
+first flow's window traces side by side (``make validate-ns3`` does not run this).
+
+Both sides drop exactly the data packets whose arrival indices at D are drawn here with
+probability ``--per`` (airtcp's ``list`` error model, dumbbell.cc's ``--drops``), so the two
+runs see the same losses until their sending diverges; the printed rows are each side's
+successive (cwnd, ssthresh) in segments, and the first row where they part shows which rule
+differs.
+
+    python validation/ns3/trace.py --cc newreno --per 0.05 [--seed 1] [--duration 20]
+                                   [--rows 60] [--set KEY=VALUE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import run  # noqa: E402
+
+
+def drops(per: float, seed: int, n: int = 200_000) -> list[int]:
+    rng = random.Random(seed)
+    return [i for i in range(n) if rng.random() < per]
+
+
+def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) -> list[tuple]:
+    import airtcp
+
+    toml = run.path_toml(cc, 0.0, 1, duration, 1)
+    bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
+    assert bern in toml
+    toml = toml.replace(
+        bern, f'error = {{ model = "list", packets = {lost}, applies_to = "data" }}'
+    )
+    toml = toml.replace('profile = "ns3"\n', 'profile = "ns3"\n' + "".join(x + "\n" for x in extra))
+    toml += "[trace]\ncwnd = true\n"
+    r = airtcp.run(airtcp.Scenario.from_toml_str(toml))
+    f = r.flows
+    print(
+        f"airtcp: goodput {float(f['delivered_bytes'][0]) * 8 / duration / 1e6:.4f} Mbit/s,"
+        f" {int(f['fast_retransmits'][0])} recoveries, {int(f['timeouts'][0])} timeouts"
+    )
+    s = r.series["cwnd"]["f0"]
+    t, cw, st = s["t"], s["cwnd"], s["ssthresh"]
+    return [(float(a), int(b), int(c)) for a, b, c in zip(t, cw, st, strict=True)]
+
+
+def ns3_trace(
+    exe: Path, cc: str, lost: list[int], duration: float, extra: list[str]
+) -> list[tuple]:
+    out = subprocess.run(
+        [
+            str(exe),
+            f"--cc={cc}",
+            "--flows=1",
+            f"--duration={duration}",
+            "--trace=1",
+            "--drops=" + ",".join(map(str, lost)),
+            *extra,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    rows = []
+    for line in out.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            print(
+                f"ns-3:   goodput {d['goodput_bps'] / 1e6:.4f} Mbit/s, {d['recoveries']}"
+                f" recoveries, {d['timeouts']} entries into CA_LOSS"
+            )
+        if line.startswith("W "):
+            _, t, cw, st = line.split()
+            rows.append((float(t), int(cw), int(st)))
+    return rows
+
+
+def segments(rows: list[tuple], mss: int) -> list[tuple]:
+    """Successive distinct (cwnd, ssthresh) in whole segments (``mss`` = 1: already in
+    segments), with the time of each; an unset ssthresh shows as -1."""
+    out: list[tuple] = []
+    for t, cw, st in rows:
+        st = st // mss
+        key = (cw // mss, st if st < 100_000 else -1)
+        if not out or out[-1][1:] != key:
+            out.append((t, *key))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cc", default="newreno", choices=run.CCS)
+    ap.add_argument("--per", type=float, default=0.05)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--rows", type=int, default=60)
+    ap.add_argument("--set", action="append", default=[], help="extra airtcp [tcp] key = value")
+    ap.add_argument(
+        "--ns3-arg",
+        action="append",
+        default=[],
+        help="extra ns-3 argument, e.g. --ns3-arg=--ns3::TcpSocket::DelAckCount=1",
+    )
+    ap.add_argument("--ns3-venv", type=Path, default=run.ROOT / ".ns3venv")
+    a = ap.parse_args(argv)
+    exe = run.build(a.ns3_venv)
+    lost = drops(a.per, a.seed)
+    extra = [s.replace("=", " = ", 1) for s in a.set]
+    # airtcp's series are in segments already, ns-3's in bytes.
+    mine = segments(airtcp_trace(a.cc, lost, a.duration, extra), 1)
+    theirs = segments(ns3_trace(exe, a.cc, lost, a.duration, a.ns3_arg), 536)
+    print(f"{'airtcp t':>10} {'cwnd':>5} {'ssth':>5}   {'ns-3 t':>10} {'cwnd':>5} {'ssth':>5}")
+    for i in range(min(a.rows, max(len(mine), len(theirs)))):
+        left = mine[i] if i < len(mine) else None
+        right = theirs[i] if i < len(theirs) else None
+        fmt = lambda r: f"{r[0]:10.4f} {r[1]:5d} {r[2]:5d}" if r else " " * 22  # noqa: E731
+        mark = "" if left and right and left[1:] == right[1:] else "  <-"
+        print(f"{fmt(left)}   {fmt(right)}{mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
