@@ -1556,7 +1556,12 @@ fn transport(
     if f.app.is_tcp() {
         let mut cfg = tcp_config(&f.tcp.or(&sc.tcp), &format!("{p}.tcp"))?;
         let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
-        let mut scheme = cc::build_flow(&cc_name, &f.cc_params).map_err(|(k, m)| {
+        // A profile whose stack runs CUBIC in integer arithmetic makes that the default.
+        let mut params = f.cc_params.clone();
+        if cc_name == "cubic" && cfg.linux_cubic {
+            params.entry("linux".into()).or_insert(1.0);
+        }
+        let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {
                 ScenarioError::new(format!("{p}.cc"), m)
             } else {

@@ -72,6 +72,10 @@ pub struct TcpConfig {
     /// In SACK recovery, a partial ACK also resends the new first unacknowledged segment at
     /// once (RFC 6582's rule on top of RFC 6675's; ns-3's ProcessAck calls DoRetransmit).
     pub partial_ack_retransmit: bool,
+    /// `cubic` defaults to Linux's integer arithmetic (`cc_params.linux = 1`) rather than
+    /// RFC 9438 in floating point: the stack's own code, as ns-3 ports it. Set by profiles
+    /// only; `cc_params.linux` overrides it.
+    pub linux_cubic: bool,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -191,6 +195,8 @@ impl Profile {
                 // TcpSocketBase::ProcessAck: a partial ACK in CA_RECOVERY calls DoRetransmit
                 // unless that data was already resent.
                 partial_ack_retransmit: true,
+                // TcpCubic ports tcp_cubic.c's integer bictcp_update.
+                linux_cubic: true,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -215,6 +221,7 @@ impl Profile {
                 // Recovery may start as soon as the previous one's high_seq is acknowledged.
                 recover_guard: RecoverGuard::LessCareful,
                 rto_min_added: true, // tcp_set_rto: srtt + max(mdev, rto_min)
+                linux_cubic: true,   // tcp_cubic.c
                 ..base
             },
         }
@@ -258,6 +265,7 @@ impl Default for TcpConfig {
             rescue_retransmit: true,
             fast_retransmit_restarts_rto: true,
             partial_ack_retransmit: false,
+            linux_cubic: false,
         }
     }
 }

@@ -22,6 +22,21 @@ pub struct Cubic {
     carry: f64,
 }
 
+/// `cubic` with its parameters: RFC 9438 in floating point, or with `linux = 1` Linux's
+/// integer arithmetic (`LinuxCubic`).
+pub fn build(p: &mut Params) -> Result<Box<dyn CongestionControl>, (String, String)> {
+    let rfc = Cubic::new(p)?;
+    let linux = p.get("linux", 0.0)?;
+    if linux != 0.0 && linux != 1.0 {
+        return Err(("linux".into(), format!("must be 0 or 1, got {linux}")));
+    }
+    Ok(if linux == 1.0 {
+        Box::new(LinuxCubic::new(rfc.c, rfc.beta, rfc.fast_convergence))
+    } else {
+        Box::new(rfc)
+    })
+}
+
 impl Cubic {
     pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
         let c = p.get("c", 0.4)?;
@@ -124,6 +139,163 @@ impl CongestionControl for Cubic {
     }
 }
 
+/// CUBIC in Linux's integer arithmetic (`tcp_cubic.c`'s `bictcp_update`) as ns-3.44's
+/// `TcpCubic` ports it, selected by `cc_params.linux = 1` (the `ns3` and `linux` profiles'
+/// default). Windows are whole segments: the cubic target is truncated to a segment and turned
+/// into `cnt`, the number of segments to acknowledge per one-segment increase; before the first
+/// loss `cnt` is at most 20; the Reno-friendly window grows by one segment per
+/// ⌊cwnd·15/8⌋ acknowledged (β = 0.7: 8(1024 + 717)/3/(1024 − 717) = 15 in Linux's fixed
+/// point), and where it is ahead `cnt` is at most cwnd/(W_tcp − cwnd). Slow start counts every
+/// acknowledged segment. Each ACK adds at most one segment. A timeout forgets W_max
+/// (ns-3's `CubicReset` on `CA_LOSS`).
+#[derive(Clone, Debug)]
+pub struct LinuxCubic {
+    c: f64,
+    beta: f64,
+    fast_convergence: bool,
+    cnt_clamp: u32,
+    /// Segments acknowledged since the last increase.
+    cwnd_cnt: u32,
+    last_max: u32,
+    origin: u32,
+    k: f64,
+    epoch_start: Option<Time>,
+    ack_cnt: u32,
+    tcp_cwnd: u32,
+    delay_min: Time,
+    /// Bytes acknowledged short of a whole segment, carried to the next ACK.
+    carry_bytes: u64,
+    /// The ACK that ends a recovery also grows the window (ns-3's ProcessAck calls
+    /// IncreaseWindow after setting cwnd = ssthresh).
+    exit_ack: bool,
+}
+
+impl LinuxCubic {
+    pub fn new(c: f64, beta: f64, fast_convergence: bool) -> Self {
+        LinuxCubic {
+            c,
+            beta,
+            fast_convergence,
+            cnt_clamp: 20,
+            cwnd_cnt: 0,
+            last_max: 0,
+            origin: 0,
+            k: 0.0,
+            epoch_start: None,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            delay_min: 0,
+            carry_bytes: 0,
+            exit_ack: false,
+        }
+    }
+
+    /// `bictcp_update`: segments to acknowledge per one-segment increase.
+    fn update(&mut self, now: Time, seg_cwnd: u32, acked: u32) -> u32 {
+        self.ack_cnt += acked;
+        if self.epoch_start.is_none() {
+            self.epoch_start = Some(now);
+            self.ack_cnt = acked;
+            self.tcp_cwnd = seg_cwnd;
+            if self.last_max <= seg_cwnd {
+                self.k = 0.0;
+                self.origin = seg_cwnd;
+            } else {
+                self.k = ((self.last_max - seg_cwnd) as f64 / self.c).cbrt();
+                self.origin = self.last_max;
+            }
+        }
+        let t = (now - self.epoch_start.unwrap_or(now) + self.delay_min) as f64 / SEC as f64;
+        let offs = (t - self.k).abs();
+        let delta = (self.c * offs.powi(3)) as u32;
+        let target = if t < self.k {
+            self.origin.saturating_sub(delta)
+        } else {
+            self.origin + delta
+        };
+        let mut cnt = if target > seg_cwnd {
+            seg_cwnd / (target - seg_cwnd)
+        } else {
+            100 * seg_cwnd
+        };
+        if self.last_max == 0 {
+            cnt = cnt.min(self.cnt_clamp);
+        }
+        // Reno-friendly window (Linux's tcp_friendliness, beta_scale = 15 for β = 0.7).
+        let scale = (8.0 * (1.0 + self.beta) / 3.0 / (1.0 - self.beta)) as u32;
+        let per = ((seg_cwnd * scale) >> 3).max(1);
+        while self.ack_cnt > per {
+            self.ack_cnt -= per;
+            self.tcp_cwnd += 1;
+        }
+        if self.tcp_cwnd > seg_cwnd {
+            cnt = cnt.min(seg_cwnd / (self.tcp_cwnd - seg_cwnd));
+        }
+        cnt.max(2)
+    }
+}
+
+impl CongestionControl for LinuxCubic {
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let Some(r) = ack.rtt {
+            // PktsAcked: the minimum delay, except just after an epoch began (CubicDelta).
+            let fresh = self
+                .epoch_start
+                .is_some_and(|e| ack.now.saturating_sub(e) < 10 * crate::engine::MS);
+            if !fresh && (self.delay_min == 0 || r < self.delay_min) {
+                self.delay_min = r;
+            }
+        }
+        if (ack.in_recovery && !std::mem::take(&mut self.exit_ack)) || ack.acked_bytes == 0 {
+            return;
+        }
+        self.carry_bytes += ack.acked_bytes;
+        let mut segs = (self.carry_bytes / st.mss) as u32;
+        self.carry_bytes %= st.mss;
+        if segs == 0 {
+            return;
+        }
+        if st.cwnd < st.ssthresh {
+            let before = st.cwnd;
+            st.cwnd = (st.cwnd + segs as u64 * st.mss).min(st.ssthresh);
+            segs -= ((st.cwnd - before) / st.mss) as u32;
+            if segs == 0 {
+                return;
+            }
+        }
+        self.cwnd_cnt += segs;
+        let seg_cwnd = (st.cwnd / st.mss) as u32;
+        let cnt = self.update(ack.now, seg_cwnd, segs);
+        if self.cwnd_cnt >= cnt {
+            st.cwnd += st.mss;
+            self.cwnd_cnt -= cnt;
+        }
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
+        self.exit_ack = true;
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        let seg_cwnd = (st.cwnd / st.mss) as u32;
+        self.last_max = if self.fast_convergence && seg_cwnd < self.last_max {
+            (seg_cwnd as f64 * (1.0 + self.beta) / 2.0) as u32
+        } else {
+            seg_cwnd
+        };
+        self.epoch_start = None;
+        if ev.kind == super::CongestionKind::Timeout {
+            // CubicReset: the timeout's slow start begins a history of its own.
+            *self = LinuxCubic {
+                exit_ack: false,
+                ..LinuxCubic::new(self.c, self.beta, self.fast_convergence)
+            };
+        }
+        let segs = ((seg_cwnd as f64 * self.beta) as u64).max(2);
+        Reaction::cut(segs * st.mss)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,5 +379,94 @@ mod tests {
             worst = worst.max((cw - w).abs() / w);
         }
         assert!(worst < 0.05, "cwnd strays {:.1}% from W(t)", worst * 100.0);
+    }
+
+    #[test]
+    fn linux_arithmetic_counts_acks_per_segment() {
+        // bictcp_update at the start of an epoch with no loss yet: the cubic target equals
+        // cwnd, so cnt = 100·cwnd, clamped to 20 (no W_max yet).
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        assert_eq!(c.update(0, 10, 1), 20);
+        // The Reno-friendly window: one segment per ⌊10·15/8⌋ = 18 acknowledged; once it
+        // is ahead of cwnd by one, cnt is at most cwnd / 1.
+        assert_eq!(c.update(0, 10, 18), 10);
+        assert_eq!(c.tcp_cwnd, 11);
+        // After a loss at 14 segments: W_max = 14, K = ∛((14 − 9)/0.4) s; one RTT (100 ms)
+        // into the epoch the target is W_max − ⌊0.4·(K − 0.1)³⌋.
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        c.last_max = 14;
+        c.delay_min = 100 * MS;
+        let k = (5.0f64 / 0.4).cbrt();
+        let target = 14 - (0.4 * (k - 0.1).powi(3)) as u32;
+        assert_eq!(target, 10);
+        assert_eq!(c.update(0, 9, 1), (9 / (target - 9)).max(2));
+    }
+
+    #[test]
+    fn linux_arithmetic_cuts_whole_segments_and_forgets_wmax_on_timeout() {
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        let st = CcState {
+            cwnd: 15 * 536 + 100,
+            ssthresh: 1 << 30,
+            mss: 536,
+        };
+        let ev = |kind| CongestionEvent {
+            now: 0,
+            kind,
+            in_flight: 15 * 536,
+            flight_size: 15 * 536,
+            min_rtt: None,
+            true_cause: None,
+        };
+        // ⌊15 · 0.7⌋ = 10 segments; W_max = 15.
+        assert_eq!(
+            c.on_congestion(&ev(CongestionKind::DupAcks), &st).ssthresh,
+            10 * 536
+        );
+        assert_eq!(c.last_max, 15);
+        // Smaller next time: fast convergence, ⌊12 · 1.7 / 2⌋ = 10.
+        let st12 = CcState {
+            cwnd: 12 * 536,
+            ..st
+        };
+        c.on_congestion(&ev(CongestionKind::DupAcks), &st12);
+        assert_eq!(c.last_max, 10);
+        assert_eq!(
+            c.on_congestion(&ev(CongestionKind::Timeout), &st12)
+                .ssthresh,
+            8 * 536
+        );
+        assert_eq!((c.last_max, c.tcp_cwnd, c.epoch_start), (0, 0, None));
+    }
+
+    #[test]
+    fn linux_arithmetic_grows_on_the_ack_that_ends_recovery() {
+        // ns-3 sets cwnd = ssthresh and then grows the window with every segment the full
+        // ACK covers; the scheme sees that ACK flagged as in recovery.
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        let mut st = CcState {
+            cwnd: 7 * 1000,
+            ssthresh: 7 * 1000,
+            mss: 1000,
+        };
+        let a = AckInfo {
+            now: SEC,
+            acked_bytes: 7000,
+            in_recovery: true,
+            ..Default::default()
+        };
+        c.on_ack(&a, &mut st);
+        assert_eq!(c.cwnd_cnt, 0, "a recovery ACK alone does not count");
+        c.on_recovery_exit(SEC, &mut st);
+        c.on_ack(&a, &mut st);
+        assert_eq!(c.cwnd_cnt, 7);
+        assert!(c.epoch_start.is_some());
+    }
+
+    #[test]
+    fn the_linux_parameter_selects_the_arithmetic() {
+        let mut m = BTreeMap::new();
+        m.insert("linux".to_string(), 2.0);
+        assert_eq!(build(&mut Params::new(&m)).err().unwrap().0, "linux");
     }
 }

@@ -411,9 +411,9 @@ pub const SCHEMES: &[SchemeInfo] = &[
     },
     SchemeInfo {
         name: "cubic",
-        description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7",
+        description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7; linux = 1: Linux's integer arithmetic as ns-3 ports it (default under the ns3 and linux profiles)",
         recovery: RecoveryKind::NewReno,
-        build: |p| boxed(Cubic::new(p)?),
+        build: cubic::build,
         receiver: None,
         timestamps: false,
     },
