@@ -2,9 +2,10 @@
 
 A run is keyed by ``(scenario_hash, seed)``: the SHA-256 of the fully resolved scenario (grid
 point applied, seed left out, see :meth:`airtcp.Scenario.hash`) and the seed it ran with. Only
-the process that drives a sweep writes; each finished run is committed in its own transaction,
-so killing the sweep at any moment loses at most the runs that were in flight, and never leaves
-a half-written or duplicated run (the key is the primary key of every table).
+the process that drives a sweep writes; it commits the runs of each finished task (a chunk of
+runs) in one transaction before it counts them as done, so killing the sweep at any moment
+loses at most the runs that were in flight, and never leaves a half-written or duplicated run
+(the key is the primary key of every table).
 
 Tables
 ------
@@ -33,20 +34,22 @@ and ``ssthresh``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import itertools
 import json
 import os
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .result import SERIES_COLUMNS, result_tables, series_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
-__all__ = ["Store", "StoreError", "run_key"]
+__all__ = ["RunRecord", "Store", "StoreError", "run_key", "run_record"]
 
 SCHEMA_VERSION = 1
 
@@ -128,6 +131,10 @@ CREATE INDEX IF NOT EXISTS sweep_runs_key ON sweep_runs (scenario_hash, seed);
 """
 
 _KEY_COLUMNS = ("scenario_hash", "seed")
+# Keys of a result row that are not columns of its own: the store sets them.
+_NOT_DATA = frozenset((*_KEY_COLUMNS, "row"))
+# Cell values SQLite takes as they are (see _cell).
+_SCALARS = frozenset((type(None), bool, int, float, str))
 # Tables of the store itself; every other table holds one kind of result row.
 _OWN_TABLES = ("runs", "sweeps", "sweep_runs", "meta")
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -140,6 +147,106 @@ class StoreError(Exception):
 def run_key(scenario_hash: str, seed: int) -> str:
     """The text form of a run key, used for series file names: ``<hash>-<seed>``."""
     return f"{scenario_hash}-{int(seed)}"
+
+
+class RunRecord(NamedTuple):
+    """A finished run as the store writes it (see :func:`run_record`): the ``runs`` row
+    without its grid point, scenario, sweep and series file, and every result table's rows.
+    Sweep workers build these, so the driving process only inserts them."""
+
+    scenario_hash: str
+    seed: int
+    status: str
+    error: str | None
+    error_kind: str | None
+    name: str | None
+    events: int | None
+    packet_hops: int | None
+    fairness: float | None
+    duration_s: float | None
+    packets: str | None
+    drops: str | None
+    summary: str | None
+    airtcp_version: str | None
+    wall_s: float | None
+    finished_at: str
+    #: (table, its columns after scenario_hash, seed and row, full rows)
+    tables: tuple[tuple[str, tuple[str, ...], list[tuple[Any, ...]]], ...]
+
+
+def run_record(
+    *,
+    scenario_hash: str,
+    seed: int,
+    scenario: str,
+    status: str,
+    raw: Mapping[str, Any] | None = None,
+    error: str | None = None,
+    error_kind: str | None = None,
+    airtcp_version: str | None = None,
+    wall_s: float | None = None,
+) -> RunRecord:
+    """A run's outcome (``raw`` is the core's result) in the form :meth:`Store.record_many`
+    writes: every value the store holds, nested values already JSON text. ``scenario`` (JSON)
+    names a run that failed before it had a result."""
+    if status not in ("ok", "failed"):
+        raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
+    raw = raw or {}
+    seed = int(seed)
+    tables = result_tables(raw)
+    summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}
+    out_tables = []
+    for t, items in tables.items():
+        if status != "ok":
+            out_tables.append((t, (), []))  # the table exists, the failed run has no rows
+            continue
+        # Columns in order of first appearance; map/set calls keep the per-value work in C.
+        names = tuple(
+            k for k in dict.fromkeys(itertools.chain.from_iterable(items)) if k not in _NOT_DATA
+        )
+        rows = []
+        for i, it in enumerate(items):
+            vals = tuple(map(it.get, names))
+            if not _SCALARS.issuperset(map(type, vals)):
+                vals = tuple(map(_cell, vals))
+            rows.append((scenario_hash, seed, i, *vals))
+        out_tables.append((t, names, rows))
+    return RunRecord(
+        scenario_hash,
+        seed,
+        status,
+        error,
+        error_kind,
+        raw.get("name") or _scenario_name(scenario),
+        raw.get("events"),
+        raw.get("packet_hops"),
+        raw.get("fairness"),
+        raw.get("duration_s"),
+        json.dumps(raw["packets"]) if "packets" in raw else None,
+        json.dumps(raw["drops"]) if "drops" in raw else None,
+        json.dumps(summary) if raw else None,
+        airtcp_version,
+        wall_s,
+        _now(),
+        tuple(out_tables),
+    )
+
+
+# The runs row of a record: its key, then what the driver adds, then the rest of the record.
+_N_FIRST = 2
+_INSERT_RUN_COLUMNS = (
+    *RunRecord._fields[:_N_FIRST],
+    "params",
+    "scenario",
+    "sweep",
+    "series",
+    *RunRecord._fields[_N_FIRST:-1],
+)
+assert set(_INSERT_RUN_COLUMNS) == {*_KEY_COLUMNS, *RUN_COLUMNS}
+_INSERT_RUN = (
+    f"INSERT OR REPLACE INTO runs ({', '.join(_INSERT_RUN_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _INSERT_RUN_COLUMNS)})"
+)
 
 
 def _now() -> str:
@@ -221,6 +328,8 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = False) -> None:
         self.path = Path(path)
+        #: result table -> columns known to exist (see _ensure_columns)
+        self._known: dict[str, set[str]] = {}
         if not create and not self.path.is_file():
             # A mistyped path must not quietly become an empty store.
             raise StoreError(
@@ -292,6 +401,8 @@ class Store:
     def _ensure_table(self, table: str) -> None:
         """Create a result table the first time the core reports it; rows are keyed by run
         and their position in the result."""
+        if table in self._known:
+            return
         if not _TABLE_NAME.match(table) or table in _OWN_TABLES:
             raise StoreError(f"{self.path}: result table name {table!r} is not allowed")
         self._db.execute(
@@ -302,11 +413,18 @@ class Store:
         self._ensure_columns(table, ["row"])
 
     def _ensure_columns(self, table: str, names: Iterable[str]) -> None:
+        # Columns are never dropped, so a column seen once stays; only a miss reads the
+        # schema again (another process may have added it meanwhile).
+        names = list(names)
+        have = self._known.get(table)
+        if have is not None and have.issuperset(names):
+            return
         have = set(self._columns(table))
         for n in names:
             if n not in have:
                 self._db.execute(f"ALTER TABLE {_qi(table)} ADD COLUMN {_qi(n)}")
                 have.add(n)
+        self._known[table] = have
 
     # -- writing (the sweep driver only) --------------------------------------------------------
 
@@ -378,69 +496,61 @@ class Store:
         series: str | None = None,
     ) -> None:
         """Write one finished run (replacing an earlier attempt) in a single transaction."""
-        if status not in ("ok", "failed"):
-            raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
-        raw = raw or {}
-        tables = result_tables(raw)
-        summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}
-        row = {
-            "scenario_hash": scenario_hash,
-            "seed": int(seed),
-            "status": status,
-            "error": error,
-            "error_kind": error_kind,
-            "name": raw.get("name") or _scenario_name(scenario),
-            "sweep": sweep,
-            "params": params,
-            "scenario": scenario,
-            "events": raw.get("events"),
-            "packet_hops": raw.get("packet_hops"),
-            "fairness": raw.get("fairness"),
-            "duration_s": raw.get("duration_s"),
-            "packets": json.dumps(raw["packets"]) if "packets" in raw else None,
-            "drops": json.dumps(raw["drops"]) if "drops" in raw else None,
-            "summary": json.dumps(summary) if raw else None,
-            "airtcp_version": airtcp_version,
-            "wall_s": wall_s,
-            "finished_at": _now(),
-            "series": series,
-        }
+        rec = run_record(
+            scenario_hash=scenario_hash,
+            seed=seed,
+            scenario=scenario,
+            status=status,
+            raw=raw,
+            error=error,
+            error_kind=error_kind,
+            airtcp_version=airtcp_version,
+            wall_s=wall_s,
+        )
+        self.record_many([(rec, params, scenario, sweep, series)])
+
+    def record_many(
+        self, runs: Iterable[tuple[RunRecord, str, str, str | None, str | None]]
+    ) -> None:
+        """Write finished runs, each ``(record, params, scenario, sweep, series file)`` with the
+        record from :func:`run_record`, replacing earlier attempts, in one transaction: after
+        a crash either all of them are in the store or none is. A key given twice keeps its
+        last record."""
+        latest: dict[tuple[str, int], tuple[RunRecord, str, str, str | None, str | None]] = {}
+        for r in runs:
+            latest[(r[0].scenario_hash, r[0].seed)] = r
+        if not latest:
+            return
+        keys = list(latest)
+        run_rows = []
+        # (table, columns) -> rows; records of one sweep share a few column lists, so each
+        # becomes one executemany.
+        groups: dict[tuple[str, tuple[str, ...]], list[tuple[Any, ...]]] = {}
+        for rec, params, scenario, sweep, series in latest.values():
+            run_rows.append((*rec[:_N_FIRST], params, scenario, sweep, series, *rec[_N_FIRST:-1]))
+            for t, names, rows in rec.tables:
+                g = groups.get((t, names))
+                if g is None:
+                    g = groups[(t, names)] = []
+                g.extend(rows)
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            key = (scenario_hash, int(seed))
-            for t in tables:
+            for t, names in groups:
                 self._ensure_table(t)
-            for t in self.tables():
-                cur.execute(f"DELETE FROM {_qi(t)} WHERE scenario_hash = ? AND seed = ?", key)
-            cols = list(row)
-            cur.execute(
-                f"INSERT OR REPLACE INTO runs ({', '.join(map(_qi, cols))}) "
-                f"VALUES ({', '.join('?' for _ in cols)})",
-                [row[c] for c in cols],
-            )
-            if status == "ok":
-                for t, items in tables.items():
-                    names: dict[str, None] = {}
-                    for it in items:
-                        for k in it:
-                            if k not in _KEY_COLUMNS and k != "row":
-                                names.setdefault(k, None)
+                if names:
                     self._ensure_columns(t, names)
-                    if not items:
-                        continue
-                    cols = [*_KEY_COLUMNS, "row", *names]
-                    cur.executemany(
-                        f"INSERT INTO {_qi(t)} ({', '.join(map(_qi, cols))}) "
-                        f"VALUES ({', '.join('?' for _ in cols)})",
-                        [
-                            [*key, i, *(_cell(it.get(c)) for c in names)]
-                            for i, it in enumerate(items)
-                        ],
-                    )
+            for t in self.tables():
+                cur.executemany(_delete_sql(t), keys)
+            cur.executemany(_INSERT_RUN, run_rows)
+            for (t, names), rows in groups.items():
+                if rows:
+                    cur.executemany(_insert_sql(t, names), rows)
             cur.execute("COMMIT")
         except BaseException:
             cur.execute("ROLLBACK")
+            # Tables and columns added in the transaction are gone again.
+            self._known.clear()
             raise
 
     def write_series(self, scenario_hash: str, seed: int, series: Mapping[str, Any]) -> str | None:
@@ -706,6 +816,21 @@ class Store:
                 df.write_csv(p)
             paths[t] = p
         return paths
+
+
+# The statement texts are cached: sqlite3 then reuses its prepared statements as well.
+@functools.lru_cache(maxsize=256)
+def _delete_sql(table: str) -> str:
+    return f"DELETE FROM {_qi(table)} WHERE scenario_hash = ? AND seed = ?"
+
+
+@functools.lru_cache(maxsize=256)
+def _insert_sql(table: str, names: tuple[str, ...]) -> str:
+    cols = [*_KEY_COLUMNS, "row", *names]
+    return (
+        f"INSERT INTO {_qi(table)} ({', '.join(map(_qi, cols))}) "
+        f"VALUES ({', '.join('?' for _ in cols)})"
+    )
 
 
 def _scenario_name(scenario_json: str) -> str | None:

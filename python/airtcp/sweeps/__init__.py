@@ -10,6 +10,11 @@ local process pool or a dask.distributed cluster, every finished run written to 
         store="out/store.sqlite",
     )
 
+Runs go to the workers in chunks (a task runs several, about 50 ms of work, fewer towards the
+end of the sweep) and the workers turn results into store rows; each finished chunk is
+committed in one transaction before it counts as done, so an interrupted sweep loses at most
+the chunks in flight.
+
 Runs already in the store (same scenario after the grid point is applied, same seed) are
 skipped; runs that failed before are skipped too unless ``retry_failed=True`` (the simulator is
 deterministic, so a failure repeats until the scenario or the simulator changes). A run whose
@@ -23,7 +28,7 @@ for any multiprocessing code.
 
 from __future__ import annotations
 
-from .backends import DaskError, SweepAborted, run_job
+from .backends import DaskError, SweepAborted, run_chunk, run_job
 from .driver import SweepOutcome, point_table, run_sweep, sweep
 from .plan import Job, parse_axis, plan, scenario_key, split_values
 from .progress import PROGRESS_INTERVAL
@@ -37,6 +42,7 @@ __all__ = [
     "plan",
     "parse_axis",
     "point_table",
+    "run_chunk",
     "run_job",
     "run_sweep",
     "scenario_key",

@@ -1,7 +1,8 @@
 """Where runs execute: a local process pool or a dask.distributed cluster. Both feed one
-submit loop (:func:`run_jobs`) that keeps a window of runs in flight and yields each
-(job, outcome) as it finishes; an outcome is the run's result dict, or the exception that
-lost it."""
+submit loop (:func:`run_jobs`) that sends runs to the workers in chunks (one task runs several,
+see :class:`ChunkSizer`), keeps a window of chunks in flight and yields each chunk's jobs and
+outcomes as it finishes; an outcome is the run's store record (with its time series, when
+kept), or the exception that lost it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from .. import _core
+from ..store import run_record
 from .plan import Job
 
 
@@ -65,6 +67,77 @@ def run_job(
     return out
 
 
+#: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files).
+Task = tuple[str, int, str, "dict[str, Any] | None"]
+
+
+def task(job: Job) -> Task:
+    return (job.scenario_hash, job.seed, job.scenario_json, job.files)
+
+
+def run_chunk(tasks: Sequence[Task], keep_series: bool) -> list[Any]:
+    """Run several scenarios one after another (one task of a pool or dask worker) and return
+    each one's outcome in the form the store writes: ``(RunRecord, series or None)``, or the
+    exception that lost that run alone. Turning results into rows here, in the workers,
+    leaves the driving process only the inserts."""
+    out: list[Any] = []
+    for scenario_hash, seed, scenario_json, files in tasks:
+        try:
+            res = run_job(scenario_json, keep_series, files)
+            raw = res.get("raw")
+            rec = run_record(
+                scenario_hash=scenario_hash,
+                seed=seed,
+                scenario=scenario_json,
+                status=res["status"],
+                raw=raw,
+                error=res.get("error"),
+                error_kind=res.get("error_kind"),
+                airtcp_version=res.get("version"),
+                wall_s=res.get("wall_s"),
+            )
+            series = raw.get("series") if res["status"] == "ok" and raw else None
+            out.append((rec, series or None))
+        except Exception as e:  # noqa: BLE001 - lost, and only this run
+            out.append(e)
+    return out
+
+
+#: Seconds of work a task aims at: long enough that the per-task costs (pickling, the pool's
+#: queues, one store transaction) are small beside it, short enough that an interrupted sweep
+#: loses little and the progress moves.
+TASK_S = 0.05
+
+
+class ChunkSizer:
+    """How many runs the next task carries: about TASK_S of work at the mean run time seen so
+    far (growing at most twofold per task, so a few fast first runs cannot make a huge chunk of
+    slow ones), and never more than a quarter of each worker's share of what is left, so the
+    workers finish together (chunks shrink towards the end: guided self-scheduling)."""
+
+    def __init__(self, workers: int, single: bool = False) -> None:
+        self.workers = max(1, workers)
+        self.single = single
+        self.runs = 0
+        self.busy = 0.0
+        self.largest = 1
+
+    def observe(self, outcomes: Iterable[Any]) -> None:
+        for o in outcomes:
+            if isinstance(o, tuple):
+                self.runs += 1
+                self.busy += o[0].wall_s or 0.0
+
+    def size(self, left: int) -> int:
+        if self.single or not self.runs:
+            return 1
+        per_run = self.busy / self.runs
+        n = int(TASK_S / per_run) if per_run > 0 else left
+        n = max(1, min(n, 2 * self.largest, left // (4 * self.workers)))
+        self.largest = max(self.largest, n)
+        return n
+
+
 def _worker_init(lifeline: Any) -> None:
     """Pool worker start-up: exit as soon as the sweep driver is gone. ``lifeline`` is the read
     end of a pipe whose only writer is the driver; it never sends anything, so ``recv`` returns
@@ -84,51 +157,64 @@ def _worker_init(lifeline: Any) -> None:
 class Backend:
     """What the submit loop needs of an executor."""
 
-    #: runs kept in flight
+    #: chunks kept in flight
     window: int = 4
+    #: runs that execute at once (sizes the chunks)
+    workers: int = 1
 
-    def submit(self, job: Job, keep_series: bool) -> Any:
+    def submit(self, chunk: list[Job], keep_series: bool) -> Any:
         raise NotImplementedError
 
-    def finished(self, pending: dict[Any, Job]) -> Iterable[Any]:
+    def finished(self, pending: dict[Any, list[Job]]) -> Iterable[Any]:
         """Block until at least one pending handle is done; those that are."""
         raise NotImplementedError
 
     def outcome(self, handle: Any) -> Any:
-        """The run's result dict, or the exception that lost it (SweepAborted is raised)."""
+        """The chunk's outcomes (see :func:`run_chunk`), or the exception that lost the whole
+        chunk (SweepAborted is raised)."""
         raise NotImplementedError
 
     def close(self, clean: bool) -> None:
         raise NotImplementedError
 
 
-def run_jobs(backend: Backend, jobs: Sequence[Job], keep_series: bool) -> Iterator[tuple[Job, Any]]:
-    """Run ``jobs`` on ``backend`` with at most ``backend.window`` in flight, yielding each
-    (job, outcome) as it finishes; the backend is closed however the loop ends."""
-    it = iter(jobs)
-    pending: dict[Any, Job] = {}
+def run_jobs(
+    backend: Backend, jobs: Sequence[Job], keep_series: bool, *, single: bool = False
+) -> Iterator[tuple[list[Job], list[Any]]]:
+    """Run ``jobs`` on ``backend`` in chunks (one run per task with ``single``), at most
+    ``backend.window`` chunks in flight, yielding each chunk's jobs and their outcomes as the
+    chunk finishes; the backend is closed however the loop ends."""
+    sizer = ChunkSizer(backend.workers, single)
+    pending: dict[Any, list[Job]] = {}
     clean = False
+    at = 0
 
     def fill() -> None:
-        while len(pending) < backend.window:
-            job = next(it, None)
-            if job is None:
-                return
-            pending[backend.submit(job, keep_series)] = job
+        nonlocal at
+        while len(pending) < backend.window and at < len(jobs):
+            n = sizer.size(len(jobs) - at)
+            chunk = list(jobs[at : at + n])
+            at += n
+            pending[backend.submit(chunk, keep_series)] = chunk
 
     broken = False
     try:
         fill()
         while pending:
             for h in list(backend.finished(pending)):
-                job = pending.pop(h)
+                chunk = pending.pop(h)
                 out = backend.outcome(h)
-                # A dead worker breaks the whole pool: what is in flight comes back as lost
-                # and nothing more is submitted; the caller decides what to rerun.
-                broken |= isinstance(out, WorkerDied)
-                yield job, out
-            if not broken:
-                fill()
+                if isinstance(out, BaseException):
+                    # A dead worker breaks the whole pool: what is in flight comes back as
+                    # lost and nothing more is submitted; the caller decides what to rerun.
+                    broken |= isinstance(out, WorkerDied)
+                    outs = [out] * len(chunk)
+                else:
+                    outs = out
+                    sizer.observe(outs)
+                if not broken:
+                    fill()  # before the caller writes this chunk: keep the workers busy
+                yield chunk, outs
         clean = not broken
     finally:
         backend.close(clean)
@@ -137,7 +223,7 @@ def run_jobs(backend: Backend, jobs: Sequence[Job], keep_series: bool) -> Iterat
 class LocalPool(Backend):
     """A process pool whose workers exit when the driver dies (lifeline pipe)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, window: int | None = None) -> None:
         methods = mp.get_all_start_methods()
         if "forkserver" in methods:
             ctx = mp.get_context("forkserver")
@@ -151,18 +237,20 @@ class LocalPool(Backend):
             initializer=_worker_init,
             initargs=(self.lifeline[0],),
         )
-        self.window = max(2 * workers, 4)
+        self.workers = workers
+        # Two chunks a worker: one running, one queued behind it while the driver writes.
+        self.window = window or max(2 * workers, 4)
 
-    def submit(self, job: Job, keep_series: bool) -> Any:
+    def submit(self, chunk: list[Job], keep_series: bool) -> Any:
         try:
-            return self.pool.submit(run_job, job.scenario_json, keep_series, job.files)
+            return self.pool.submit(run_chunk, [task(j) for j in chunk], keep_series)
         except BrokenProcessPool as e:
             # The pool broke before its dead worker's job came back: this one is lost too.
             lost: Future[Any] = Future()
             lost.set_exception(e)
             return lost
 
-    def finished(self, pending: dict[Any, Job]) -> Iterable[Any]:
+    def finished(self, pending: dict[Any, list[Job]]) -> Iterable[Any]:
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
         return done
 
@@ -188,17 +276,16 @@ class DaskCluster(Backend):
 
         self.client, self.cluster = _dask_client(address, workers)
         nthreads = sum(self.client.nthreads().values()) or 1
+        self.workers = nthreads
         self.window = max(4 * nthreads, 16)
         self.ac = as_completed()
 
-    def submit(self, job: Job, keep_series: bool) -> Any:
-        fut = self.client.submit(
-            run_job, job.scenario_json, keep_series, job.files, pure=False
-        )
+    def submit(self, chunk: list[Job], keep_series: bool) -> Any:
+        fut = self.client.submit(run_chunk, [task(j) for j in chunk], keep_series, pure=False)
         self.ac.add(fut)
         return fut
 
-    def finished(self, pending: dict[Any, Job]) -> Iterable[Any]:
+    def finished(self, pending: dict[Any, list[Job]]) -> Iterable[Any]:
         return [next(self.ac)]
 
     def outcome(self, handle: Any) -> Any:

@@ -9,21 +9,23 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from ..scenario import AllowPaths, Scenario, as_scenario
+from ..store import RunRecord, run_record
 from .backends import (
     DaskCluster,
     DaskError,
     LocalPool,
     SweepAborted,
     WorkerDied,
-    run_job,
+    run_chunk,
     run_jobs,
+    task,
 )
 from .plan import Job, normalise_grid, plan, unusable_value
 from .progress import _Progress
@@ -35,27 +37,52 @@ def _pool_can_run() -> bool:
     """Whether a fresh worker survives a trivial run: if not, workers die whatever they run
     (a script without the __main__ guard), and no run is to blame."""
     probe = Job(point={}, seed=1, scenario_hash="probe", scenario_json=_PROBE, params="{}")
-    return not any(isinstance(res, WorkerDied) for _, res in run_jobs(LocalPool(1), [probe], False))
+    return not any(
+        isinstance(res, WorkerDied)
+        for _, outs in run_jobs(LocalPool(1), [probe], False)
+        for res in outs
+    )
+
+
+def _died(job: Job) -> tuple[RunRecord, None]:
+    """The outcome of a run that killed its worker process."""
+    rec = run_record(
+        scenario_hash=job.scenario_hash,
+        seed=job.seed,
+        scenario=job.scenario_json,
+        status="failed",
+        error="the worker process died running this run (killed, out of memory, or a crash "
+        "in the simulator)",
+        error_kind="WorkerDied",
+        airtcp_version=_core.__version__,
+        wall_s=0.0,
+    )
+    return rec, None
 
 
 def _run_isolating_crashes(
     jobs: Sequence[Job], workers: int, keep_series: bool
-) -> Iterator[tuple[Job, Any]]:
-    """Run ``jobs`` on a local pool. When a worker dies, every job in flight on it is a
-    suspect: each is run again alone, and one that kills its worker again is recorded as
-    failed with that cause, so a poisoned grid point cannot stop the sweep or make every
-    rerun abort. The jobs not yet started go on in a fresh pool."""
+) -> Iterator[tuple[list[Job], list[Any]]]:
+    """Run ``jobs`` on a local pool, yielding chunks as :func:`run_jobs` does. When a worker
+    dies, every job in flight on the pool is a suspect: the suspects run again one at a time,
+    and one that kills its worker again is recorded as failed with that cause, so a poisoned
+    grid point cannot stop the sweep or make every rerun abort. The jobs not yet started go
+    on in a fresh pool."""
     remaining = list(jobs)
     checked = False
     while remaining:
         seen: set[tuple[str, int]] = set()
         suspects: list[Job] = []
-        for job, res in run_jobs(LocalPool(min(workers, len(remaining))), remaining, keep_series):
-            seen.add(job.key)
-            if isinstance(res, WorkerDied):
-                suspects.append(job)
-            else:
-                yield job, res
+        for chunk, outs in run_jobs(
+            LocalPool(min(workers, len(remaining))), remaining, keep_series
+        ):
+            seen.update(j.key for j in chunk)
+            done = [
+                (j, r) for j, r in zip(chunk, outs, strict=True) if not isinstance(r, WorkerDied)
+            ]
+            suspects += [j for j, r in zip(chunk, outs, strict=True) if isinstance(r, WorkerDied)]
+            if done:
+                yield [j for j, _ in done], [r for _, r in done]
         remaining = [j for j in remaining if j.key not in seen]
         if suspects and not checked:
             if not _pool_can_run():
@@ -64,18 +91,20 @@ def _run_isolating_crashes(
                     'under `if __name__ == "__main__":` (workers import the script)'
                 )
             checked = True
-        for job in suspects:
-            for _, res in run_jobs(LocalPool(1), [job], keep_series):
-                if isinstance(res, WorkerDied):
-                    res = {
-                        "status": "failed",
-                        "error": "the worker process died running this run (killed, out of "
-                        "memory, or a crash in the simulator)",
-                        "error_kind": "WorkerDied",
-                        "version": _core.__version__,
-                        "wall_s": 0.0,
-                    }
-                yield job, res
+        # One run in flight at a time: a worker that dies was running that run. After a
+        # death the rest go on in a fresh pool.
+        while suspects:
+            n = 0
+            for chunk, outs in run_jobs(LocalPool(1, window=1), suspects, keep_series, single=True):
+                n += len(chunk)
+                yield (
+                    chunk,
+                    [
+                        _died(j) if isinstance(r, WorkerDied) else r
+                        for j, r in zip(chunk, outs, strict=True)
+                    ],
+                )
+            suspects = suspects[n:]
 
 
 def _importing_main_in_a_worker() -> bool:
@@ -138,7 +167,9 @@ class SweepOutcome:
         )
         if self.lost:
             head += f", {self.lost} lost (not recorded; rerun to retry)"
-        head += f"; {self.wall_s:.1f} s on {self.backend}"
+        head += f"; {self.wall_s:.{2 if self.wall_s < 10 else 1}f} s on {self.backend}"
+        if self.ran and self.wall_s > 0:
+            head += f" ({self.ran / self.wall_s:.0f} runs/s)"
         if self.store is not None:
             head += f"; store {self.store}"
         lines = [head]
@@ -240,64 +271,70 @@ def run_sweep(
             todo.append(j)
     bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
 
-    def record(job: Job, res: dict[str, Any]) -> None:
-        raw = res.get("raw")
-        series_file = None
-        if res["status"] == "ok" and raw and raw.get("series"):
-            series_file = st.write_series(job.scenario_hash, job.seed, raw["series"])
-        st.record(
-            scenario_hash=job.scenario_hash,
-            seed=job.seed,
-            params=job.params,
-            scenario=job.scenario_json,
-            status=res["status"],
-            raw=raw,
-            error=res.get("error"),
-            error_kind=res.get("error_kind"),
-            airtcp_version=res.get("version"),
-            wall_s=res.get("wall_s"),
-            sweep=sweep_name,
-            series=series_file,
-        )
-        out.ran += 1
-        if res["status"] == "ok":
-            out.ok_now += 1
-        else:
-            out.failed_now += 1
-        bar.update(res["status"] != "ok")
+    def record(chunk: Sequence[Job], outs: Sequence[Any]) -> None:
+        """Write a finished chunk in one transaction, then count it: a run counted (and shown
+        as done) is in the store."""
+        entries = []
+        failed = lost = 0
+        for job, res in zip(chunk, outs, strict=True):
+            if isinstance(res, BaseException):
+                lost += 1
+                out.lost_errors[f"{type(res).__name__}: {res}"] += 1
+                continue
+            rec, series = res
+            series_file = None
+            if series:
+                series_file = st.write_series(job.scenario_hash, job.seed, series)
+            entries.append((rec, job.params, job.scenario_json, sweep_name, series_file))
+            failed += rec.status != "ok"
+        st.record_many(entries)
+        out.ran += len(chunk)
+        out.lost += lost
+        out.failed_now += failed
+        out.ok_now += len(entries) - failed
+        bar.update(failed + lost, len(chunk))
 
     try:
         # Invalid points fail without a worker: the core's validation is the whole run.
-        runnable = []
-        for j in todo:
-            if j.invalid is not None:
-                record(
-                    j,
-                    {
-                        "status": "failed",
-                        "error": j.invalid,
-                        "error_kind": "ScenarioError",
-                        "version": _core.__version__,
-                        "wall_s": 0.0,
-                    },
-                )
-            else:
-                runnable.append(j)
+        invalid = [j for j in todo if j.invalid is not None]
+        runnable = [j for j in todo if j.invalid is None]
+        if invalid:
+            record(
+                invalid,
+                [
+                    (
+                        run_record(
+                            scenario_hash=j.scenario_hash,
+                            seed=j.seed,
+                            scenario=j.scenario_json,
+                            status="failed",
+                            error=j.invalid,
+                            error_kind="ScenarioError",
+                            airtcp_version=_core.__version__,
+                            wall_s=0.0,
+                        ),
+                        None,
+                    )
+                    for j in invalid
+                ],
+            )
         if runnable:
+            results: Iterable[tuple[list[Job], list[Any]]]
             if dask is not None:
                 results = run_jobs(DaskCluster(dask, workers), runnable, trace)
             elif nworkers == 1 and len(runnable) == 1:
-                results = ((j, run_job(j.scenario_json, trace, j.files)) for j in runnable)
+                results = [(runnable, run_chunk([task(runnable[0])], trace))]
             else:
                 results = _run_isolating_crashes(runnable, nworkers, trace)
-            for job, res in results:
-                if isinstance(res, BaseException):
-                    out.lost += 1
-                    out.ran += 1
-                    out.lost_errors[f"{type(res).__name__}: {res}"] += 1
-                    bar.update(True)
-                    continue
-                record(job, res)
+            try:
+                for chunk, outs in results:
+                    record(chunk, outs)
+            finally:
+                # Stop the workers now, not when the generator is collected (an exception's
+                # traceback keeps it alive).
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()
     except DaskError:
         raise
     except SweepAborted as e:

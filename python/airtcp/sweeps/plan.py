@@ -3,18 +3,18 @@ seeds, and each run's scenario and key."""
 
 from __future__ import annotations
 
-import copy
+import functools
 import hashlib
 import itertools
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import _core
-from ..scenario import AllowPaths, Scenario, as_scenario
+from ..scenario import AllowPaths, Scenario, _json_default, as_scenario
 
 ScenarioError = _core.ScenarioError
 
@@ -208,23 +208,39 @@ def plan(
             except ScenarioError as e:
                 invalid = str(e)
         prepared.append((point, sc, scenario_key(sc), invalid))
+    texts = [(point, _seeded_json(sc.data), h, invalid) for point, sc, h, invalid in prepared]
+    params = [json.dumps(point, default=str) for point in points]
     jobs = []
     for seed in seeds_:
-        for point, sc, h, invalid in prepared:
-            d = copy.deepcopy(sc.data)
-            d["seed"] = seed
+        for (point, with_seed, h, invalid), p in zip(texts, params, strict=True):
             jobs.append(
                 Job(
                     point=point,
                     seed=seed,
                     scenario_hash=h,
-                    scenario_json=Scenario(d).canonical_json(),
-                    params=json.dumps(point, default=str),
+                    scenario_json=with_seed(seed),
+                    params=p,
                     invalid=invalid,
                     files=files,
                 )
             )
     return points, seeds_, jobs
+
+
+def _seeded_json(data: Mapping[str, Any]) -> Callable[[int], str]:
+    """``seed -> Scenario(data with that seed).canonical_json()``, cheaply: a sweep's runs of
+    one point differ only in the seed, so every other top-level value is encoded once (the
+    text is the same, since sorted-key JSON of a table is its sorted items joined)."""
+    enc = functools.partial(
+        json.dumps, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_json_default
+    )
+    rest = {k: v for k, v in data.items() if k != "seed"}
+    keys = sorted([*rest, "seed"])
+    at = keys.index("seed")
+    items = [f"{enc(k)}:{enc(rest[k])}" for k in keys if k != "seed"]
+    head = "{" + "".join(f"{x}," for x in items[:at]) + '"seed":'
+    tail = "".join(f",{x}" for x in items[at:]) + "}"
+    return lambda seed: f"{head}{enc(seed)}{tail}"
 
 
 def unusable_value(

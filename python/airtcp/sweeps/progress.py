@@ -30,11 +30,12 @@ class _Progress:
 
             self.bar = tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
 
-    def update(self, failed: bool) -> None:
-        self.done += 1
+    def update(self, failed: int, n: int = 1) -> None:
+        """``n`` more runs are done, ``failed`` of them failed (or lost)."""
+        self.done += n
         self.failed += failed
         if self.bar is not None:
-            self.bar.update(1)
+            self.bar.update(n)
             if failed:
                 self.bar.set_postfix(failed=self.failed, refresh=False)
             return
