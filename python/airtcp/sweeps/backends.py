@@ -68,10 +68,11 @@ def run_job(
 
 
 #: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files).
-Task = tuple[str, int, str, "dict[str, Any] | None"]
+Task = tuple[str, int, str, dict[str, Any] | None]
 
 
 def task(job: Job) -> Task:
+    """What a worker needs of ``job`` (a Job carries more than that)."""
     return (job.scenario_hash, job.seed, job.scenario_json, job.files)
 
 
