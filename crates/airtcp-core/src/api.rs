@@ -82,6 +82,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "rescue_retransmit": c.rescue_retransmit,
         "fast_retransmit_restarts_rto": c.fast_retransmit_restarts_rto,
         "partial_ack_retransmit": c.partial_ack_retransmit,
+        "timeout_keeps_ssthresh": c.timeout_keeps_ssthresh,
         "cubic_arithmetic": if c.linux_cubic { "linux" } else { "rfc9438" },
     })
 }

@@ -651,6 +651,8 @@ pub struct TcpOptions {
     pub fast_retransmit_restarts_rto: Option<bool>,
     /// In SACK recovery, resend the new head on a partial ACK (ns-3).
     pub partial_ack_retransmit: Option<bool>,
+    /// A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux).
+    pub timeout_keeps_ssthresh: Option<bool>,
 }
 
 impl TcpOptions {
@@ -697,7 +699,8 @@ impl TcpOptions {
             clock_granularity,
             rescue_retransmit,
             fast_retransmit_restarts_rto,
-            partial_ack_retransmit
+            partial_ack_retransmit,
+            timeout_keeps_ssthresh
         )
     }
 }

@@ -172,6 +172,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.partial_ack_retransmit {
         c.partial_ack_retransmit = v;
     }
+    if let Some(v) = o.timeout_keeps_ssthresh {
+        c.timeout_keeps_ssthresh = v;
+    }
     // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
     // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.
     for (key, asked) in [("rack", o.rack), ("tlp", o.tlp)] {

@@ -76,6 +76,9 @@ pub struct TcpConfig {
     /// RFC 9438 in floating point: the stack's own code, as ns-3 ports it. Set by profiles
     /// only; `cc_params.linux` overrides it.
     pub linux_cubic: bool,
+    /// A repeated timeout of the same loss episode (the head already resent after a
+    /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
+    pub timeout_keeps_ssthresh: bool,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -197,6 +200,9 @@ impl Profile {
                 partial_ack_retransmit: true,
                 // TcpCubic ports tcp_cubic.c's integer bictcp_update.
                 linux_cubic: true,
+                // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
+                // already retransmitted.
+                timeout_keeps_ssthresh: true,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -222,6 +228,8 @@ impl Profile {
                 recover_guard: RecoverGuard::LessCareful,
                 rto_min_added: true, // tcp_set_rto: srtt + max(mdev, rto_min)
                 linux_cubic: true,   // tcp_cubic.c
+                // tcp_enter_loss: a new ssthresh only on a new loss episode.
+                timeout_keeps_ssthresh: true,
                 ..base
             },
         }
@@ -266,6 +274,7 @@ impl Default for TcpConfig {
             fast_retransmit_restarts_rto: true,
             partial_ack_retransmit: false,
             linux_cubic: false,
+            timeout_keeps_ssthresh: false,
         }
     }
 }

@@ -242,6 +242,15 @@ impl Scoreboard {
         i < self.segs.len() && !self.segs[i].sacked && self.segs[i].rexmit_epoch != epoch
     }
 
+    /// The segment at `seq` is outstanding and has been retransmitted.
+    pub fn retransmitted(&self, seq: u64) -> bool {
+        if seq < self.base {
+            return false;
+        }
+        let i = self.idx(seq);
+        i < self.segs.len() && self.segs[i].retx
+    }
+
     /// NextSeg() rule 4 (rescue): the highest outstanding un-SACKed segment.
     pub fn highest_unsacked(&self) -> Option<u64> {
         (0..self.segs.len())

@@ -1304,8 +1304,18 @@ impl TcpSender {
         let pipe_prev = self.in_flight().max(self.st.ssthresh);
         // RFC 5682 step 1: not when a timeout's recovery is already under way.
         let frto = self.cfg.frto && !self.loss_state && self.snd_una < self.snd_max;
+        // A timeout of the head already resent after an earlier timeout belongs to the same
+        // loss episode: ns-3 and Linux keep that episode's ssthresh (ReTxTimeout skips
+        // GetSsThresh in CA_LOSS; tcp_enter_loss recomputes only on a new episode).
+        let repeated = self.cfg.timeout_keeps_ssthresh
+            && self.loss_state
+            && self.board.retransmitted(self.snd_una);
+        // The scheme still hears of the timeout (ns-3 still enters CA_LOSS, which resets
+        // CUBIC's history); only its ssthresh is ignored.
         let r = self.react(now, CongestionKind::Timeout);
-        self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+        if !repeated {
+            self.st.ssthresh = r.ssthresh.max(2 * self.mss());
+        }
         // Loss window of one segment (RFC 5681 eq. 5 context).
         self.st.cwnd = r.cwnd.unwrap_or(self.mss());
         self.in_recovery = false;
@@ -1799,6 +1809,31 @@ mod tests {
         }
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.rto_deadline(), before);
+    }
+
+    #[test]
+    fn a_repeated_timeout_of_one_episode_keeps_ssthresh_when_asked() {
+        // CUBIC cuts from cwnd. Twenty segments out, all unanswered: the first timeout sets
+        // ssthresh to 0.7 x 20 = 14 segments and cwnd to one; the second, of the head resent
+        // after it, would cut from that one segment (2 segments, the floor). ns-3 and Linux
+        // keep 14.
+        for (keep, want) in [(false, 2_000), (true, 14_000)] {
+            let (c, r) = cc::build_default("cubic");
+            let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);
+            s.set_app_end(u64::MAX);
+            s.cfg.timeout_keeps_ssthresh = keep;
+            s.st.cwnd = 20_000;
+            drain(&mut s, 0);
+            let t1 = s.rto_deadline().unwrap();
+            assert!(s.handle_timeout(t1));
+            assert_eq!(s.st.ssthresh, 14_000);
+            let resent = drain(&mut s, t1);
+            assert_eq!(resent.iter().map(|g| g.seq).collect::<Vec<_>>(), [0]);
+            let t2 = s.rto_deadline().unwrap();
+            assert!(s.handle_timeout(t2));
+            assert_eq!(s.st.ssthresh, want, "timeout_keeps_ssthresh = {keep}");
+            assert_eq!(s.st.cwnd, 1000);
+        }
     }
 
     #[test]
