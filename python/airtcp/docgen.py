@@ -233,6 +233,7 @@ def path_toml(
     cc: str = "newreno",
     arq: bool = False,
     agents: str = "",
+    access_rate: str = "10Mbps",
 ) -> str:
     """The scenario text the core's integration tests build (``common::Path``): one bulk flow
     over 10 Mbps/10 ms, 10 Mbps/30 ms and a 10 Mbps/10 ms wireless last hop losing data
@@ -244,11 +245,11 @@ def path_toml(
     for n in ("R1", "R2"):
         s += f'[[nodes]]\nname = "{n}"\nkind = "router"\n'
     q = f"queue = {{ limit = {queue} }}\n"
-    s += f'[[links]]\na = "S"\nb = "R1"\nrate = "10Mbps"\ndelay = "10ms"\n{q}'
+    s += f'[[links]]\na = "S"\nb = "R1"\nrate = "{access_rate}"\ndelay = "10ms"\n{q}'
     s += f'[[links]]\na = "R1"\nb = "R2"\nrate = "10Mbps"\ndelay = "30ms"\n{q}'
     wireless = 'kind = "wireless"\n' + ("arq = { retry_limit = 3 }\n" if arq else "")
     s += (
-        f'[[links]]\na = "R2"\nb = "D"\n{wireless}rate = "10Mbps"\ndelay = "10ms"\n{q}'
+        f'[[links]]\na = "R2"\nb = "D"\n{wireless}rate = "{access_rate}"\ndelay = "10ms"\n{q}'
         f'error = {{ model = "bernoulli", per = {per}, applies_to = "data" }}\n'
     )
     s += (
@@ -397,6 +398,45 @@ def _recovery_share() -> str:
     )
 
 
+def _bbr_random_loss() -> str:
+    """tests/bbr.rs: one flow, 100 Mbps access, 10 Mbps bottleneck, 16 MiB receive window,
+    60 s, seed 1; BBR against NewReno, and with RACK-TLP against SACK, at 1, 2 and 5 % loss."""
+    capacity = 10e6 * 1000 / 1040
+    base = 'rcv_window = "16MiB"'
+    rack = base + "\nsack = true\nrack = true\ntlp = true\n"
+
+    def goodput(cc: str, per: float, tcp: str) -> float:
+        text = path_toml(per=per, seed=1, duration=60, tcp=tcp, cc=cc, access_rate="100Mbps")
+        return float(_run_toml(text).flows.row(0, named=True)["goodput_bps"])
+
+    rows = []
+    for per in (0.01, 0.02, 0.05):
+        bbr, newreno = goodput("bbr", per, base), goodput("newreno", per, base)
+        bbr_r, sack_r = goodput("bbr", per, rack), goodput("sack", per, rack)
+        rows.append(
+            [
+                f"{pct(per)} %",
+                f"{bbr / 1e6:.2f} ({100 * bbr / capacity:.0f} %)",
+                f"{newreno / 1e6:.2f}",
+                f"{bbr / newreno:.1f}",
+                f"{bbr_r / 1e6:.2f} ({100 * bbr_r / capacity:.0f} %)",
+                f"{sack_r / 1e6:.2f}",
+            ]
+        )
+    return md_table(
+        [
+            "loss",
+            "BBR (Mbps, share of capacity)",
+            "NewReno (Mbps)",
+            "BBR / NewReno",
+            "BBR with RACK-TLP",
+            "SACK with RACK-TLP (Mbps)",
+        ],
+        rows,
+        "lrrrrr",
+    )
+
+
 #: fixed experiments by region name: (what the region's note says it comes from, renderer)
 _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     "validation/padhye-path": (
@@ -406,6 +446,10 @@ _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     ),
     "lrt/path": ("the scenario of `crates/airtcp-core/tests/lrt.rs`", _lrt_path),
     "snoop/path": ("the scenario of `crates/airtcp-core/tests/snoop.rs`", _snoop_path),
+    "bbr/random-loss": (
+        "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 60 s at each loss rate)",
+        _bbr_random_loss,
+    ),
     "tcp/recovery-share": (
         "the scenario of `crates/airtcp-core/tests/recovery.rs` (three seeds of 120 s each)",
         _recovery_share,
