@@ -437,6 +437,51 @@ def _bbr_random_loss() -> str:
     )
 
 
+def _bbr_clean_path() -> str:
+    """tests/bbr.rs: one flow alone on the clean path for 30 s (seed 1): goodput, BtlBw and
+    the bottleneck queue after 5 s (10 ms samples; BBR's only while in ``probe_bw``), beside
+    CUBIC and NewReno on the same path."""
+    import numpy as np
+
+    capacity = 10e6 * 1000 / 1040
+    rows = []
+    for cc in ("bbr", "cubic", "newreno"):
+        text = path_toml(
+            per=0.0, seed=1, duration=30, tcp='rcv_window = "16MiB"', cc=cc, access_rate="100Mbps"
+        )
+        r = _run_toml(text + '[trace]\ncwnd = true\nqueue = ["R1->R2"]\n')
+        f = r.flows.row(0, named=True)
+        q = r.series["queue"]["R1->R2"]
+        t, packets = np.asarray(q["t"]), np.asarray(q["packets"], dtype=float)
+        keep = t >= 5.0
+        if cc == "bbr":
+            st_t, st = r.cc_state("f0")
+            # The state at each sample: the last change at or before it.
+            idx = np.searchsorted(st_t, t, side="right") - 1
+            keep &= st[idx] == "probe_bw"
+        bwe = f.get("bwe_bps")
+        rows.append(
+            [
+                cc,
+                f"{f['goodput_bps'] / 1e6:.2f} ({100 * f['goodput_bps'] / capacity:.1f} %)",
+                f"{bwe / 1e6:.3f}" if bwe else "—",
+                f"{packets[keep].mean():.1f}",
+                int(f["lost_packets"]),
+            ]
+        )
+    return md_table(
+        [
+            "scheme",
+            "goodput (Mbps, share of capacity)",
+            "BtlBw (Mbps)",
+            "mean queue after 5 s (packets)",
+            "packets lost",
+        ],
+        rows,
+        "lrrrr",
+    )
+
+
 #: fixed experiments by region name: (what the region's note says it comes from, renderer)
 _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     "validation/padhye-path": (
@@ -446,6 +491,10 @@ _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     ),
     "lrt/path": ("the scenario of `crates/airtcp-core/tests/lrt.rs`", _lrt_path),
     "snoop/path": ("the scenario of `crates/airtcp-core/tests/snoop.rs`", _snoop_path),
+    "bbr/clean-path": (
+        "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 30 s)",
+        _bbr_clean_path,
+    ),
     "bbr/random-loss": (
         "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 60 s at each loss rate)",
         _bbr_random_loss,
