@@ -53,3 +53,29 @@ def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):
     assert "--seeds" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no ns-3 virtualenv"):
         ns3_run.main(["--quick", "--ns3-venv", str(tmp_path / "none")])
+
+
+spec_t = importlib.util.spec_from_file_location("ns3_trace", ROOT / "validation/ns3/trace.py")
+ns3_trace = importlib.util.module_from_spec(spec_t)
+spec_t.loader.exec_module(ns3_trace)
+
+
+def test_trace_drops_are_seeded_and_near_the_rate():
+    a = ns3_trace.drops(0.05, 1, n=20_000)
+    assert a == ns3_trace.drops(0.05, 1, n=20_000)
+    assert a != ns3_trace.drops(0.05, 2, n=20_000)
+    assert 900 < len(a) < 1100
+
+
+def test_trace_scenario_loses_exactly_the_listed_packets():
+    toml = ns3_trace.trace_toml("newreno", [5, 9, 40], 3.0, ["sack = false"])
+    sc = airtcp.Scenario.from_toml_str(toml)
+    assert sc.get("links.R2-D.error.model") == "list"
+    assert sc.get("tcp.sack") is False
+    r = airtcp.run(sc)
+    assert int(r.flows["lost_packets"][0]) == 3
+
+
+def test_trace_segments_collapse_repeats_and_unset_ssthresh():
+    rows = [(0.0, 5360, 2**31), (0.1, 5400, 2**31), (0.2, 5360 * 2, 5360)]
+    assert ns3_trace.segments(rows, 536) == [(0.0, 10, -1), (0.2, 20, 10)]

@@ -30,9 +30,9 @@ def drops(per: float, seed: int, n: int = 200_000) -> list[int]:
     return [i for i in range(n) if rng.random() < per]
 
 
-def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) -> list[tuple]:
-    import airtcp
-
+def trace_toml(cc: str, lost: list[int], duration: float, extra: list[str]) -> str:
+    """airtcp's side: the cross-check path with exactly the data packets ``lost`` dropped at
+    the last hop, extra ``[tcp]`` lines, and the window traced."""
     toml = run.path_toml(cc, 0.0, 1, duration, 1)
     bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
     assert bern in toml
@@ -40,7 +40,13 @@ def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) ->
         bern, f'error = {{ model = "list", packets = {lost}, applies_to = "data" }}'
     )
     toml = toml.replace('profile = "ns3"\n', 'profile = "ns3"\n' + "".join(x + "\n" for x in extra))
-    toml += "[trace]\ncwnd = true\n"
+    return toml + "[trace]\ncwnd = true\n"
+
+
+def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) -> list[tuple]:
+    import airtcp
+
+    toml = trace_toml(cc, lost, duration, extra)
     r = airtcp.run(airtcp.Scenario.from_toml_str(toml))
     f = r.flows
     print(
