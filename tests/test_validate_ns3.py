@@ -68,12 +68,26 @@ def test_trace_drops_are_seeded_and_near_the_rate():
 
 
 def test_trace_scenario_loses_exactly_the_listed_packets():
-    toml = ns3_trace.trace_toml("newreno", [5, 9, 40], 3.0, ["sack = false"])
+    error, args = ns3_trace.loss_setup("index", 0.05, 1)
+    assert args[0].startswith("--drops=")
+    lost = ns3_trace.drops(0.05, 1)
+    toml = ns3_trace.trace_toml("newreno", error, 3.0, ["sack = false"])
     sc = airtcp.Scenario.from_toml_str(toml)
     assert sc.get("links.R2-D.error.model") == "list"
     assert sc.get("tcp.sack") is False
     r = airtcp.run(sc)
-    assert int(r.flows["lost_packets"][0]) == 3
+    sent = int(r.flows["sent_packets"][0])
+    assert int(r.flows["lost_packets"][0]) == sum(1 for i in lost if i < sent)
+
+
+def test_trace_hashed_loss_is_the_same_rule_on_both_sides():
+    error, args = ns3_trace.loss_setup("hashed", 0.05, 7)
+    assert args == ["--hashed=0.05", "--hashSeed=7"]
+    sc = airtcp.Scenario.from_toml_str(ns3_trace.trace_toml("newreno", error, 20.0, []))
+    assert sc.get("links.R2-D.error.model") == "hashed"
+    assert sc.get("links.R2-D.error.seed") == 7
+    r = airtcp.run(sc)
+    assert int(r.flows["lost_packets"][0]) > 0
 
 
 def test_trace_segments_collapse_repeats_and_unset_ssthresh():

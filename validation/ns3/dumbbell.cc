@@ -6,8 +6,10 @@
 //   dumbbell --cc=newreno|cubic --per=0.05 --flows=1 --duration=60 --run=1
 //
 // For a side-by-side trace: --drops=3,17,40 drops exactly those data packets (0-based, counting
-// the data segments that arrive at D, as airtcp's `list` error model with applies_to = "data"),
-// and --trace prints every change of the first flow's cwnd and ssthresh as "t cwnd ssthresh".
+// the data segments that arrive at D, as airtcp's `list` error model with applies_to = "data");
+// --hashed=0.05 --hashSeed=7 instead loses copy k of the segment at sequence number s when
+// hash(seed, s, k) < 0.05, as airtcp's `hashed` model does, so both lose the same segments
+// whatever their timing; --trace prints every change of the first flow's cwnd and ssthresh.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -16,6 +18,7 @@
 #include "ns3/point-to-point-module.h"
 
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -55,6 +58,55 @@ class DataIndexErrorModel : public ErrorModel
             return false;
         }
         return drops.count(m_seen++) > 0;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+// airtcp's `hashed` error model (link/error.rs): SplitMix64 of (seed, sequence number, copy).
+static uint64_t
+SplitMix64(uint64_t x)
+{
+    uint64_t z = x + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+class HashedErrorModel : public ErrorModel
+{
+  public:
+    double per = 0.0;
+    uint64_t seed = 0;
+
+  private:
+    std::map<uint64_t, uint32_t> m_copies;
+
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        if (ip.GetProtocol() != 6)
+        {
+            return false;
+        }
+        c->RemoveHeader(tcp);
+        if (c->GetSize() == 0)
+        {
+            return false;
+        }
+        // ns-3's SYN takes sequence number 0, so data starts at 1; airtcp's at 0.
+        uint64_t seq = tcp.GetSequenceNumber().GetValue() - 1;
+        uint32_t copy = m_copies[seq]++;
+        uint64_t h = SplitMix64(SplitMix64(SplitMix64(seed) ^ seq) ^ copy);
+        double u = static_cast<double>(h >> 11) / static_cast<double>(1ULL << 53);
+        return u < per;
     }
 
     void DoReset() override
@@ -113,6 +165,8 @@ main(int argc, char* argv[])
     double duration = 60.0;
     uint32_t run = 1;
     std::string drops;
+    double hashed = -1.0;
+    uint64_t hashSeed = 0;
     CommandLine cmd;
     cmd.AddValue("cc", "newreno or cubic", cc);
     cmd.AddValue("per", "packet error rate of data arriving at D", per);
@@ -120,6 +174,8 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("run", "RngRun", run);
     cmd.AddValue("drops", "comma-separated indices of data packets to drop (replaces --per)", drops);
+    cmd.AddValue("hashed", "loss probability of airtcp's hashed model (replaces --per)", hashed);
+    cmd.AddValue("hashSeed", "seed of the hashed model", hashSeed);
     cmd.AddValue("trace", "print the first flow's cwnd and ssthresh changes", g_trace);
     cmd.Parse(argc, argv);
 
@@ -153,7 +209,14 @@ main(int argc, char* argv[])
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     // Loss on the last hop, data direction only (only data arrives at D).
-    if (drops.empty())
+    if (hashed >= 0.0)
+    {
+        Ptr<HashedErrorModel> em = CreateObject<HashedErrorModel>();
+        em->per = hashed;
+        em->seed = hashSeed;
+        devs[2].Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    else if (drops.empty())
     {
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
         em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));

@@ -1,14 +1,16 @@
 """One flow of the cross-check path in both simulators with the same lost packets, and the
 first flow's window traces side by side (``make validate-ns3`` does not run this).
 
-Both sides drop exactly the data packets whose arrival indices at D are drawn here with
-probability ``--per`` (airtcp's ``list`` error model, dumbbell.cc's ``--drops``), so the two
-runs see the same losses until their sending diverges; the printed rows are each side's
-successive (cwnd, ssthresh) in segments, and the first row where they part shows which rule
-differs.
+Both sides lose the same data segments. By default (``--loss hashed``) copy k of the segment at
+sequence number s is lost when a hash of (seed, s, k) is below ``--per`` (airtcp's ``hashed``
+error model, dumbbell.cc's ``--hashed``): the same segments are lost whatever each simulator's
+timing, so whole runs compare. ``--loss index`` drops instead the data packets whose arrival
+indices at D are drawn with probability ``--per`` (airtcp's ``list`` model, ``--drops``), which
+match only until the two senders' orders diverge. The printed rows are each side's successive
+(cwnd, ssthresh) in segments; the first row where they part shows which rule differs.
 
     python validation/ns3/trace.py --cc newreno --per 0.05 [--seed 1] [--duration 20]
-                                   [--rows 60] [--set KEY=VALUE ...]
+                                   [--rows 60] [--loss hashed|index] [--set KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -30,23 +32,34 @@ def drops(per: float, seed: int, n: int = 200_000) -> list[int]:
     return [i for i in range(n) if rng.random() < per]
 
 
-def trace_toml(cc: str, lost: list[int], duration: float, extra: list[str]) -> str:
-    """airtcp's side: the cross-check path with exactly the data packets ``lost`` dropped at
-    the last hop, extra ``[tcp]`` lines, and the window traced."""
+def loss_setup(kind: str, per: float, seed: int) -> tuple[str, list[str]]:
+    """The last hop's loss on each side: airtcp's error table and dumbbell.cc's arguments."""
+    if kind == "hashed":
+        return f'{{ model = "hashed", per = {per}, seed = {seed} }}', [
+            f"--hashed={per}",
+            f"--hashSeed={seed}",
+        ]
+    lost = drops(per, seed)
+    return f'{{ model = "list", packets = {lost}, applies_to = "data" }}', [
+        "--drops=" + ",".join(map(str, lost))
+    ]
+
+
+def trace_toml(cc: str, error: str, duration: float, extra: list[str]) -> str:
+    """airtcp's side: the cross-check path with the last hop's ``error`` table, extra ``[tcp]``
+    lines, and the window traced."""
     toml = run.path_toml(cc, 0.0, 1, duration, 1)
     bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
     assert bern in toml
-    toml = toml.replace(
-        bern, f'error = {{ model = "list", packets = {lost}, applies_to = "data" }}'
-    )
+    toml = toml.replace(bern, f"error = {error}")
     toml = toml.replace('profile = "ns3"\n', 'profile = "ns3"\n' + "".join(x + "\n" for x in extra))
     return toml + "[trace]\ncwnd = true\n"
 
 
-def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) -> list[tuple]:
+def airtcp_trace(cc: str, error: str, duration: float, extra: list[str]) -> list[tuple]:
     import airtcp
 
-    toml = trace_toml(cc, lost, duration, extra)
+    toml = trace_toml(cc, error, duration, extra)
     r = airtcp.run(airtcp.Scenario.from_toml_str(toml))
     f = r.flows
     print(
@@ -59,7 +72,7 @@ def airtcp_trace(cc: str, lost: list[int], duration: float, extra: list[str]) ->
 
 
 def ns3_trace(
-    exe: Path, cc: str, lost: list[int], duration: float, extra: list[str]
+    exe: Path, cc: str, loss_args: list[str], duration: float, extra: list[str]
 ) -> list[tuple]:
     out = subprocess.run(
         [
@@ -68,7 +81,7 @@ def ns3_trace(
             "--flows=1",
             f"--duration={duration}",
             "--trace=1",
-            "--drops=" + ",".join(map(str, lost)),
+            *loss_args,
             *extra,
         ],
         check=True,
@@ -108,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--rows", type=int, default=60)
+    ap.add_argument("--loss", choices=("hashed", "index"), default="hashed")
     ap.add_argument("--set", action="append", default=[], help="extra airtcp [tcp] key = value")
     ap.add_argument(
         "--ns3-arg",
@@ -118,11 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ns3-venv", type=Path, default=run.ROOT / ".ns3venv")
     a = ap.parse_args(argv)
     exe = run.build(a.ns3_venv)
-    lost = drops(a.per, a.seed)
+    error, loss_args = loss_setup(a.loss, a.per, a.seed)
     extra = [s.replace("=", " = ", 1) for s in a.set]
     # airtcp's series are in segments already, ns-3's in bytes.
-    mine = segments(airtcp_trace(a.cc, lost, a.duration, extra), 1)
-    theirs = segments(ns3_trace(exe, a.cc, lost, a.duration, a.ns3_arg), 536)
+    mine = segments(airtcp_trace(a.cc, error, a.duration, extra), 1)
+    theirs = segments(ns3_trace(exe, a.cc, loss_args, a.duration, a.ns3_arg), 536)
     print(f"{'airtcp t':>10} {'cwnd':>5} {'ssth':>5}   {'ns-3 t':>10} {'cwnd':>5} {'ssth':>5}")
     for i in range(min(a.rows, max(len(mine), len(theirs)))):
         left = mine[i] if i < len(mine) else None

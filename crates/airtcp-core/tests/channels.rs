@@ -211,3 +211,38 @@ fn gilbert_elliott_with_nanosecond_sojourns_catches_up_at_once() {
     );
     assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
 }
+
+#[test]
+fn hashed_losses_follow_the_segment_not_the_timing() {
+    // The loss is a function of sequence number and copy, so paths with different timing
+    // lose the same segments: a 300-segment file over 30 ms and 80 ms loses the same number,
+    // and the first copies lost are exactly those the rule picks.
+    let run = |delay: &'static str, app: &str, secs: f64| {
+        let t = Path {
+            duration: secs,
+            bottleneck_delay: delay,
+            app: app.into(),
+            ..Default::default()
+        }
+        .toml()
+        .replace(
+            "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+            "error = { model = \"hashed\", per = 0.05, seed = 7 }",
+        );
+        assert!(t.contains("hashed"));
+        airtcp_core::run_toml(&t).unwrap().flows[0].clone()
+    };
+    let file = r#"{ kind = "file", size = 300000 }"#;
+    let (a, b) = (run("30ms", file, 60.0), run("80ms", file, 60.0));
+    let first: u64 = (0..300u64)
+        .filter(|i| airtcp_core::link::error::hashed_unit(7, i * 1000, 0) < 0.05)
+        .count() as u64;
+    assert!(first > 5, "{first}");
+    assert!(a.completion_time_s.is_some() && b.completion_time_s.is_some());
+    assert_eq!(a.lost_packets, b.lost_packets);
+    assert!(a.lost_packets >= first, "{} < {first}", a.lost_packets);
+    // And about the asked rate over a long bulk transfer; ACKs pass.
+    let bulk = run("30ms", r#"{ kind = "bulk" }"#, 100.0);
+    let rate = bulk.lost_packets as f64 / bulk.sent_packets as f64;
+    assert!((0.04..0.06).contains(&rate), "{rate}");
+}

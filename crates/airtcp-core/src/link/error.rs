@@ -52,6 +52,13 @@ pub enum ErrorKind {
         seen: u64,
         next: usize,
     },
+    /// Copy k of the data segment at `seq` is lost iff hash(seed, seq, k) < per.
+    Hashed {
+        per: f64,
+        seed: u64,
+        /// Copies of each segment seen so far.
+        copies: std::collections::HashMap<u64, u32>,
+    },
     /// Packet error from the SNR at transmission time, through the modulation's curve.
     Snr {
         series: usize,
@@ -133,6 +140,16 @@ impl ErrorModel {
                 }
                 rng.bernoulli(if *bad { *per_bad } else { *per_good })
             }
+            ErrorKind::Hashed { per, seed, copies } => {
+                let tcp = &pkt.wire.tcp;
+                if tcp.len == 0 {
+                    return false;
+                }
+                let k = copies.entry(tcp.seq).or_insert(0);
+                let copy = *k;
+                *k += 1;
+                hashed_unit(*seed, tcp.seq, copy) < *per
+            }
             ErrorKind::List {
                 packets,
                 seen,
@@ -166,6 +183,21 @@ impl ErrorModel {
             }
         }
     }
+}
+
+/// SplitMix64's output function: a well-mixed 64-bit hash of `x`.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The `hashed` model's uniform draw in [0, 1) for copy `copy` of the segment at `seq`
+/// (validation/ns3/dumbbell.cc computes the same).
+pub fn hashed_unit(seed: u64, seq: u64, copy: u32) -> f64 {
+    let h = splitmix64(splitmix64(splitmix64(seed) ^ seq) ^ copy as u64);
+    (h >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Gilbert–Elliott closed forms for packets sent every `dt` seconds through a channel with

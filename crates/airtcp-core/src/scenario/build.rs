@@ -129,6 +129,14 @@ fn error_model(
                 },
             )
         }
+        ErrorSpec::Hashed { per, seed } => (
+            AppliesTo::Data,
+            ErrorKind::Hashed {
+                per: prob(*per, format!("{path}.per"))?,
+                seed: *seed,
+                copies: std::collections::HashMap::new(),
+            },
+        ),
         ErrorSpec::Snr {
             modulation,
             trace,

@@ -518,6 +518,15 @@ tagged_enum! {
             #[serde(default)]
             applies_to: AppliesTo,
         },
+        /// Each copy of a TCP data segment is lost with probability `per`, decided by a hash
+        /// of (`seed`, sequence number, copy count) instead of a random stream: another
+        /// simulator with the same rule loses the same segments whatever its timing. Packets
+        /// without TCP payload pass. For one flow (flows share sequence numbers).
+        Hashed = "hashed" {
+            per: f64,
+            #[serde(default)]
+            seed: u64,
+        },
         /// Packet errors from an SNR time series through an 802.11b modulation's error curve.
         Snr = "snr" {
             modulation: crate::link::Modulation,
