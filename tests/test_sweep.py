@@ -35,6 +35,18 @@ def stable(df: pl.DataFrame) -> pl.DataFrame:
     return df.drop([c for c in df.columns if c in VOLATILE]).sort(keys)
 
 
+def run_script(script, cwd, env) -> subprocess.CompletedProcess:
+    """Run a sweep script in a fresh interpreter (its workers may be killed on purpose)."""
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # grid values
 
@@ -553,14 +565,7 @@ def test_a_run_that_kills_its_worker_is_recorded_failed_and_the_sweep_completes(
     )
     env = {**os.environ, "AIRTCP_FAULT_KILL_NAME": "poison"}
     for _attempt in range(2):  # the rerun finds every run recorded and runs nothing
-        p = subprocess.run(
-            [sys.executable, str(script)],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        p = run_script(script, tmp_path, env)
         assert p.returncode == 0, p.stderr
         assert p.stdout.strip() == str(["failed"] * 4 + ["ok"] * 4)
     with Store(tmp_path / "s.sqlite") as st:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 
 import polars as pl
 import pytest
@@ -18,7 +16,7 @@ from airtcp.store import run_record
 from airtcp.sweeps import backends, plan, progress, run_chunk, run_job, run_sweep
 from airtcp.sweeps.backends import ChunkSizer
 
-from .test_sweep import stable
+from .test_sweep import run_script, stable
 
 GRID = {"links.R2-D1.error.per": [0.0, 0.02], "flows.*.cc": ["newreno", "veno"]}
 
@@ -238,14 +236,7 @@ def test_a_worker_killed_inside_a_chunk_blames_only_its_own_runs(tmp_path):
         "    print(max(sizes))\n"
     )
     env = {**os.environ, "AIRTCP_FAULT_KILL_NAME": "poison"}
-    p = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    p = run_script(script, tmp_path, env)
     assert p.returncode == 0, p.stderr
     assert int(p.stdout.split()[-1]) > 1  # the poisoned runs shared chunks with others
     with Store(tmp_path / "s.sqlite") as st:

@@ -57,7 +57,7 @@ pub enum ErrorKind {
         per: f64,
         seed: u64,
         /// Copies of each segment seen so far.
-        copies: std::collections::HashMap<u64, u32>,
+        copies: std::collections::BTreeMap<u64, u32>,
     },
     /// Packet error from the SNR at transmission time, through the modulation's curve.
     Snr {

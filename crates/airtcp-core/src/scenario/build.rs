@@ -134,7 +134,7 @@ fn error_model(
             ErrorKind::Hashed {
                 per: prob(*per, format!("{path}.per"))?,
                 seed: *seed,
-                copies: std::collections::HashMap::new(),
+                copies: std::collections::BTreeMap::new(),
             },
         ),
         ErrorSpec::Snr {

@@ -139,29 +139,29 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.clock_granularity {
         c.clock_granularity = v.ns();
     }
-    if let Some(name) = &o.rto_formula {
-        c.rto_min_added = match name.as_str() {
-            "rfc6298" => false,
-            "linux" => true,
-            _ => {
-                return Err((
-                    "rto_formula".into(),
-                    crate::util::unknown_name("rto_formula", name, &["rfc6298", "linux"]),
-                ))
-            }
-        };
-    }
-    if let Some(name) = &o.cut_basis {
-        c.cut_from_pipe = match name.as_str() {
-            "flight" => false,
-            "pipe" => true,
-            _ => {
-                return Err((
-                    "cut_basis".into(),
-                    crate::util::unknown_name("cut_basis", name, &["flight", "pipe"]),
-                ))
-            }
-        };
+    // Two-way choices named by text: (name when false, name when true).
+    for (key, name, names, flag) in [
+        (
+            "rto_formula",
+            &o.rto_formula,
+            ["rfc6298", "linux"],
+            &mut c.rto_min_added,
+        ),
+        (
+            "cut_basis",
+            &o.cut_basis,
+            ["flight", "pipe"],
+            &mut c.cut_from_pipe,
+        ),
+    ] {
+        if let Some(name) = name {
+            *flag = match names.iter().position(|n| n == name) {
+                Some(i) => i == 1,
+                None => {
+                    return Err((key.into(), crate::util::unknown_name(key, name, &names)));
+                }
+            };
+        }
     }
     if let Some(v) = o.rescue_retransmit {
         c.rescue_retransmit = v;
