@@ -264,9 +264,27 @@ class LocalPool(Backend):
             return e
 
     def close(self, clean: bool) -> None:
+        # Taken before shutdown, which forgets them.
+        procs = list((self.pool._processes or {}).values())
+        results = self.pool._result_queue
+        manager = self.pool._executor_manager_thread
         self.pool.shutdown(wait=clean, cancel_futures=True)
         for conn in self.lifeline:
             conn.close()
+        if not clean:
+            # The closed lifeline ends the workers at once, possibly in the middle of sending
+            # a chunk's results. The pool's manager thread would then wait forever for the
+            # rest of that message (this process holds the queue's write end as well), and
+            # the interpreter could never exit. Once the workers are gone, closing that end
+            # turns the wait into end-of-file, and the pool winds down as broken.
+            for p in procs:
+                p.join(timeout=10)
+            if results is not None:
+                results._writer.close()
+            # Let the pool finish winding down before a caller starts the next one, so the
+            # two never share the fork server at once.
+            if manager is not None:
+                manager.join(timeout=10)
 
 
 class DaskCluster(Backend):
