@@ -9,7 +9,8 @@
 // the data segments that arrive at D, as airtcp's `list` error model with applies_to = "data");
 // --hashed=0.05 --hashSeed=7 instead loses copy k of the segment at sequence number s when
 // hash(seed, s, k) < 0.05, as airtcp's `hashed` model does, so both lose the same segments
-// whatever their timing; --trace prints every change of the first flow's cwnd and ssthresh.
+// whatever their timing; --trace prints every change of the first flow's cwnd and ssthresh,
+// --packets every segment it sends and ACK it receives.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -139,6 +140,42 @@ SsthreshChange(uint32_t, uint32_t now)
 }
 
 static bool g_trace = false;
+static bool g_packets = false;
+
+// Sequence numbers printed from 0 at the first data byte, as airtcp counts them.
+static void
+TxSegment(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        std::cout << "TX " << Simulator::Now().GetSeconds() << " "
+                  << h.GetSequenceNumber().GetValue() - 1 << " " << g_cwnd << std::endl;
+    }
+}
+
+static void
+RxSegment(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    std::cout << "RX " << Simulator::Now().GetSeconds() << " "
+              << h.GetAckNumber().GetValue() - 1;
+    if (h.HasOption(TcpOption::SACK))
+    {
+        Ptr<const TcpOptionSack> sack =
+            DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+        for (const auto& b : sack->GetSackList())
+        {
+            std::cout << " [" << b.first.GetValue() - 1 << "," << b.second.GetValue() - 1 << ")";
+        }
+    }
+    std::cout << " " << g_cwnd << std::endl;
+}
+
+static void
+LossState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
+{
+    std::cout << "STATE " << Simulator::Now().GetSeconds() << " " << from << " " << to
+              << std::endl;
+}
 
 static void
 ConnectTraces()
@@ -153,6 +190,15 @@ ConnectTraces()
         Config::ConnectWithoutContext(
             "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/SlowStartThreshold",
             MakeCallback(&SsthreshChange));
+    }
+    if (g_packets)
+    {
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/Tx",
+                                      MakeCallback(&TxSegment));
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/Rx",
+                                      MakeCallback(&RxSegment));
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/CongState",
+                                      MakeCallback(&LossState));
     }
 }
 
@@ -177,6 +223,9 @@ main(int argc, char* argv[])
     cmd.AddValue("hashed", "loss probability of airtcp's hashed model (replaces --per)", hashed);
     cmd.AddValue("hashSeed", "seed of the hashed model", hashSeed);
     cmd.AddValue("trace", "print the first flow's cwnd and ssthresh changes", g_trace);
+    cmd.AddValue("packets",
+                 "print the first flow's segments sent (TX), ACKs received (RX) and loss states",
+                 g_packets);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);

@@ -39,6 +39,10 @@ pub struct Acked {
     pub newest_sent: Option<Time>,
     /// Some removed segment had been retransmitted.
     pub any_retx: bool,
+    /// Bytes of the removed segments that were not SACKed before: what this ACK newly
+    /// delivered below its cumulative point (RFC 6937's change in snd.una less the SACKed
+    /// bytes it covers).
+    pub delivered: u64,
 }
 
 impl Scoreboard {
@@ -107,6 +111,7 @@ impl Scoreboard {
         let mut out = Acked {
             newest_sent: None,
             any_retx: false,
+            delivered: 0,
         };
         while let Some(front) = self.segs.front() {
             let end = (self.base + self.mss).min(app_end);
@@ -118,6 +123,7 @@ impl Scoreboard {
             if front.sacked {
                 self.sacked -= 1;
             } else {
+                out.delivered += end - self.base.min(end);
                 delivered(front.sent, end, front.retx);
             }
             self.segs.pop_front();

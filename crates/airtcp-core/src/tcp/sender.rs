@@ -209,6 +209,9 @@ pub struct TcpSender {
     /// timestamp that ACK echoed.
     last_acked_ts: Option<Time>,
     last_ack_ecr: Option<Time>,
+    /// What the ACK being processed delivered below its cumulative point (not SACKed
+    /// before).
+    ack_delivered: u64,
 }
 
 impl TcpSender {
@@ -291,6 +294,7 @@ impl TcpSender {
             prev_highest_ack: 0,
             last_acked_ts: None,
             last_ack_ecr: None,
+            ack_delivered: 0,
         }
     }
 
@@ -920,6 +924,7 @@ impl TcpSender {
         let window_changed = h.wnd != self.rwnd;
         self.rwnd = h.wnd;
         let ack = h.ack.min(self.snd_max);
+        self.ack_delivered = 0;
         let mut info = AckInfo {
             now,
             rwnd: h.wnd,
@@ -1038,7 +1043,9 @@ impl TcpSender {
             && self.recovery_kind == RecoveryKind::Sack
             && self.eln_saved.is_none()
         {
-            self.prr_step(info.acked_bytes + info.sacked_bytes);
+            // RFC 6937 DeliveredData: the cumulative advance less what was already SACKed,
+            // plus what this ACK newly SACKs.
+            self.prr_step(self.ack_delivered + info.sacked_bytes);
         }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
@@ -1271,6 +1278,7 @@ impl TcpSender {
             self.board.on_cumulative_ack(ack, self.app_end)
         };
         let (newest, any_retx) = (acked.newest_sent, acked.any_retx);
+        self.ack_delivered = acked.delivered;
         self.last_acked_ts = newest;
         self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
         if self.cfg.timestamps && h.ts_ecr > 0 {
@@ -1998,6 +2006,33 @@ mod tests {
             sends[10..].iter().sum::<usize>() > sends[..6].iter().sum::<usize>(),
             "{sends:?}"
         );
+    }
+
+    #[test]
+    fn prr_delivered_data_leaves_out_what_was_already_sacked() {
+        // RFC 6937: DeliveredData = change in snd.una + change in SACKed bytes, so a partial
+        // ACK over SACKed segments counts only the hole it fills.
+        let mut s = sack_sender(true);
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 20_000;
+        s.rwnd = 1 << 20;
+        drain(&mut s, 0);
+        for k in 1..=3 {
+            s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+        }
+        drain(&mut s, 10 * MS);
+        for k in 0..6 {
+            s.on_ack(11 * MS, &sack_ack(0, 5000 + k * 1000));
+        }
+        assert_eq!(
+            s.prr.delivered, 7_000,
+            "one SACKed segment per ACK since entry"
+        );
+        // The resent segment 0 arrives and segments 1-9 were SACKed: the cumulative ACK to
+        // 10000 moves snd.una by ten segments but delivers one.
+        s.on_ack(12 * MS, &ack(10_000));
+        assert!(s.in_recovery(), "recover is snd_max = 20000");
+        assert_eq!(s.prr.delivered, 8_000);
     }
 
     #[test]
