@@ -79,10 +79,12 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
         "clock_granularity": secs(c.clock_granularity),
         "cut_basis": if c.cut_from_pipe { "pipe" } else { "flight" },
+        "prr_variant": if c.prr_ns3 { "ns3" } else { "rfc6937" },
         "rescue_retransmit": c.rescue_retransmit,
         "fast_retransmit_restarts_rto": c.fast_retransmit_restarts_rto,
         "partial_ack_retransmit": c.partial_ack_retransmit,
         "timeout_keeps_ssthresh": c.timeout_keeps_ssthresh,
+        "exit_ack_grows": c.exit_ack_grows,
         "cubic_arithmetic": if c.linux_cubic { "linux" } else { "rfc9438" },
     })
 }

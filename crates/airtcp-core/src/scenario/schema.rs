@@ -654,6 +654,8 @@ pub struct TcpOptions {
     pub clock_granularity: Option<Duration>,
     /// What a window cut halves: "flight" (RFC 5681 FlightSize) or "pipe" (ns-3).
     pub cut_basis: Option<String>,
+    /// How PRR counts: "rfc6937" or "ns3" (ns-3.44's TcpPrrRecovery).
+    pub prr_variant: Option<String>,
     /// RFC 6675 NextSeg() rule 4.
     pub rescue_retransmit: Option<bool>,
     /// Restart the RTO timer when the fast retransmission is sent.
@@ -662,6 +664,8 @@ pub struct TcpOptions {
     pub partial_ack_retransmit: Option<bool>,
     /// A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux).
     pub timeout_keeps_ssthresh: Option<bool>,
+    /// The ACK that ends a fast recovery grows the window (ns-3, Linux).
+    pub exit_ack_grows: Option<bool>,
 }
 
 impl TcpOptions {
@@ -679,6 +683,10 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.rto_formula.clone()),
                 cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
+                prr_variant: self
+                    .prr_variant
+                    .clone()
+                    .or_else(|| base.prr_variant.clone()),
                 $($f: self.$f.or(base.$f),)*
             } };
         }
@@ -709,7 +717,8 @@ impl TcpOptions {
             rescue_retransmit,
             fast_retransmit_restarts_rto,
             partial_ack_retransmit,
-            timeout_keeps_ssthresh
+            timeout_keeps_ssthresh,
+            exit_ack_grows
         )
     }
 }

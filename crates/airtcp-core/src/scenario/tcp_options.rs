@@ -153,6 +153,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["flight", "pipe"],
             &mut c.cut_from_pipe,
         ),
+        (
+            "prr_variant",
+            &o.prr_variant,
+            ["rfc6937", "ns3"],
+            &mut c.prr_ns3,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {
@@ -174,6 +180,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     }
     if let Some(v) = o.timeout_keeps_ssthresh {
         c.timeout_keeps_ssthresh = v;
+    }
+    if let Some(v) = o.exit_ack_grows {
+        c.exit_ack_grows = v;
     }
     // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
     // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.

@@ -42,6 +42,9 @@ pub struct TcpConfig {
     /// RFC 6937 proportional rate reduction during SACK recovery (instead of RFC 6675's
     /// cwnd = ssthresh at once).
     pub prr: bool,
+    /// PRR as ns-3.44's `TcpPrrRecovery` computes it (`prr_variant = "ns3"`; see
+    /// `TcpSender::prr_step_ns3`) instead of RFC 6937.
+    pub prr_ns3: bool,
     /// RFC 8985 RACK: losses detected by time (a segment sent before one that was delivered,
     /// and older than an RTT plus a reordering window), retransmissions included. Needs SACK.
     pub rack: bool,
@@ -69,8 +72,9 @@ pub struct TcpConfig {
     /// otherwise it keeps running from the last new ACK (ns-3 arms it in SendDataPacket only
     /// when it is not running).
     pub fast_retransmit_restarts_rto: bool,
-    /// In SACK recovery, a partial ACK also resends the new first unacknowledged segment at
-    /// once (RFC 6582's rule on top of RFC 6675's; ns-3's ProcessAck calls DoRetransmit).
+    /// In SACK recovery, a partial ACK also sends one NextSeg() (rules 1 and 2: a lost
+    /// segment not yet resent, else new data) at once, outside cwnd, unless the new head was
+    /// already resent (ns-3's ProcessAck calls DoRetransmit).
     pub partial_ack_retransmit: bool,
     /// `cubic` defaults to Linux's integer arithmetic (`cc_params.linux = 1`) rather than
     /// RFC 9438 in floating point: the stack's own code, as ns-3 ports it. Set by profiles
@@ -79,6 +83,9 @@ pub struct TcpConfig {
     /// A repeated timeout of the same loss episode (the head already resent after a
     /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
     pub timeout_keeps_ssthresh: bool,
+    /// The ACK that ends a fast recovery reaches the scheme as an ordinary ACK, so it grows
+    /// the window just set to ssthresh.
+    pub exit_ack_grows: bool,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -186,6 +193,8 @@ impl Profile {
                 dupack_threshold: 3,      // TcpSocketBase::ReTxThreshold
                 limited_transmit: true,   // TcpSocketBase::LimitedTransmit
                 prr: true,                // TcpSocketBase::RecoveryType = TcpPrrRecovery
+                // TcpPrrRecovery::DoRecovery departs from RFC 6937 in its accounting.
+                prr_ns3: true,
                 // TcpSocketBase::DupAck: recovery when m_highRxAckMark >= m_recover
                 recover_guard: RecoverGuard::LessCareful,
                 // TcpSocketBase::EnterRecovery: GetSsThresh(tcb, BytesInFlight()), taken after
@@ -203,6 +212,8 @@ impl Profile {
                 // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
                 // already retransmitted.
                 timeout_keeps_ssthresh: true,
+                // TcpSocketBase::ProcessAck: cwnd = ssthresh, then IncreaseWindow in CA_OPEN.
+                exit_ack_grows: true,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -230,6 +241,8 @@ impl Profile {
                 linux_cubic: true,   // tcp_cubic.c
                 // tcp_enter_loss: a new ssthresh only on a new loss episode.
                 timeout_keeps_ssthresh: true,
+                // tcp_cong_control: once the reduction is over the ACK may raise cwnd.
+                exit_ack_grows: true,
                 ..base
             },
         }
@@ -262,6 +275,7 @@ impl Default for TcpConfig {
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,
             prr: false,
+            prr_ns3: false,
             rack: false,
             tlp: false,
             frto: false,
@@ -275,6 +289,7 @@ impl Default for TcpConfig {
             partial_ack_retransmit: false,
             linux_cubic: false,
             timeout_keeps_ssthresh: false,
+            exit_ack_grows: false,
         }
     }
 }

@@ -210,8 +210,11 @@ pub struct TcpSender {
     last_acked_ts: Option<Time>,
     last_ack_ecr: Option<Time>,
     /// What the ACK being processed delivered below its cumulative point (not SACKed
-    /// before).
+    /// before), and whether it covered a retransmission.
     ack_delivered: u64,
+    ack_covers_retx: bool,
+    /// `partial_ack_retransmit`: one NextSeg() is due regardless of cwnd.
+    nextseg_due: bool,
 }
 
 impl TcpSender {
@@ -295,6 +298,8 @@ impl TcpSender {
             last_acked_ts: None,
             last_ack_ecr: None,
             ack_delivered: 0,
+            ack_covers_retx: false,
+            nextseg_due: false,
         }
     }
 
@@ -569,6 +574,11 @@ impl TcpSender {
             return self.rack_next(now);
         }
         if self.in_recovery && self.recovery_kind == RecoveryKind::Sack {
+            if std::mem::take(&mut self.nextseg_due) {
+                if let Some(seg) = self.nextseg_unlimited(now) {
+                    return Some(seg);
+                }
+            }
             return self.sack_next(now);
         }
         if self.recovery_kind == RecoveryKind::Sack {
@@ -587,7 +597,27 @@ impl TcpSender {
             return None;
         }
         let mut cwnd = if probe { u64::MAX } else { self.st.cwnd };
+        let len = self.seg_len(self.snd_nxt) as u64;
+        if !probe
+            && self.cfg.limited_transmit
+            && self.recovery_kind == RecoveryKind::Sack
+            && !self.in_recovery
+            && !self.loss_state
+            && self.snd_nxt == self.snd_max
+            && self.board.sacked_count() > 0
+        {
+            // RFC 6675 5 (3): with SACK, limited transmit sends while cwnd - pipe allows a
+            // segment (SACKed data has left the network), not RFC 3042's one per dupack.
+            if self.pipe() + len > self.st.cwnd
+                || self.snd_nxt + len > self.snd_una + self.rwnd
+                || self.pacing_holds(now)
+            {
+                return None;
+            }
+            return Some(self.send_at_nxt(now, false));
+        }
         if self.cfg.limited_transmit
+            && self.recovery_kind != RecoveryKind::Sack
             && !self.in_recovery
             && self.dupacks > 0
             && self.dupacks < self.cfg.dupack_threshold
@@ -598,7 +628,6 @@ impl TcpSender {
             cwnd += self.dupacks.min(2) as u64 * self.mss();
         }
         let wnd = cwnd.min(self.rwnd);
-        let len = self.seg_len(self.snd_nxt) as u64;
         // Send only whole segments that fit in the window (no silly-window sends).
         if self.snd_nxt + len > self.snd_una + wnd {
             return None;
@@ -607,6 +636,12 @@ impl TcpSender {
         if !probe && self.pacing_holds(now) {
             return None;
         }
+        Some(self.send_at_nxt(now, probe))
+    }
+
+    /// Send the segment at snd_nxt (the window already checked).
+    fn send_at_nxt(&mut self, now: Time, probe: bool) -> Segment {
+        let len = self.seg_len(self.snd_nxt) as u64;
         let seq = self.snd_nxt;
         // Below snd_max after a timeout's go-back-N: the segment is sent again.
         let retx = seq < self.snd_max;
@@ -622,7 +657,7 @@ impl TcpSender {
             // RFC 8985 7.2: new data (not itself a probe) restarts the probe timer.
             self.arm_pto(now);
         }
-        Some(seg)
+        seg
     }
 
     /// Recovery with RACK's marks (fast recovery, or after a timeout): while cwnd - pipe >= 1
@@ -821,6 +856,20 @@ impl TcpSender {
         None
     }
 
+    /// NextSeg() rules 1 and 2 without the cwnd test: a segment judged lost and not resent
+    /// in this recovery, else new data the receiver's window takes.
+    fn nextseg_unlimited(&mut self, now: Time) -> Option<Segment> {
+        let dt = self.cfg.dupack_threshold;
+        if let Some(seq) = self.board.next_lost(dt, self.recovery_epoch) {
+            return Some(self.emit(now, seq, true));
+        }
+        let len = self.seg_len(self.snd_nxt.min(self.app_end.saturating_sub(1))) as u64;
+        if self.snd_nxt < self.app_end && self.snd_nxt + len <= self.snd_una + self.rwnd {
+            return Some(self.send_at_nxt(now, false));
+        }
+        None
+    }
+
     /// A paced scheme's next segment must wait (`pacing_release` then says until when).
     fn pacing_holds(&mut self, now: Time) -> bool {
         self.pacer.blocked = self.cc.pacing_rate(&self.st).is_some() && now < self.pacer.next_send;
@@ -861,12 +910,20 @@ impl TcpSender {
         if !self.cfg.cut_from_pipe {
             return self.in_flight();
         }
+        if kind != CongestionKind::DupAcks {
+            return self.pipe();
+        }
+        self.pipe_head_lost()
+    }
+
+    /// Pipe with the head presumed lost, as a fast retransmit presumes it even with fewer
+    /// than DupThresh segments SACKed above it (ns-3's EnterRecovery marks it so before
+    /// taking BytesInFlight).
+    fn pipe_head_lost(&self) -> u64 {
         let pipe = self.pipe();
-        if kind != CongestionKind::DupAcks || self.rack.is_some() {
+        if self.rack.is_some() {
             return pipe;
         }
-        // A fast retransmit presumes the head lost even with fewer than DupThresh segments
-        // SACKed above it (ns-3's EnterRecovery marks it so before taking BytesInFlight).
         let dt = self.cfg.dupack_threshold;
         if self.snd_una < self.snd_max && !self.board.is_lost(self.snd_una, dt) {
             let head = self.seg_len(self.snd_una) as u64;
@@ -917,6 +974,7 @@ impl TcpSender {
             return;
         }
         self.cc.on_feedback(now, h.ecn_echo);
+        let epoch_at_start = self.recovery_epoch;
         if self.cfg.timestamps {
             self.ts_recent = self.ts_recent.max(h.ts_val);
         }
@@ -925,6 +983,7 @@ impl TcpSender {
         self.rwnd = h.wnd;
         let ack = h.ack.min(self.snd_max);
         self.ack_delivered = 0;
+        self.ack_covers_retx = false;
         let mut info = AckInfo {
             now,
             rwnd: h.wnd,
@@ -978,9 +1037,9 @@ impl TcpSender {
                     if self.cfg.partial_ack_retransmit
                         && self.board.resendable(self.snd_una, self.recovery_epoch)
                     {
-                        // NewReno's rule beside RFC 6675's: the new head is presumed lost
-                        // and resent at once, outside cwnd (ns-3's DoRetransmit).
-                        self.pending_retx = Some(self.snd_una);
+                        // ns-3's DoRetransmit: one NextSeg() (rules 1 and 2) at once,
+                        // outside cwnd, unless the new head was already resent.
+                        self.nextseg_due = true;
                     }
                     restart_timer = !self.partial_seen;
                     self.partial_seen = true;
@@ -994,10 +1053,15 @@ impl TcpSender {
                     restart_timer = !self.partial_seen;
                     self.partial_seen = true;
                 }
+            } else if self.recovery_kind == RecoveryKind::Sack && info.sacked_bytes > 0 {
+                // RFC 6675 5: an ACK with new SACK information is a duplicate whatever its
+                // cumulative point; the advance reset the count first.
+                self.dupacks = 1;
             } else {
                 self.dupacks = 0;
             }
-            info.in_recovery = was_in_recovery;
+            // With `exit_ack_grows` the ACK that ended the recovery is an ordinary one.
+            info.in_recovery = was_in_recovery && (self.in_recovery || !self.cfg.exit_ack_grows);
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if restart_timer {
@@ -1010,6 +1074,8 @@ impl TcpSender {
             && h.len == 0
             && self.snd_max > self.snd_una
             && !window_changed
+            // RFC 6675 2: with SACK, a duplicate must bring new SACK information.
+            && (self.recovery_kind != RecoveryKind::Sack || info.sacked_bytes > 0)
         {
             info.dup_ack = true;
             self.dupacks += 1;
@@ -1045,7 +1111,25 @@ impl TcpSender {
         {
             // RFC 6937 DeliveredData: the cumulative advance less what was already SACKed,
             // plus what this ACK newly SACKs.
-            self.prr_step(self.ack_delivered + info.sacked_bytes);
+            let delivered = self.ack_delivered + info.sacked_bytes;
+            let entered = self.recovery_epoch != epoch_at_start;
+            if self.cfg.prr_ns3 {
+                // ns-3 runs DoRecovery from DupAck for an ACK with new SACK information, and
+                // again for a partial ACK of at least one segment (ProcessAck).
+                let pipe = if entered {
+                    self.pipe_head_lost()
+                } else {
+                    self.pipe()
+                };
+                if info.sacked_bytes > 0 || entered {
+                    self.prr_step_ns3(delivered, true, pipe);
+                }
+                if advanced && info.acked_bytes >= self.mss() && !entered {
+                    self.prr_step_ns3(delivered, false, pipe);
+                }
+            } else {
+                self.prr_step(delivered);
+            }
         }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
@@ -1151,6 +1235,7 @@ impl TcpSender {
                 return;
             }
         }
+        let pipe_at_entry = self.pipe_head_lost();
         let inflation = if self.recovery_kind == RecoveryKind::Sack {
             // RFC 6675: no inflation; pipe tracks what left the network.
             0
@@ -1181,7 +1266,12 @@ impl TcpSender {
         self.recovery_epoch += 1;
         self.recover = Some(self.snd_max);
         self.prr = Prr {
-            recover_fs: self.snd_max - self.snd_una,
+            // RFC 6937: RecoverFS = FlightSize; ns-3.44 takes BytesInFlight (pipe).
+            recover_fs: if self.cfg.prr_ns3 {
+                pipe_at_entry
+            } else {
+                self.snd_max - self.snd_una
+            },
             delivered: 0,
             out: 0,
         };
@@ -1245,6 +1335,44 @@ impl TcpSender {
         self.st.cwnd = pipe + sndcnt;
     }
 
+    /// ns-3.44's `TcpPrrRecovery::DoRecovery`, for the `ns3` profile: RFC 6937 with
+    /// RecoverFS = pipe at entry, one extra segment counted delivered for each `dup` ACK
+    /// (an ACK with new SACK information) until RecoverFS is reached, even with SACK, nothing
+    /// done when nothing was delivered, and below ssthresh the conservative bound with one
+    /// segment more only when the ACK covers a retransmission.
+    fn prr_step_ns3(&mut self, mut delivered: u64, dup: bool, pipe: u64) {
+        let mss = self.mss();
+        if dup && self.prr.delivered < self.prr.recover_fs {
+            delivered += mss;
+        }
+        if delivered == 0 {
+            return;
+        }
+        self.prr.delivered += delivered;
+        let ss = self.st.ssthresh;
+        let (prr_del, prr_out) = (self.prr.delivered as i64, self.prr.out as i64);
+        let mut send = if pipe > ss {
+            // The product is taken in 32 bits there, as ns-3.44 does.
+            let prod = (self.prr.delivered as u32).wrapping_mul(ss as u32) as u64;
+            prod.div_ceil(self.prr.recover_fs.max(1)) as i64 - prr_out
+        } else {
+            // An unsigned difference in ns-3: a deficit stays negative however much this
+            // ACK delivered.
+            let mut limit = if prr_del >= prr_out {
+                (prr_del - prr_out).max(delivered as i64)
+            } else {
+                prr_del - prr_out
+            };
+            if self.ack_covers_retx {
+                limit += mss as i64;
+            }
+            limit.min(ss as i64 - pipe as i64)
+        };
+        // The fast retransmission goes out whatever the count.
+        send = send.max(if prr_out > 0 { 0 } else { mss as i64 });
+        self.st.cwnd = pipe + send as u64;
+    }
+
     fn exit_recovery(&mut self, now: Time) {
         self.in_recovery = false;
         self.dupacks = 0;
@@ -1279,6 +1407,7 @@ impl TcpSender {
         };
         let (newest, any_retx) = (acked.newest_sent, acked.any_retx);
         self.ack_delivered = acked.delivered;
+        self.ack_covers_retx = any_retx;
         self.last_acked_ts = newest;
         self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
         if self.cfg.timestamps && h.ts_ecr > 0 {
@@ -1868,28 +1997,54 @@ mod tests {
     }
 
     #[test]
-    fn a_partial_ack_resends_the_new_head_when_asked() {
-        // Six segments, 0 and 5 lost. SACKs of 1-3 start recovery, which resends 0; its ACK
-        // is partial (up to 5000). Segment 5 has nothing SACKed above it, so RFC 6675 without
-        // its rescue has nothing to send; ns-3's DoRetransmit resends it at once.
-        for (on, want) in [(false, vec![]), (true, vec![(5000, true)])] {
+    fn a_partial_ack_sends_one_nextseg_outside_the_window_when_asked() {
+        // Ten segments, 0 and 5 lost. SACKs of 1-3 start recovery (cwnd = ssthresh = 5000),
+        // which resends 0; SACKs of 4, 6 and 7 leave room for new segment 10. With cwnd then
+        // at pipe (four segments), the resent 0 brings a partial ACK up to 5000. Segment 5
+        // has only two SACKed segments above it, so it is not yet lost, and the window has
+        // no room; ns-3's DoRetransmit sends NextSeg() at once regardless of cwnd, which here
+        // is new data.
+        for (on, want) in [(false, vec![]), (true, vec![(11_000, false)])] {
             let mut s = sack_sender(false);
             s.cfg.partial_ack_retransmit = on;
-            s.cfg.rescue_retransmit = false;
-            s.set_app_end(6000);
+            s.set_app_end(u64::MAX);
             s.rwnd = 1 << 20;
             s.st.cwnd = 10_000;
-            assert_eq!(drain(&mut s, 0).len(), 6);
+            assert_eq!(drain(&mut s, 0).len(), 10);
             for k in 1..=3 {
                 s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
             }
             assert!(s.in_recovery());
-            let first: Vec<(u64, bool)> = drain(&mut s, 10 * MS)
+            assert_eq!(s.st.ssthresh, 5000);
+            let mut sent: Vec<(u64, bool)> = drain(&mut s, 10 * MS)
                 .iter()
                 .map(|g| (g.seq, g.retx))
                 .collect();
-            assert_eq!(first, [(0, true)]);
-            s.on_ack(20 * MS, &ack(5000));
+            for top in [5000, 7000, 8000] {
+                let mut h = sack_ack(0, top);
+                if top > 5000 {
+                    h.sack[0] = crate::packet::SackBlock {
+                        start: 6000,
+                        end: top,
+                    };
+                    h.sack[1] = crate::packet::SackBlock {
+                        start: 1000,
+                        end: 5000,
+                    };
+                    h.n_sack = 2;
+                }
+                s.on_ack(11 * MS, &h);
+                sent.extend(drain(&mut s, 11 * MS).iter().map(|g| (g.seq, g.retx)));
+            }
+            assert_eq!(sent, [(0, true), (10_000, false)]);
+            s.st.cwnd = 4000;
+            let mut h = ack(5000);
+            h.sack[0] = crate::packet::SackBlock {
+                start: 6000,
+                end: 8000,
+            };
+            h.n_sack = 1;
+            s.on_ack(20 * MS, &h);
             assert!(s.in_recovery());
             let sent: Vec<(u64, bool)> = drain(&mut s, 20 * MS)
                 .iter()
@@ -2033,6 +2188,35 @@ mod tests {
         s.on_ack(12 * MS, &ack(10_000));
         assert!(s.in_recovery(), "recover is snd_max = 20000");
         assert_eq!(s.prr.delivered, 8_000);
+    }
+
+    #[test]
+    fn the_ack_that_ends_recovery_grows_the_window_when_asked() {
+        // ns-3's ProcessAck sets cwnd = ssthresh on the full ACK and then calls
+        // IncreaseWindow; Linux's tcp_cong_control likewise. Without the switch the scheme
+        // sees that ACK as part of the recovery.
+        for grows in [false, true] {
+            let mut s = sack_sender(true);
+            s.cfg.exit_ack_grows = grows;
+            s.set_app_end(u64::MAX);
+            s.st.cwnd = 20_000;
+            s.rwnd = 1 << 20;
+            drain(&mut s, 0);
+            for k in 1..=3 {
+                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+            }
+            assert!(s.in_recovery());
+            drain(&mut s, 10 * MS);
+            let recover = s.snd_max;
+            s.on_ack(20 * MS, &ack(recover));
+            assert!(!s.in_recovery());
+            let ss = s.st.ssthresh;
+            if grows {
+                assert!(s.st.cwnd > ss, "cwnd {} ssthresh {ss}", s.st.cwnd);
+            } else {
+                assert_eq!(s.st.cwnd, ss);
+            }
+        }
     }
 
     #[test]

@@ -165,9 +165,6 @@ pub struct LinuxCubic {
     delay_min: Time,
     /// Bytes acknowledged short of a whole segment, carried to the next ACK.
     carry_bytes: u64,
-    /// The ACK that ends a recovery also grows the window (ns-3's ProcessAck calls
-    /// IncreaseWindow after setting cwnd = ssthresh).
-    exit_ack: bool,
 }
 
 impl LinuxCubic {
@@ -186,7 +183,6 @@ impl LinuxCubic {
             tcp_cwnd: 0,
             delay_min: 0,
             carry_bytes: 0,
-            exit_ack: false,
         }
     }
 
@@ -246,7 +242,7 @@ impl CongestionControl for LinuxCubic {
                 self.delay_min = r;
             }
         }
-        if (ack.in_recovery && !std::mem::take(&mut self.exit_ack)) || ack.acked_bytes == 0 {
+        if ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
         self.carry_bytes += ack.acked_bytes;
@@ -272,10 +268,6 @@ impl CongestionControl for LinuxCubic {
         }
     }
 
-    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
-        self.exit_ack = true;
-    }
-
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         let seg_cwnd = (st.cwnd / st.mss) as u32;
         self.last_max = if self.fast_convergence && seg_cwnd < self.last_max {
@@ -286,10 +278,7 @@ impl CongestionControl for LinuxCubic {
         self.epoch_start = None;
         if ev.kind == super::CongestionKind::Timeout {
             // CubicReset: the timeout's slow start begins a history of its own.
-            *self = LinuxCubic {
-                exit_ack: false,
-                ..LinuxCubic::new(self.c, self.beta, self.fast_convergence)
-            };
+            *self = LinuxCubic::new(self.c, self.beta, self.fast_convergence);
         }
         let segs = ((seg_cwnd as f64 * self.beta) as u64).max(2);
         Reaction::cut(segs * st.mss)
@@ -437,30 +426,6 @@ mod tests {
             8 * 536
         );
         assert_eq!((c.last_max, c.tcp_cwnd, c.epoch_start), (0, 0, None));
-    }
-
-    #[test]
-    fn linux_arithmetic_grows_on_the_ack_that_ends_recovery() {
-        // ns-3 sets cwnd = ssthresh and then grows the window with every segment the full
-        // ACK covers; the scheme sees that ACK flagged as in recovery.
-        let mut c = LinuxCubic::new(0.4, 0.7, true);
-        let mut st = CcState {
-            cwnd: 7 * 1000,
-            ssthresh: 7 * 1000,
-            mss: 1000,
-        };
-        let a = AckInfo {
-            now: SEC,
-            acked_bytes: 7000,
-            in_recovery: true,
-            ..Default::default()
-        };
-        c.on_ack(&a, &mut st);
-        assert_eq!(c.cwnd_cnt, 0, "a recovery ACK alone does not count");
-        c.on_recovery_exit(SEC, &mut st);
-        c.on_ack(&a, &mut st);
-        assert_eq!(c.cwnd_cnt, 7);
-        assert!(c.epoch_start.is_some());
     }
 
     #[test]
