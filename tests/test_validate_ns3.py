@@ -42,9 +42,20 @@ def test_table_marks_points_outside_ten_percent():
             "ns3": [res(1.0e6), res(1.0e6)],
         },
     ]
+    rows.append(
+        {
+            "flows": 1,
+            "cc": "cubic",
+            "per": 0.05,
+            "airtcp": [res(1.0e6), res(1.3e6)],
+            "ns3": [res(1.0e6), res(1.0e6)],
+        }
+    )
     lines = ns3_run.table(rows).splitlines()
-    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | yes | 6 / 5 | 2 / 0 |"
-    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | no | 3 / 6 | 1 / 2 |"
+    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | – | yes | 6 / 5 | 2 / 0 |"
+    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | – | no | 3 / 6 | 1 / 2 |"
+    # Mean ratio 1.15, standard error 0.15 (airtcp's alone): 1.15 ± 1.96 · 0.15.
+    assert lines[4] == "| 1 | cubic | 5 % | 1.150 | 1.000 | 1.15 | 0.86–1.44 | no | 6 / 6 | 2 / 2 |"
 
 
 def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):

@@ -52,6 +52,9 @@ pub fn schemes() -> Value {
     )
 }
 
+/// Names of `TcpConfig::linux_cubic`'s values.
+const CUBIC_ARITHMETIC: [&str; 3] = ["rfc9438", "linux", "ns3"];
+
 fn tcp_json(c: &TcpConfig) -> Value {
     json!({
         "segment_size": c.mss,
@@ -85,7 +88,9 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "partial_ack_retransmit": c.partial_ack_retransmit,
         "timeout_keeps_ssthresh": c.timeout_keeps_ssthresh,
         "exit_ack_grows": c.exit_ack_grows,
-        "cubic_arithmetic": if c.linux_cubic { "linux" } else { "rfc9438" },
+        "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
+        "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
+        "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
     })
 }
 

@@ -1566,8 +1566,10 @@ fn transport(
         let cc_name = f.cc.clone().unwrap_or_else(|| "newreno".into());
         // A profile whose stack runs CUBIC in integer arithmetic makes that the default.
         let mut params = f.cc_params.clone();
-        if cc_name == "cubic" && cfg.linux_cubic {
-            params.entry("linux".into()).or_insert(1.0);
+        if cc_name == "cubic" && cfg.linux_cubic > 0 {
+            params
+                .entry("linux".into())
+                .or_insert(f64::from(cfg.linux_cubic));
         }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {

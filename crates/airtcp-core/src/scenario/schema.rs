@@ -666,6 +666,10 @@ pub struct TcpOptions {
     pub timeout_keeps_ssthresh: Option<bool>,
     /// The ACK that ends a fast recovery grows the window (ns-3, Linux).
     pub exit_ack_grows: Option<bool>,
+    /// Retransmissions stay counted in pipe until a timeout (ns-3).
+    pub pipe_keeps_retransmissions: Option<bool>,
+    /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
+    pub acked_count: Option<String>,
 }
 
 impl TcpOptions {
@@ -683,6 +687,7 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.rto_formula.clone()),
                 cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
+                acked_count: self.acked_count.clone().or_else(|| base.acked_count.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()
@@ -718,7 +723,8 @@ impl TcpOptions {
             fast_retransmit_restarts_rto,
             partial_ack_retransmit,
             timeout_keeps_ssthresh,
-            exit_ack_grows
+            exit_ack_grows,
+            pipe_keeps_retransmissions
         )
     }
 }

@@ -159,6 +159,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["rfc6937", "ns3"],
             &mut c.prr_ns3,
         ),
+        (
+            "acked_count",
+            &o.acked_count,
+            ["advance", "delivered"],
+            &mut c.acked_delivered,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {
@@ -183,6 +189,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     }
     if let Some(v) = o.exit_ack_grows {
         c.exit_ack_grows = v;
+    }
+    if let Some(v) = o.pipe_keeps_retransmissions {
+        c.pipe_keeps_retransmissions = v;
     }
     // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
     // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.

@@ -76,16 +76,24 @@ pub struct TcpConfig {
     /// segment not yet resent, else new data) at once, outside cwnd, unless the new head was
     /// already resent (ns-3's ProcessAck calls DoRetransmit).
     pub partial_ack_retransmit: bool,
-    /// `cubic` defaults to Linux's integer arithmetic (`cc_params.linux = 1`) rather than
-    /// RFC 9438 in floating point: the stack's own code, as ns-3 ports it. Set by profiles
-    /// only; `cc_params.linux` overrides it.
-    pub linux_cubic: bool,
+    /// `cubic` defaults to Linux's integer arithmetic rather than RFC 9438 in floating point:
+    /// 0 = RFC 9438, 1 = Linux (`cc_params.linux = 1`), 2 = ns-3.44's port of it (`linux =
+    /// 2`, slow start not capped at ssthresh). Set by profiles only; `cc_params.linux`
+    /// overrides it.
+    pub linux_cubic: u8,
     /// A repeated timeout of the same loss episode (the head already resent after a
     /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
     pub timeout_keeps_ssthresh: bool,
     /// The ACK that ends a fast recovery reaches the scheme as an ordinary ACK, so it grows
     /// the window just set to ssthresh.
     pub exit_ack_grows: bool,
+    /// A retransmitted segment stays counted in pipe, and NextSeg() does not resend it,
+    /// until a timeout (ns-3's sticky `TcpTxItem::m_retrans`), rather than only during the
+    /// recovery that resent it (RFC 6675's HighRxt).
+    pub pipe_keeps_retransmissions: bool,
+    /// The scheme's growth counts what an ACK newly delivered (ns-3.44's segsAcked from
+    /// the delivered count), not the whole advance of the cumulative ACK.
+    pub acked_delivered: bool,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -208,12 +216,19 @@ impl Profile {
                 // unless that data was already resent.
                 partial_ack_retransmit: true,
                 // TcpCubic ports tcp_cubic.c's integer bictcp_update.
-                linux_cubic: true,
+                linux_cubic: 2,
                 // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
                 // already retransmitted.
                 timeout_keeps_ssthresh: true,
                 // TcpSocketBase::ProcessAck: cwnd = ssthresh, then IncreaseWindow in CA_OPEN.
                 exit_ack_grows: true,
+                // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
+                // MarkHeadAsLost.
+                pipe_keeps_retransmissions: true,
+                // TcpSocketBase::ProcessAck: segsAcked = currentDelivered / segment size,
+                // except on the ACK that ends CA_RECOVERY (the whole advance) or CA_LOSS
+                // (what lies above m_recover).
+                acked_delivered: true,
                 ..base
             },
             Profile::Linux => TcpConfig {
@@ -238,7 +253,7 @@ impl Profile {
                 // Recovery may start as soon as the previous one's high_seq is acknowledged.
                 recover_guard: RecoverGuard::LessCareful,
                 rto_min_added: true, // tcp_set_rto: srtt + max(mdev, rto_min)
-                linux_cubic: true,   // tcp_cubic.c
+                linux_cubic: 1,      // tcp_cubic.c
                 // tcp_enter_loss: a new ssthresh only on a new loss episode.
                 timeout_keeps_ssthresh: true,
                 // tcp_cong_control: once the reduction is over the ACK may raise cwnd.
@@ -287,9 +302,11 @@ impl Default for TcpConfig {
             rescue_retransmit: true,
             fast_retransmit_restarts_rto: true,
             partial_ack_retransmit: false,
-            linux_cubic: false,
+            linux_cubic: 0,
             timeout_keeps_ssthresh: false,
             exit_ack_grows: false,
+            pipe_keeps_retransmissions: false,
+            acked_delivered: false,
         }
     }
 }

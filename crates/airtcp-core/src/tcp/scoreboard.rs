@@ -201,16 +201,21 @@ impl Scoreboard {
         i < self.segs.len() && !self.segs[i].sacked && i < self.lost_below(dupthresh)
     }
 
-    /// RFC 6675 pipe in bytes: segments presumed still in the network.
-    pub fn pipe(&self, dupthresh: u32, epoch: u32, app_end: u64) -> u64 {
+    /// RFC 6675 pipe in bytes: segments presumed still in the network. With
+    /// `sacked_retx`, a segment resent in `epoch` counts as in flight even once SACKed
+    /// (ns-3's `BytesInFlight` keeps its retransmitted flag until the cumulative ACK).
+    pub fn pipe(&self, dupthresh: u32, epoch: u32, app_end: u64, sacked_retx: bool) -> u64 {
         let lost = self.lost_below(dupthresh);
         let mut pipe = 0;
         for (i, s) in self.segs.iter().enumerate() {
-            if s.sacked {
-                continue;
-            }
             let start = self.seq_of(i);
             let len = (start + self.mss).min(app_end) - start;
+            if s.sacked {
+                if sacked_retx && epoch != 0 && s.rexmit_epoch == epoch {
+                    pipe += len;
+                }
+                continue;
+            }
             if i >= lost {
                 pipe += len;
             }
@@ -255,6 +260,21 @@ impl Scoreboard {
         }
         let i = self.idx(seq);
         i < self.segs.len() && self.segs[i].retx
+    }
+
+    /// Bytes of the un-SACKed segments below `end`.
+    pub fn unsacked_bytes_below(&self, end: u64, app_end: u64) -> u64 {
+        let mut bytes = 0;
+        for (i, s) in self.segs.iter().enumerate() {
+            let start = self.seq_of(i);
+            if start >= end {
+                break;
+            }
+            if !s.sacked {
+                bytes += (start + self.mss).min(app_end).min(end) - start;
+            }
+        }
+        bytes
     }
 
     /// NextSeg() rule 4 (rescue): the highest outstanding un-SACKed segment.
@@ -416,16 +436,23 @@ mod tests {
         // Lost: segments below index of 3rd-highest SACK (index 2) not SACKed: 0.
         assert_eq!(b.lost_below(3), 2);
         // Pipe: 3, 6, 7, 8, 9 (not lost, not SACKed) = 5 segments.
-        assert_eq!(b.pipe(3, 1, u64::MAX), 5000);
+        assert_eq!(b.pipe(3, 1, u64::MAX, false), 5000);
         assert_eq!(b.next_lost(3, 1), Some(0));
         b.on_send(100, 0, true, 1);
         assert_eq!(
-            b.pipe(3, 1, u64::MAX),
+            b.pipe(3, 1, u64::MAX, false),
             6000,
             "retransmission in flight counts"
         );
         assert_eq!(b.next_lost(3, 1), None);
         assert_eq!(b.next_unsacked(1), Some(3000));
+        // Resend 3 and have it SACKed: RFC 6675 no longer counts it; ns-3's count keeps it
+        // (its retransmitted flag stays until the cumulative ACK).
+        b.on_send(200, 3000, true, 1);
+        b.on_sack(&[blk(3000, 4000)], u64::MAX);
+        assert_eq!(b.pipe(3, 1, u64::MAX, false), 5000);
+        assert_eq!(b.pipe(3, 1, u64::MAX, true), 6000);
+        assert_eq!(b.pipe(3, 2, u64::MAX, true), 4000, "not resent in epoch 2");
         let a = b.on_cumulative_ack(3000, u64::MAX);
         assert!(a.any_retx);
         assert_eq!(b.seq_of(0), 3000);

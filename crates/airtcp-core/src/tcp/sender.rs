@@ -152,8 +152,11 @@ pub struct TcpSender {
     rto_deadline: Option<Time>,
     /// Per-segment records of [snd_una, snd_max): send times, retransmissions, SACKs.
     board: Scoreboard,
-    /// Counts recovery episodes, so the scoreboard knows what was resent in this one.
+    /// Counts recovery episodes, so the scoreboard knows what was resent in this one (with
+    /// `pipe_keeps_retransmissions`, counts timeouts instead).
     recovery_epoch: u32,
+    /// Fast recoveries entered.
+    recovery_entries: u32,
     /// A retransmission of this sequence number is due, regardless of the window.
     pending_retx: Option<u64>,
     /// ECN (RFC 3168): no further reaction to ECE until snd_una passes this point.
@@ -268,6 +271,7 @@ impl TcpSender {
             rto_deadline: None,
             board: Scoreboard::new(mss),
             recovery_epoch: 0,
+            recovery_entries: 0,
             pending_retx: None,
             ecn_recover: None,
             cwr_pending: false,
@@ -412,8 +416,12 @@ impl TcpSender {
         if self.rack.is_some() {
             self.board.rack_pipe(self.app_end)
         } else {
-            self.board
-                .pipe(self.cfg.dupack_threshold, self.recovery_epoch, self.app_end)
+            self.board.pipe(
+                self.cfg.dupack_threshold,
+                self.recovery_epoch,
+                self.app_end,
+                self.cfg.pipe_keeps_retransmissions,
+            )
         }
     }
 
@@ -609,6 +617,24 @@ impl TcpSender {
             // RFC 6675 5 (3): with SACK, limited transmit sends while cwnd - pipe allows a
             // segment (SACKed data has left the network), not RFC 3042's one per dupack.
             if self.pipe() + len > self.st.cwnd
+                || self.snd_nxt + len > self.snd_una + self.rwnd
+                || self.pacing_holds(now)
+            {
+                return None;
+            }
+            return Some(self.send_at_nxt(now, false));
+        }
+        if !probe
+            && self.loss_state
+            && self.recovery_kind == RecoveryKind::Sack
+            && self.board.sacked_count() > 0
+        {
+            // RFC 6675 5.1: after a timeout the SACK scoreboard is kept, so what the receiver
+            // holds is not resent and does not count against cwnd: in the network are the
+            // segments sent since the timeout (ns-3's BytesInFlight after SetSentListLost,
+            // Linux's packets_in_flight after tcp_enter_loss).
+            let in_net = self.board.unsacked_bytes_below(self.snd_nxt, self.app_end);
+            if in_net + len > self.st.cwnd
                 || self.snd_nxt + len > self.snd_una + self.rwnd
                 || self.pacing_holds(now)
             {
@@ -828,7 +854,7 @@ impl TcpSender {
     /// RFC 6675 recovery: send while cwnd - pipe >= 1 SMSS, choosing by NextSeg().
     fn sack_next(&mut self, now: Time) -> Option<Segment> {
         let dt = self.cfg.dupack_threshold;
-        let pipe = self.board.pipe(dt, self.recovery_epoch, self.app_end);
+        let pipe = self.pipe();
         if self.st.cwnd < pipe + self.mss() || self.pacing_holds(now) {
             return None;
         }
@@ -974,7 +1000,7 @@ impl TcpSender {
             return;
         }
         self.cc.on_feedback(now, h.ecn_echo);
-        let epoch_at_start = self.recovery_epoch;
+        let entries_at_start = self.recovery_entries;
         if self.cfg.timestamps {
             self.ts_recent = self.ts_recent.max(h.ts_val);
         }
@@ -1021,6 +1047,14 @@ impl TcpSender {
             self.snd_nxt = self.snd_nxt.max(ack);
             if self.loss_state && self.recover.is_none_or(|r| ack >= r) {
                 self.loss_state = false;
+                if self.cfg.acked_delivered {
+                    // ns-3 leaves CA_LOSS counting only what lies above its recovery point.
+                    info.acked_bytes = ack - self.recover.unwrap_or(ack).min(ack);
+                }
+            } else if self.cfg.acked_delivered && !self.in_recovery {
+                // ns-3.44 (ProcessAck's segsAcked from the rate sample's delivered count):
+                // what this ACK newly delivered, not the SACKed data it only covers.
+                info.acked_bytes = self.ack_delivered + info.sacked_bytes;
             }
             if let Some(m) = &mut self.oracle {
                 *m = m.split_off(&ack);
@@ -1112,7 +1146,7 @@ impl TcpSender {
             // RFC 6937 DeliveredData: the cumulative advance less what was already SACKed,
             // plus what this ACK newly SACKs.
             let delivered = self.ack_delivered + info.sacked_bytes;
-            let entered = self.recovery_epoch != epoch_at_start;
+            let entered = self.recovery_entries != entries_at_start;
             if self.cfg.prr_ns3 {
                 // ns-3 runs DoRecovery from DupAck for an ACK with new SACK information, and
                 // again for a partial ACK of at least one segment (ProcessAck).
@@ -1263,7 +1297,10 @@ impl TcpSender {
         } else {
             self.eln_saved = None;
         }
-        self.recovery_epoch += 1;
+        if !self.cfg.pipe_keeps_retransmissions || self.recovery_epoch == 0 {
+            self.recovery_epoch += 1;
+        }
+        self.recovery_entries += 1;
         self.recover = Some(self.snd_max);
         self.prr = Prr {
             // RFC 6937: RecoverFS = FlightSize; ns-3.44 takes BytesInFlight (pipe).
@@ -1463,6 +1500,11 @@ impl TcpSender {
         self.pending_retx = None;
         self.tlp = Tlp::default();
         self.loss_state = self.snd_una < self.snd_max;
+        if self.cfg.pipe_keeps_retransmissions {
+            // ns-3's SetSentListLost clears every retransmitted flag at a timeout; what the
+            // timeout's recovery resends is flagged anew.
+            self.recovery_epoch += 1;
+        }
         if let Some(r) = &mut self.rack {
             r.deadline = None;
             self.board.mark_all_lost();
@@ -2216,6 +2258,106 @@ mod tests {
             } else {
                 assert_eq!(s.st.cwnd, ss);
             }
+        }
+    }
+
+    #[test]
+    fn retransmissions_after_a_timeout_stay_in_pipe_when_asked() {
+        // Six segments; a timeout resends 0, then 1 and 2 in slow start. SACKs of 3-5 then
+        // start a fast recovery (no recover guard), which resends 1 at once. Segment 2 is
+        // lost by the SACKs above it: RFC 6675 counts only this recovery's retransmissions
+        // in pipe and resends it; ns-3 keeps 2's retransmitted flag from the timeout's go-back-N,
+        // counts it in flight and does not resend it.
+        for (sticky, want) in [
+            (false, vec![(1000, true), (2000, true)]),
+            (true, vec![(1000, true)]),
+        ] {
+            let mut s = sack_sender(false);
+            s.cfg.pipe_keeps_retransmissions = sticky;
+            s.cfg.recover_guard = RecoverGuard::Off;
+            s.set_app_end(6000);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 10_000;
+            assert_eq!(drain(&mut s, 0).len(), 6);
+            let rto = s.rto_deadline().unwrap();
+            s.on_timeout(rto);
+            let sent: Vec<(u64, bool)> =
+                drain(&mut s, rto).iter().map(|g| (g.seq, g.retx)).collect();
+            assert_eq!(sent, [(0, true)]);
+            s.on_ack(rto + 10 * MS, &ack(1000));
+            let sent: Vec<(u64, bool)> = drain(&mut s, rto + 10 * MS)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect();
+            assert_eq!(sent, [(1000, true), (2000, true)]);
+            let mut sent = Vec::new();
+            for top in [4000, 5000, 6000] {
+                let mut h = ack(1000);
+                h.sack[0] = crate::packet::SackBlock {
+                    start: 3000,
+                    end: top,
+                };
+                h.n_sack = 1;
+                s.on_ack(rto + 20 * MS, &h);
+                sent.extend(drain(&mut s, rto + 20 * MS).iter().map(|g| (g.seq, g.retx)));
+            }
+            assert!(s.in_recovery());
+            assert_eq!(sent, want, "pipe_keeps_retransmissions = {sticky}");
+        }
+    }
+
+    #[test]
+    fn after_a_timeout_sacked_data_does_not_count_against_the_window() {
+        // RFC 6675 5.1: six segments, a timeout resends 0; its ACK SACKs 2-5, so only 1 is
+        // missing. With cwnd = 2 after that ACK, the sender resends 1 and, since SACKed data
+        // has left the network, also sends new segment 6.
+        let mut s = sack_sender(false);
+        s.set_app_end(u64::MAX);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = 6000;
+        assert_eq!(drain(&mut s, 0).len(), 6);
+        let rto = s.rto_deadline().unwrap();
+        s.on_timeout(rto);
+        let sent: Vec<(u64, bool)> = drain(&mut s, rto).iter().map(|g| (g.seq, g.retx)).collect();
+        assert_eq!(sent, [(0, true)]);
+        let mut h = ack(1000);
+        h.sack[0] = crate::packet::SackBlock {
+            start: 2000,
+            end: 6000,
+        };
+        h.n_sack = 1;
+        s.on_ack(rto + 10 * MS, &h);
+        assert_eq!(s.st.cwnd, 2000);
+        let sent: Vec<(u64, bool)> = drain(&mut s, rto + 10 * MS)
+            .iter()
+            .map(|g| (g.seq, g.retx))
+            .collect();
+        assert_eq!(sent, [(1000, true), (6000, false)]);
+    }
+
+    #[test]
+    fn the_scheme_counts_delivered_data_when_asked() {
+        // Five segments; 1 is SACKed first, then a cumulative ACK covers all five. ns-3.44
+        // hands the scheme what that ACK newly delivered (four segments), not its advance.
+        for (delivered, want) in [(false, 5000), (true, 4000)] {
+            let mut s = sack_sender(false);
+            s.cfg.acked_delivered = delivered;
+            s.set_app_end(5000);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 5000;
+            drain(&mut s, 0);
+            let mut h = ack(0);
+            h.sack[0] = crate::packet::SackBlock {
+                start: 1000,
+                end: 2000,
+            };
+            h.n_sack = 1;
+            s.on_ack(10 * MS, &h);
+            s.on_ack(11 * MS, &ack(5000));
+            assert_eq!(
+                s.last_ack.acked_bytes, want,
+                "acked_count delivered = {delivered}"
+            );
         }
     }
 

@@ -27,13 +27,15 @@ pub struct Cubic {
 pub fn build(p: &mut Params) -> Result<Box<dyn CongestionControl>, (String, String)> {
     let rfc = Cubic::new(p)?;
     let linux = p.get("linux", 0.0)?;
-    if linux != 0.0 && linux != 1.0 {
-        return Err(("linux".into(), format!("must be 0 or 1, got {linux}")));
+    if ![0.0, 1.0, 2.0].contains(&linux) {
+        return Err(("linux".into(), format!("must be 0, 1 or 2, got {linux}")));
     }
-    Ok(if linux == 1.0 {
-        Box::new(LinuxCubic::new(rfc.c, rfc.beta, rfc.fast_convergence))
-    } else {
+    Ok(if linux == 0.0 {
         Box::new(rfc)
+    } else {
+        let mut l = LinuxCubic::new(rfc.c, rfc.beta, rfc.fast_convergence);
+        l.ns3_slow_start = linux == 2.0;
+        Box::new(l)
     })
 }
 
@@ -150,6 +152,10 @@ impl CongestionControl for Cubic {
 /// (ns-3's `CubicReset` on `CA_LOSS`).
 #[derive(Clone, Debug)]
 pub struct LinuxCubic {
+    /// ns-3.44's port: slow start adds every acknowledged segment, past ssthresh too, and
+    /// passes nothing on to congestion avoidance (Linux's `tcp_slow_start` stops at
+    /// ssthresh and hands the rest on).
+    ns3_slow_start: bool,
     c: f64,
     beta: f64,
     fast_convergence: bool,
@@ -170,6 +176,7 @@ pub struct LinuxCubic {
 impl LinuxCubic {
     pub fn new(c: f64, beta: f64, fast_convergence: bool) -> Self {
         LinuxCubic {
+            ns3_slow_start: false,
             c,
             beta,
             fast_convergence,
@@ -251,6 +258,10 @@ impl CongestionControl for LinuxCubic {
         if segs == 0 {
             return;
         }
+        if st.cwnd < st.ssthresh && self.ns3_slow_start {
+            st.cwnd += segs as u64 * st.mss;
+            return;
+        }
         if st.cwnd < st.ssthresh {
             let before = st.cwnd;
             st.cwnd = (st.cwnd + segs as u64 * st.mss).min(st.ssthresh);
@@ -278,7 +289,10 @@ impl CongestionControl for LinuxCubic {
         self.epoch_start = None;
         if ev.kind == super::CongestionKind::Timeout {
             // CubicReset: the timeout's slow start begins a history of its own.
-            *self = LinuxCubic::new(self.c, self.beta, self.fast_convergence);
+            *self = LinuxCubic {
+                ns3_slow_start: self.ns3_slow_start,
+                ..LinuxCubic::new(self.c, self.beta, self.fast_convergence)
+            };
         }
         let segs = ((seg_cwnd as f64 * self.beta) as u64).max(2);
         Reaction::cut(segs * st.mss)
@@ -429,9 +443,32 @@ mod tests {
     }
 
     #[test]
+    fn ns3_slow_start_is_not_capped_at_ssthresh() {
+        // ns-3.44's TcpCubic adds every acknowledged segment in slow start, past ssthresh;
+        // Linux's tcp_slow_start stops at ssthresh (2) and hands the other 15 to congestion
+        // avoidance, which adds one.
+        for (ns3, want) in [(false, 3), (true, 17)] {
+            let mut c = LinuxCubic::new(0.4, 0.7, true);
+            c.ns3_slow_start = ns3;
+            let mut st = CcState {
+                cwnd: 1000,
+                ssthresh: 2000,
+                mss: 1000,
+            };
+            let a = AckInfo {
+                now: SEC,
+                acked_bytes: 16_000,
+                ..Default::default()
+            };
+            c.on_ack(&a, &mut st);
+            assert_eq!(st.cwnd / 1000, want, "ns3 = {ns3}");
+        }
+    }
+
+    #[test]
     fn the_linux_parameter_selects_the_arithmetic() {
         let mut m = BTreeMap::new();
-        m.insert("linux".to_string(), 2.0);
+        m.insert("linux".to_string(), 3.0);
         assert_eq!(build(&mut Params::new(&m)).err().unwrap().0, "linux");
     }
 }
