@@ -187,7 +187,7 @@ def write_doc(body: str, note: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--seeds", type=int, default=40)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ns3-venv", type=Path, default=ROOT / ".ns3venv")
