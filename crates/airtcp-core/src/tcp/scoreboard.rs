@@ -262,19 +262,32 @@ impl Scoreboard {
         i < self.segs.len() && self.segs[i].retx
     }
 
-    /// Bytes of the un-SACKed segments below `end`.
-    pub fn unsacked_bytes_below(&self, end: u64, app_end: u64) -> u64 {
+    /// After a timeout (RFC 6675 5.1), everything sent before it (below `recover`) and not
+    /// SACKed is presumed lost, and later data when IsLost says so. In flight: what was
+    /// resent since (in `epoch`) and later data not judged lost.
+    pub fn in_flight_in_loss(&self, dupthresh: u32, epoch: u32, recover: u64, app_end: u64) -> u64 {
+        let lost = self.lost_below(dupthresh);
         let mut bytes = 0;
         for (i, s) in self.segs.iter().enumerate() {
             let start = self.seq_of(i);
-            if start >= end {
-                break;
-            }
-            if !s.sacked {
-                bytes += (start + self.mss).min(app_end).min(end) - start;
+            let resent = epoch != 0 && s.rexmit_epoch == epoch;
+            if !s.sacked && (resent || (start >= recover && i >= lost)) {
+                bytes += (start + self.mss).min(app_end) - start;
             }
         }
         bytes
+    }
+
+    /// NextSeg() rule 1 after a timeout: the lowest segment presumed lost (see
+    /// [`Self::in_flight_in_loss`]) and not yet resent in `epoch`.
+    pub fn loss_next(&self, dupthresh: u32, epoch: u32, recover: u64) -> Option<u64> {
+        let lost = self.lost_below(dupthresh);
+        (0..self.segs.len())
+            .find(|&i| {
+                let s = &self.segs[i];
+                !s.sacked && s.rexmit_epoch != epoch && (self.seq_of(i) < recover || i < lost)
+            })
+            .map(|i| self.seq_of(i))
     }
 
     /// NextSeg() rule 4 (rescue): the highest outstanding un-SACKed segment.

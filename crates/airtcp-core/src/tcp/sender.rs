@@ -589,6 +589,9 @@ impl TcpSender {
             }
             return self.sack_next(now);
         }
+        if self.recovery_kind == RecoveryKind::Sack && self.loss_state {
+            return self.loss_next(now);
+        }
         if self.recovery_kind == RecoveryKind::Sack {
             // Go-back-N after a timeout skips what the receiver already holds.
             while self.snd_nxt < self.snd_max && self.board.is_sacked(self.snd_nxt) {
@@ -617,24 +620,6 @@ impl TcpSender {
             // RFC 6675 5 (3): with SACK, limited transmit sends while cwnd - pipe allows a
             // segment (SACKed data has left the network), not RFC 3042's one per dupack.
             if self.pipe() + len > self.st.cwnd
-                || self.snd_nxt + len > self.snd_una + self.rwnd
-                || self.pacing_holds(now)
-            {
-                return None;
-            }
-            return Some(self.send_at_nxt(now, false));
-        }
-        if !probe
-            && self.loss_state
-            && self.recovery_kind == RecoveryKind::Sack
-            && self.board.sacked_count() > 0
-        {
-            // RFC 6675 5.1: after a timeout the SACK scoreboard is kept, so what the receiver
-            // holds is not resent and does not count against cwnd: in the network are the
-            // segments sent since the timeout (ns-3's BytesInFlight after SetSentListLost,
-            // Linux's packets_in_flight after tcp_enter_loss).
-            let in_net = self.board.unsacked_bytes_below(self.snd_nxt, self.app_end);
-            if in_net + len > self.st.cwnd
                 || self.snd_nxt + len > self.snd_una + self.rwnd
                 || self.pacing_holds(now)
             {
@@ -880,6 +865,31 @@ impl TcpSender {
             return Some(self.emit(now, seq, true));
         }
         None
+    }
+
+    /// After a timeout with SACK (RFC 6675 5.1, as ns-3 and Linux do it): the scoreboard is
+    /// kept, so what the receiver holds is neither resent nor counted in flight; resend the
+    /// lowest segment presumed lost, then new data, while cwnd leaves room.
+    fn loss_next(&mut self, now: Time) -> Option<Segment> {
+        let dt = self.cfg.dupack_threshold;
+        let recover = self.recover.unwrap_or(self.snd_max);
+        let epoch = self.recovery_epoch;
+        let seq = self.board.loss_next(dt, epoch, recover);
+        let len = self.seg_len(seq.unwrap_or(self.snd_max)) as u64;
+        let in_net = self
+            .board
+            .in_flight_in_loss(dt, epoch, recover, self.app_end);
+        if in_net + len > self.st.cwnd || self.pacing_holds(now) {
+            return None;
+        }
+        if let Some(seq) = seq {
+            return Some(self.emit(now, seq, true));
+        }
+        if self.snd_max >= self.app_end || self.snd_max + len > self.snd_una + self.rwnd {
+            return None;
+        }
+        self.snd_nxt = self.snd_max;
+        Some(self.send_at_nxt(now, false))
     }
 
     /// NextSeg() rules 1 and 2 without the cwnd test: a segment judged lost and not resent
@@ -1500,11 +1510,9 @@ impl TcpSender {
         self.pending_retx = None;
         self.tlp = Tlp::default();
         self.loss_state = self.snd_una < self.snd_max;
-        if self.cfg.pipe_keeps_retransmissions {
-            // ns-3's SetSentListLost clears every retransmitted flag at a timeout; what the
-            // timeout's recovery resends is flagged anew.
-            self.recovery_epoch += 1;
-        }
+        // A timeout starts a recovery of its own (RFC 6675 5.1; ns-3's SetSentListLost
+        // clears every retransmitted flag): what it resends is flagged anew.
+        self.recovery_epoch += 1;
         if let Some(r) = &mut self.rack {
             r.deadline = None;
             self.board.mark_all_lost();
@@ -2359,6 +2367,62 @@ mod tests {
                 "acked_count delivered = {delivered}"
             );
         }
+    }
+
+    #[test]
+    fn after_a_timeout_new_data_the_sacks_show_lost_is_resent_before_more_new_data() {
+        // Eight segments; a timeout resends 0. Its ACK SACKs 3-7, so 1 and 2 go again. 1
+        // arrives, 2 is lost again (already resent: it waits), and new segments 8-11 go out;
+        // 8 is lost. Once three segments above it are SACKed it is resent at once, ahead of
+        // new data, without another timeout (RFC 6675 5.1 with NextSeg() rule 1).
+        let blocks = |s: &[(u64, u64)]| {
+            let mut h = ack(0);
+            for (k, &(a, b)) in s.iter().enumerate() {
+                h.sack[k] = crate::packet::SackBlock { start: a, end: b };
+            }
+            h.n_sack = s.len() as u8;
+            h
+        };
+        let mut s = sack_sender(false);
+        s.set_app_end(u64::MAX);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = 8000;
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        let rto = s.rto_deadline().unwrap();
+        s.on_timeout(rto);
+        let mut t = rto;
+        let mut step = |s: &mut TcpSender, ack_no: u64, sacks: &[(u64, u64)]| {
+            t += MS;
+            let mut h = blocks(sacks);
+            h.ack = ack_no;
+            s.on_ack(t, &h);
+            drain(s, t)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(drain(&mut s, rto).len(), 1);
+        assert_eq!(
+            step(&mut s, 1000, &[(3000, 8000)]),
+            [(1000, true), (2000, true)]
+        );
+        assert_eq!(
+            step(&mut s, 2000, &[(3000, 8000)]),
+            [(8000, false), (9000, false)]
+        );
+        assert_eq!(
+            step(&mut s, 2000, &[(9000, 10_000), (3000, 8000)]),
+            [(10_000, false)]
+        );
+        assert_eq!(
+            step(&mut s, 2000, &[(9000, 11_000), (3000, 8000)]),
+            [(11_000, false)]
+        );
+        // 8 is no longer counted in flight, so the window also has room for 12 behind it.
+        assert_eq!(
+            step(&mut s, 2000, &[(9000, 12_000), (3000, 8000)]),
+            [(8000, true), (12_000, false)]
+        );
     }
 
     #[test]
