@@ -437,6 +437,44 @@ def _bbr_random_loss() -> str:
     )
 
 
+def _bbr_states() -> str:
+    """tests/bbr.rs `states_run_startup_drain_probe_bw_then_probe_rtt`: two BBR flows (the
+    second starting 1 ms after the first) on the clean path for 40 s, seed 1: when each
+    state begins, and each PROBE_RTT visit with its length."""
+    text = path_toml(
+        per=0.0, seed=1, duration=40, tcp='rcv_window = "16MiB"', cc="bbr", access_rate="100Mbps"
+    )
+    text += (
+        '[[flows]]\nname = "f1"\nsrc = "S"\ndst = "D"\ncc = "bbr"\nstart = 0.001\n'
+        'app = { kind = "bulk" }\n'
+    )
+    r = _run_toml(text + '[trace]\ncwnd = true\nqueue = ["R1->R2"]\n')
+    rows = []
+    for flow in ("f0", "f1"):
+        t, st = r.cc_state(flow)
+        t, st = [float(x) for x in t], [str(x) for x in st]
+        first = {n: next((x for x, s in zip(t, st, strict=True) if s == n), None) for n in st}
+        visits = [
+            f"{t[i]:.2f} s for {t[i + 1] - t[i]:.2f} s" if i + 1 < len(t) else f"{t[i]:.2f} s"
+            for i, s in enumerate(st)
+            if s == "probe_rtt"
+        ]
+        rows.append(
+            [
+                flow,
+                " → ".join(f"`{s}`" for s in st[:3]),
+                f"{first.get('drain', 0.0):.2f}",
+                f"{first.get('probe_bw', 0.0):.2f}",
+                "; ".join(visits) or "—",
+            ]
+        )
+    return md_table(
+        ["flow", "first states", "`drain` from (s)", "`probe_bw` from (s)", "`probe_rtt` visits"],
+        rows,
+        "llrrl",
+    )
+
+
 def _bbr_clean_path() -> str:
     """tests/bbr.rs: one flow alone on the clean path for 30 s (seed 1): goodput, BtlBw and
     the bottleneck queue after 5 s (10 ms samples; BBR's only while in ``probe_bw``), beside
@@ -494,6 +532,10 @@ _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     "bbr/clean-path": (
         "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 30 s)",
         _bbr_clean_path,
+    ),
+    "bbr/states": (
+        "the scenario of `crates/airtcp-core/tests/bbr.rs` (two flows, one seed of 40 s)",
+        _bbr_states,
     ),
     "bbr/random-loss": (
         "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 60 s at each loss rate)",
