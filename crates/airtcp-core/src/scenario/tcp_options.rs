@@ -98,35 +98,11 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.delack_timeout {
         c.delack_timeout = v.ns();
     }
-    if let Some(v) = o.sack {
-        c.sack = v;
-    }
-    if let Some(v) = o.timestamps {
-        c.timestamps = v;
-    }
-    if let Some(v) = o.ecn {
-        c.ecn = v;
-    }
     if let Some(v) = o.dda_delay {
         if v.ns() == 0 {
             return Err(("dda_delay".into(), "must be > 0".into()));
         }
         c.dda_delay = Some(v.ns());
-    }
-    if let Some(v) = o.limited_transmit {
-        c.limited_transmit = v;
-    }
-    if let Some(v) = o.prr {
-        c.prr = v;
-    }
-    if let Some(v) = o.rack {
-        c.rack = v;
-    }
-    if let Some(v) = o.tlp {
-        c.tlp = v;
-    }
-    if let Some(v) = o.frto {
-        c.frto = v;
     }
     if let Some(name) = &o.recover_guard {
         c.recover_guard = RecoverGuard::from_name(name).ok_or_else(|| {
@@ -175,23 +151,32 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             };
         }
     }
-    if let Some(v) = o.rescue_retransmit {
-        c.rescue_retransmit = v;
-    }
-    if let Some(v) = o.fast_retransmit_restarts_rto {
-        c.fast_retransmit_restarts_rto = v;
-    }
-    if let Some(v) = o.partial_ack_retransmit {
-        c.partial_ack_retransmit = v;
-    }
-    if let Some(v) = o.timeout_keeps_ssthresh {
-        c.timeout_keeps_ssthresh = v;
-    }
-    if let Some(v) = o.exit_ack_grows {
-        c.exit_ack_grows = v;
-    }
-    if let Some(v) = o.pipe_keeps_retransmissions {
-        c.pipe_keeps_retransmissions = v;
+    // On/off switches taken as given.
+    for (v, flag) in [
+        (o.sack, &mut c.sack),
+        (o.timestamps, &mut c.timestamps),
+        (o.ecn, &mut c.ecn),
+        (o.limited_transmit, &mut c.limited_transmit),
+        (o.prr, &mut c.prr),
+        (o.rack, &mut c.rack),
+        (o.tlp, &mut c.tlp),
+        (o.frto, &mut c.frto),
+        (o.rescue_retransmit, &mut c.rescue_retransmit),
+        (
+            o.fast_retransmit_restarts_rto,
+            &mut c.fast_retransmit_restarts_rto,
+        ),
+        (o.partial_ack_retransmit, &mut c.partial_ack_retransmit),
+        (o.timeout_keeps_ssthresh, &mut c.timeout_keeps_ssthresh),
+        (o.exit_ack_grows, &mut c.exit_ack_grows),
+        (
+            o.pipe_keeps_retransmissions,
+            &mut c.pipe_keeps_retransmissions,
+        ),
+    ] {
+        if let Some(v) = v {
+            *flag = v;
+        }
     }
     // RACK and TLP read the SACK scoreboard. Asked for without SACK: an error. Taken from a
     // profile whose SACK was turned off: off too, as in Linux, which runs neither without it.

@@ -2071,30 +2071,17 @@ mod tests {
                 .map(|g| (g.seq, g.retx))
                 .collect();
             for top in [5000, 7000, 8000] {
-                let mut h = sack_ack(0, top);
-                if top > 5000 {
-                    h.sack[0] = crate::packet::SackBlock {
-                        start: 6000,
-                        end: top,
-                    };
-                    h.sack[1] = crate::packet::SackBlock {
-                        start: 1000,
-                        end: 5000,
-                    };
-                    h.n_sack = 2;
-                }
+                let h = if top > 5000 {
+                    ack_sacking(0, &[(6000, top), (1000, 5000)])
+                } else {
+                    sack_ack(0, top)
+                };
                 s.on_ack(11 * MS, &h);
                 sent.extend(drain(&mut s, 11 * MS).iter().map(|g| (g.seq, g.retx)));
             }
             assert_eq!(sent, [(0, true), (10_000, false)]);
             s.st.cwnd = 4000;
-            let mut h = ack(5000);
-            h.sack[0] = crate::packet::SackBlock {
-                start: 6000,
-                end: 8000,
-            };
-            h.n_sack = 1;
-            s.on_ack(20 * MS, &h);
+            s.on_ack(20 * MS, &ack_sacking(5000, &[(6000, 8000)]));
             assert!(s.in_recovery());
             let sent: Vec<(u64, bool)> = drain(&mut s, 20 * MS)
                 .iter()
@@ -2151,6 +2138,16 @@ mod tests {
     }
 
     /// A duplicate ACK of `ack` SACKing [ack + 1000, top).
+    /// An ACK of `ack` carrying the SACK blocks `blocks` (start, end), most recent first.
+    fn ack_sacking(ack: u64, blocks: &[(u64, u64)]) -> TcpHeader {
+        let mut h = self::ack(ack);
+        for (k, &(start, end)) in blocks.iter().enumerate() {
+            h.sack[k] = crate::packet::SackBlock { start, end };
+        }
+        h.n_sack = blocks.len() as u8;
+        h
+    }
+
     fn sack_ack(ack: u64, top: u64) -> TcpHeader {
         let mut h = TcpHeader {
             ack,
@@ -2169,7 +2166,12 @@ mod tests {
     /// Segments sent in reply to each of the ACKs SACKing segments 4, 5, 6, ... in turn,
     /// after segment 0 of a 20-segment window was lost.
     fn sends_per_ack(prr: bool, acks: u64) -> Vec<usize> {
+        sends_per_ack_with(prr, false, acks)
+    }
+
+    fn sends_per_ack_with(prr: bool, prr_ns3: bool, acks: u64) -> Vec<usize> {
         let mut s = sack_sender(prr);
+        s.cfg.prr_ns3 = prr_ns3;
         s.set_app_end(u64::MAX);
         s.st.cwnd = 20_000;
         s.rwnd = 1 << 20;
@@ -2199,6 +2201,16 @@ mod tests {
         // RFC 6675 alone sets cwnd = ssthresh at once: nothing until pipe falls below it.
         let plain = sends_per_ack(false, 6);
         assert_eq!(plain, [0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn ns3_prr_counts_an_extra_segment_per_sacking_ack() {
+        // ns-3.44's TcpPrrRecovery adds one segment to prr_delivered for every ACK with new
+        // SACK information until RecoverFS (pipe at entry, 16 segments here) is reached, so
+        // early in the recovery it sends about one segment per ACK where RFC 6937 sends one
+        // per two (prr_spreads_the_reduction_one_segment_per_two_acks).
+        assert_eq!(sends_per_ack_with(true, true, 6), [1, 1, 2, 1, 1, 1]);
+        assert_eq!(sends_per_ack_with(true, false, 6), [0, 0, 1, 0, 1, 0]);
     }
 
     #[test]
@@ -2300,13 +2312,7 @@ mod tests {
             assert_eq!(sent, [(1000, true), (2000, true)]);
             let mut sent = Vec::new();
             for top in [4000, 5000, 6000] {
-                let mut h = ack(1000);
-                h.sack[0] = crate::packet::SackBlock {
-                    start: 3000,
-                    end: top,
-                };
-                h.n_sack = 1;
-                s.on_ack(rto + 20 * MS, &h);
+                s.on_ack(rto + 20 * MS, &ack_sacking(1000, &[(3000, top)]));
                 sent.extend(drain(&mut s, rto + 20 * MS).iter().map(|g| (g.seq, g.retx)));
             }
             assert!(s.in_recovery());
@@ -2328,13 +2334,7 @@ mod tests {
         s.on_timeout(rto);
         let sent: Vec<(u64, bool)> = drain(&mut s, rto).iter().map(|g| (g.seq, g.retx)).collect();
         assert_eq!(sent, [(0, true)]);
-        let mut h = ack(1000);
-        h.sack[0] = crate::packet::SackBlock {
-            start: 2000,
-            end: 6000,
-        };
-        h.n_sack = 1;
-        s.on_ack(rto + 10 * MS, &h);
+        s.on_ack(rto + 10 * MS, &ack_sacking(1000, &[(2000, 6000)]));
         assert_eq!(s.st.cwnd, 2000);
         let sent: Vec<(u64, bool)> = drain(&mut s, rto + 10 * MS)
             .iter()
@@ -2354,13 +2354,7 @@ mod tests {
             s.rwnd = 1 << 20;
             s.st.cwnd = 5000;
             drain(&mut s, 0);
-            let mut h = ack(0);
-            h.sack[0] = crate::packet::SackBlock {
-                start: 1000,
-                end: 2000,
-            };
-            h.n_sack = 1;
-            s.on_ack(10 * MS, &h);
+            s.on_ack(10 * MS, &ack_sacking(0, &[(1000, 2000)]));
             s.on_ack(11 * MS, &ack(5000));
             assert_eq!(
                 s.last_ack.acked_bytes, want,
@@ -2375,14 +2369,6 @@ mod tests {
         // arrives, 2 is lost again (already resent: it waits), and new segments 8-11 go out;
         // 8 is lost. Once three segments above it are SACKed it is resent at once, ahead of
         // new data, without another timeout (RFC 6675 5.1 with NextSeg() rule 1).
-        let blocks = |s: &[(u64, u64)]| {
-            let mut h = ack(0);
-            for (k, &(a, b)) in s.iter().enumerate() {
-                h.sack[k] = crate::packet::SackBlock { start: a, end: b };
-            }
-            h.n_sack = s.len() as u8;
-            h
-        };
         let mut s = sack_sender(false);
         s.set_app_end(u64::MAX);
         s.rwnd = 1 << 20;
@@ -2393,9 +2379,7 @@ mod tests {
         let mut t = rto;
         let mut step = |s: &mut TcpSender, ack_no: u64, sacks: &[(u64, u64)]| {
             t += MS;
-            let mut h = blocks(sacks);
-            h.ack = ack_no;
-            s.on_ack(t, &h);
+            s.on_ack(t, &ack_sacking(ack_no, sacks));
             drain(s, t)
                 .iter()
                 .map(|g| (g.seq, g.retx))
