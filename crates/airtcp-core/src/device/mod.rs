@@ -13,7 +13,7 @@ pub use p2p::{Arq, P2p};
 pub use tdma::{Owner as TdmaOwner, Tdma, TdmaDev};
 pub use wifi::{WifiDev, WifiNet};
 
-use crate::engine::{Scheduler, Time};
+use crate::engine::{Scheduler, Tie, Time};
 use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::SnrSeries;
@@ -31,6 +31,9 @@ pub enum DevEv {
     Arrive(PacketId),
     /// A frame the link layer must send again (its link ACK did not come).
     Retry(PacketId),
+    /// A frame the channel corrupted reaches the end of its serialization (devices that
+    /// schedule frames on acceptance).
+    Lost(PacketId),
     /// A device-defined timer (MAC slots, backoff, ...).
     Timer(u32),
 }
@@ -60,6 +63,20 @@ impl DevCtx<'_> {
     /// Schedule `ev` for device `dev` at `at`.
     pub fn at(&mut self, at: Time, dev: DevId, ev: DevEv) {
         self.sched.at(at, Ev::Dev(dev, ev));
+    }
+
+    /// Schedule the end of a transmission of `dev` (it runs before other events at `at`);
+    /// a device has at most one at an instant.
+    #[inline]
+    pub fn at_end(&mut self, at: Time, dev: DevId, ev: DevEv) {
+        self.sched.at_tied(at, Tie::End(dev.0), Ev::Dev(dev, ev));
+    }
+
+    /// Schedule an arrival at the far end of `dev`'s link (after ends, before other events
+    /// at `at`); a device has at most one at an instant.
+    #[inline]
+    pub fn at_arrival(&mut self, at: Time, dev: DevId, ev: DevEv) {
+        self.sched.at_tied(at, Tie::Arrival(dev.0), Ev::Dev(dev, ev));
     }
 }
 

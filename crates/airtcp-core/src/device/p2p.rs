@@ -2,6 +2,18 @@
 //! time at the link rate, an interface queue with its admission policy holds the rest, the
 //! error model may corrupt a frame, optional selective-repeat ARQ resends corrupted frames,
 //! and the wire delivers to the node at the other end after the propagation delay.
+//!
+//! Without ARQ, and unless a hook of the node puts packets ahead of the queue, the device
+//! schedules each frame when it accepts it: a link serializes frames one after another in the
+//! order they were queued, so a frame's start is the end of the one before (or now, on an
+//! idle link), and its fate (corrupted or not, decided at the end of its serialization as
+//! always) and arrival time follow. The transmitter then needs no event of its own: the queue
+//! is brought up to date (frames whose start has come leave it) whenever it is looked at, and
+//! a frame has one event, its arrival at the other end (or, if corrupted, its loss at the end
+//! of its serialization). At equal times a transmission's end comes before anything else.
+//! With ARQ (a corrupted frame goes back ahead of the queue) or a hook that sends ahead of
+//! the queue, a frame's start cannot be known when it is queued, and the transmitter has a
+//! transmission-done event per frame.
 
 use super::{DevCtx, DevEv, DevOut, Device, DeviceView};
 use crate::engine::{tx_time, Time};
@@ -107,6 +119,16 @@ pub struct P2p {
     wire_fifo: std::collections::VecDeque<(Time, PacketId)>,
     /// Frames waiting for an ARQ resend.
     awaiting_retry: u64,
+    /// Frames are scheduled when accepted (no transmission-done events); see the module text.
+    scheduled: bool,
+    /// Scheduled mode: the start and serialization time of each frame in `fifo`, in order.
+    starts: std::collections::VecDeque<(Time, Time)>,
+    /// Scheduled mode: the end of the last accepted frame's serialization.
+    busy_until: Time,
+    /// Scheduled mode: the policy has heard of the idle period that began at `busy_until`.
+    idle_told: bool,
+    /// Scheduled mode: corrupted frames whose loss event is pending.
+    lost_pending: u64,
     pub stats: P2pStats,
     pub name: String,
 }
@@ -146,8 +168,56 @@ impl P2p {
             tx: None,
             wire_fifo: std::collections::VecDeque::new(),
             awaiting_retry: 0,
+            scheduled: false,
+            starts: std::collections::VecDeque::new(),
+            busy_until: 0,
+            idle_told: true,
+            lost_pending: 0,
             stats: P2pStats::default(),
             name,
+        }
+    }
+
+    /// Give every frame a transmission-done event (needed when packets may be put ahead of
+    /// the queue). The device must carry nothing at that moment: frames already scheduled
+    /// cannot be taken back.
+    pub fn keep_transmission_events(&mut self) {
+        if !self.scheduled {
+            return;
+        }
+        assert!(
+            self.wire_fifo.is_empty() && self.fifo.is_empty() && self.lost_pending == 0,
+            "{}: frames are scheduled on this link already; add hooks that send ahead of the \
+             queue before the run starts",
+            self.name
+        );
+        self.scheduled = false;
+    }
+
+    /// Whether frames are scheduled when accepted (no transmission-done events).
+    pub fn schedules_on_accept(&self) -> bool {
+        self.scheduled
+    }
+
+    /// Scheduled mode: frames whose start has come (at `now`, or before it with `strict`)
+    /// leave the queue, as a transmission-done event would have taken them out of it.
+    #[inline]
+    fn settle(&mut self, now: Time, strict: bool) {
+        while let Some(&(start, _)) = self.starts.front() {
+            if start > now || (strict && start == now) {
+                break;
+            }
+            self.stats.note_queue(self.fifo.len(), start);
+            self.fifo.pop();
+            self.starts.pop_front();
+        }
+    }
+
+    /// Bring the queue up to `now` (scheduled mode; nothing to do otherwise). Callers that read
+    /// the queue from outside an event of this device (queue sampling) use this first.
+    pub fn settle_to(&mut self, now: Time) {
+        if self.scheduled {
+            self.settle(now, false);
         }
     }
 
@@ -177,7 +247,7 @@ impl P2p {
         self.stats.tx_bytes += size;
         self.stats.busy_time += dt;
         *ctx.packet_hops += 1;
-        ctx.at(ctx.now + dt, me, DevEv::TxDone);
+        ctx.at_end(ctx.now + dt, me, DevEv::TxDone);
     }
 
     #[inline]
@@ -201,7 +271,7 @@ impl P2p {
         } else {
             let at = now + self.delay;
             if self.wire_fifo.is_empty() {
-                ctx.at(at, me, DevEv::Arrive(id));
+                ctx.at_arrival(at, me, DevEv::Arrive(id));
             }
             self.wire_fifo.push_back((at, id));
         }
@@ -211,6 +281,63 @@ impl P2p {
             self.start_tx(me, ctx, next);
         } else if self.idle_hook {
             self.policy.on_idle(now);
+        }
+    }
+}
+
+impl P2p {
+    /// Frames counted as sent that were due to start at or after `end` (scheduled mode):
+    /// the run's packet-hop counter takes them back out. Call before `finish`.
+    pub fn unstarted(&self, end: Time) -> u64 {
+        self.starts.iter().filter(|&&(start, _)| start >= end).count() as u64
+    }
+
+    /// Accept (or not) a frame and schedule it: its start, its end, and then its loss or its
+    /// arrival at the other end.
+    #[inline]
+    fn enqueue_scheduled(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
+        let now = ctx.now;
+        self.settle(now, false);
+        let idle = self.busy_until <= now;
+        if idle && !self.idle_told {
+            // The link went idle when its last frame ended.
+            self.idle_told = true;
+            if self.idle_hook {
+                self.policy.on_idle(self.busy_until);
+            }
+        }
+        match self.policy.admit(now, ctx.pool.get_mut(id), &self.fifo) {
+            Verdict::Accept => {
+                let size = ctx.pool.get(id).size;
+                let dt = tx_time(size as u64, self.rate_bps);
+                let start = if idle {
+                    now
+                } else {
+                    self.note_queue(now);
+                    self.fifo.push(id, size);
+                    self.starts.push_back((self.busy_until, dt));
+                    self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
+                    self.busy_until
+                };
+                let end = start + dt;
+                self.busy_until = end;
+                self.idle_told = false;
+                self.stats.tx_packets += 1;
+                self.stats.tx_bytes += size as u64;
+                self.stats.busy_time += dt;
+                *ctx.packet_hops += 1;
+                if self.error.corrupts(end, ctx.pool.get(id), ctx.snr) {
+                    self.lost_pending += 1;
+                    ctx.at_end(end, me, DevEv::Lost(id));
+                } else {
+                    let at = end + self.delay;
+                    if self.wire_fifo.is_empty() {
+                        ctx.at_arrival(at, me, DevEv::Arrive(id));
+                    }
+                    self.wire_fifo.push_back((at, id));
+                }
+            }
+            Verdict::Drop(cause) => self.drop(ctx, id, cause),
         }
     }
 }
@@ -230,6 +357,9 @@ impl Device for P2p {
 
     #[inline]
     fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        if self.scheduled {
+            return self.enqueue_scheduled(me, ctx, id);
+        }
         let now = ctx.now;
         // Every arrival goes through the policy, even to an idle link: RED-family averages
         // count it, and an average above threshold marks it.
@@ -247,6 +377,12 @@ impl Device for P2p {
 
     #[inline]
     fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+        assert!(
+            !self.scheduled,
+            "{}: a packet ahead of the queue on a device that schedules frames on acceptance \
+             (the node's hooks must declare sends_ahead_of_queue)",
+            self.name
+        );
         if self.idle() {
             self.start_tx(me, ctx, id);
         } else {
@@ -265,7 +401,7 @@ impl Device for P2p {
                 let head = self.wire_fifo.pop_front();
                 debug_assert_eq!(head.map(|h| h.1), Some(id));
                 if let Some(&(at, next)) = self.wire_fifo.front() {
-                    ctx.at(at, me, DevEv::Arrive(next));
+                    ctx.at_arrival(at, me, DevEv::Arrive(next));
                 }
                 if self.arq.is_some() {
                     // Tries count per hop; only ARQ counts them.
@@ -277,11 +413,19 @@ impl Device for P2p {
                 self.awaiting_retry -= 1;
                 self.enqueue_front(me, ctx, id, self.peer);
             }
+            DevEv::Lost(id) => {
+                self.lost_pending -= 1;
+                self.drop(ctx, id, DropCause::ChannelError);
+            }
             DevEv::Timer(_) => {}
         }
     }
 
     fn in_network(&self) -> u64 {
+        if self.scheduled {
+            // Every accepted frame is on the wire's list (queued ones too) or awaits its loss.
+            return self.wire_fifo.len() as u64 + self.lost_pending;
+        }
         self.fifo.len() as u64
             + u64::from(self.tx.is_some())
             + self.wire_fifo.len() as u64
@@ -293,17 +437,29 @@ impl Device for P2p {
     }
 
     fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
+        // Scheduled mode: the queue may hold frames whose start has come (not yet settled),
+        // and the busy time counts every accepted frame; count only what has started.
+        let (mut queue_packets, mut queue_bytes, mut busy) =
+            (self.fifo.len(), self.fifo.bytes(), self.stats.busy_time);
+        if self.scheduled {
+            let started = self.starts.iter().take_while(|&&(s, _)| s <= now).count();
+            for &(_, size) in self.fifo.items().take(started) {
+                queue_packets -= 1;
+                queue_bytes -= size as u64;
+            }
+            busy -= self.starts.iter().skip(started).map(|&(_, d)| d).sum::<Time>();
+        }
         DeviceView {
             dev: me,
             next_hop,
             rate_bps: self.rate_bps,
             offered_bps: self.rate_bps,
-            queue_packets: self.fifo.len(),
-            queue_bytes: self.fifo.bytes(),
+            queue_packets,
+            queue_bytes,
             utilization: if now == 0 {
                 0.0
             } else {
-                (self.stats.busy_time as f64 / now as f64).min(1.0)
+                (busy as f64 / now as f64).min(1.0)
             },
             wireless: self.kind == LinkKind::Wireless,
         }
@@ -317,6 +473,15 @@ impl Device for P2p {
     }
 
     fn finish(&mut self, end: Time) {
+        if self.scheduled {
+            // The run covers [0, end): a frame due to start at `end` or later never went out.
+            self.settle(end, true);
+            for (&(_, size), &(_, dt)) in self.fifo.items().zip(&self.starts) {
+                self.stats.tx_packets -= 1;
+                self.stats.tx_bytes -= size as u64;
+                self.stats.busy_time -= dt;
+            }
+        }
         self.note_queue(end);
     }
 

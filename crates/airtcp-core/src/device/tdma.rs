@@ -277,7 +277,7 @@ impl Device for TdmaDev {
                 }
                 ctx.out.push(DevOut::Receive(self.peer, id));
             }
-            DevEv::Retry(_) | DevEv::Timer(_) => {}
+            DevEv::Retry(_) | DevEv::Lost(_) | DevEv::Timer(_) => {}
         }
     }
 

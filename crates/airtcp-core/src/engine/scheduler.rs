@@ -1,12 +1,29 @@
-//! Event scheduler: a binary heap ordered by (time, insertion sequence), so simultaneous
-//! events run in the order they were scheduled and never by chance.
+//! Event scheduler: a binary heap ordered by time and, among events at the same instant, by a
+//! fixed rule rather than by chance: first the ends of link transmissions, then arrivals at
+//! the far end of links (each by device number: a link has at most one of each at an
+//! instant), then every other event in the order it was scheduled. Ranking ends and arrivals
+//! by what they are, not by when they were scheduled, lets a link schedule a frame's arrival
+//! when it accepts the frame or when the frame's transmission ends with the same outcome
+//! (see `device::p2p`).
 
 use super::Time;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Where an event stands among events at the same instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tie {
+    /// The end of a transmission on a link, by device number.
+    End(u32),
+    /// An arrival at the far end of a link, by device number.
+    Arrival(u32),
+    /// Any other event, in the order scheduled.
+    Scheduled,
+}
+
 struct Entry<E> {
-    /// (time << 64) | seq: one integer compare orders by time, then insertion.
+    /// (time << 64) | (rank << 62) | (device or insertion sequence): one integer compare
+    /// orders by time, then by the tie rule.
     key: u128,
     ev: E,
 }
@@ -60,13 +77,29 @@ impl<E> Scheduler<E> {
         self.now
     }
 
-    /// Schedule `ev` at absolute time `at` (clamped to now: the past cannot be scheduled).
+    /// Schedule `ev` at absolute time `at` (clamped to now: the past cannot be scheduled),
+    /// after the events already scheduled for that instant.
+    #[inline]
     pub fn at(&mut self, at: Time, ev: E) {
+        self.at_tied(at, Tie::Scheduled, ev);
+    }
+
+    /// Schedule `ev` at `at`, placed among events at the same instant by `tie`.
+    #[inline]
+    pub fn at_tied(&mut self, at: Time, tie: Tie, ev: E) {
         let time = at.max(self.now);
-        let seq = self.next_seq;
-        self.next_seq += 1;
+        let low = match tie {
+            Tie::End(d) => d as u64,
+            Tie::Arrival(d) => 1 << 62 | d as u64,
+            Tie::Scheduled => {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                debug_assert!(seq < 1 << 62, "sequence numbers exhausted");
+                2 << 62 | seq
+            }
+        };
         self.heap.push(Entry {
-            key: (time as u128) << 64 | seq as u128,
+            key: (time as u128) << 64 | low as u128,
             ev,
         });
     }
@@ -118,6 +151,34 @@ mod tests {
             out.push((t, e));
         }
         assert_eq!(out, vec![(3, 'b'), (3, 'd'), (5, 'a'), (5, 'c')]);
+    }
+
+    #[test]
+    fn at_one_instant_ends_then_arrivals_then_the_rest_in_order() {
+        let mut s = Scheduler::new();
+        s.at(5, "first scheduled");
+        s.at_tied(5, Tie::Arrival(2), "arrival on device 2");
+        s.at_tied(5, Tie::End(7), "end on device 7");
+        s.at(5, "second scheduled");
+        s.at_tied(5, Tie::Arrival(1), "arrival on device 1");
+        s.at_tied(5, Tie::End(3), "end on device 3");
+        s.at_tied(4, Tie::Scheduled, "earlier");
+        let mut out = vec![];
+        while let Some((_, e)) = s.pop_before(u64::MAX) {
+            out.push(e);
+        }
+        assert_eq!(
+            out,
+            [
+                "earlier",
+                "end on device 3",
+                "end on device 7",
+                "arrival on device 1",
+                "arrival on device 2",
+                "first scheduled",
+                "second scheduled"
+            ]
+        );
     }
 
     #[test]

@@ -136,6 +136,12 @@ pub trait Hook {
     fn on_device_loss(&mut self, _ctx: &mut HookCtx, _dev: DevId, _pkt: &Wire, _cause: DropCause) {}
     /// Which points the hook uses, so nodes skip the others cheaply.
     fn points(&self) -> Points;
+    /// The hook sends packets ahead of its node's interface queues (`HookAction::Send` with
+    /// `front`); those devices then keep a transmission-done event per frame (see
+    /// `device::p2p`).
+    fn sends_ahead_of_queue(&self) -> bool {
+        false
+    }
     fn poll_timeout(&self) -> Option<Time> {
         None
     }

@@ -201,6 +201,10 @@ impl Hook for Snoop {
         }
     }
 
+    fn sends_ahead_of_queue(&self) -> bool {
+        true
+    }
+
     fn forward(&mut self, ctx: &mut HookCtx, pkt: &mut Wire, out: &DeviceView) -> Verdict {
         if pkt.proto != Proto::Tcp || pkt.tcp.has(flags::SYN) {
             return Verdict::Accept;

@@ -56,6 +56,10 @@ impl Fifo {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+    /// Packets with their sizes, head first.
+    pub fn items(&self) -> impl Iterator<Item = &(PacketId, u32)> + '_ {
+        self.items.iter()
+    }
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
         self.items.iter().map(|(id, _)| *id)
     }
