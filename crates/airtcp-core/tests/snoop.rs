@@ -18,31 +18,35 @@ fn run(snoop: bool, per: f64, seed: u64) -> airtcp_core::RunResult {
     airtcp_core::run_toml(&t).unwrap()
 }
 
+/// Over four seeds per error rate (Snoop's repair of several losses in one window waits for
+/// its local timer, so single runs vary widely at high error rates).
 #[test]
 fn snoop_raises_goodput_over_a_lossy_last_hop() {
-    for (per, seed) in [(0.01, 1), (0.02, 2), (0.05, 3)] {
-        let plain = run(false, per, seed);
-        let snoop = run(true, per, seed);
-        let (fp, fs) = (&plain.flows[0], &snoop.flows[0]);
-        let a = &snoop.agents[0];
-        println!(
-            "per {per}: newreno {:.0} bps ({} fast retx, {} timeouts); snoop {:.0} bps ({} fast retx, {} timeouts), {} local retx, {} dupacks suppressed",
-            fp.goodput_bps, fp.fast_retransmits, fp.timeouts, fs.goodput_bps,
-            fs.fast_retransmits, fs.timeouts, a.count("local_retransmits"), a.count("suppressed")
-        );
-        assert!(a.count("local_retransmits") > 0 && a.count("suppressed") > 0);
-        assert!(fs.goodput_bps > 1.5 * fp.goodput_bps, "per {per}");
+    for per in [0.01, 0.02, 0.05] {
+        let (mut gp, mut gs, mut fr_p, mut fr_s) = (0.0, 0.0, 0, 0);
+        for seed in 1..=4 {
+            let plain = run(false, per, seed);
+            let snoop = run(true, per, seed);
+            let (fp, fs) = (&plain.flows[0], &snoop.flows[0]);
+            let a = &snoop.agents[0];
+            println!(
+                "per {per} seed {seed}: newreno {:.0} bps ({} fast retx, {} timeouts); snoop {:.0} bps ({} fast retx, {} timeouts), {} local retx, {} dupacks suppressed",
+                fp.goodput_bps, fp.fast_retransmits, fp.timeouts, fs.goodput_bps,
+                fs.fast_retransmits, fs.timeouts, a.count("local_retransmits"), a.count("suppressed")
+            );
+            assert!(a.count("local_retransmits") > 0 && a.count("suppressed") > 0);
+            assert_eq!(fs.order_violations, 0);
+            let k = &snoop.packets;
+            assert_eq!(
+                k.sent,
+                k.delivered + k.dropped + k.in_flight,
+                "conservation with Snoop"
+            );
+            (gp, gs) = (gp + fp.goodput_bps, gs + fs.goodput_bps);
+            (fr_p, fr_s) = (fr_p + fp.fast_retransmits, fr_s + fs.fast_retransmits);
+        }
+        assert!(gs > 1.5 * gp, "per {per}: goodput {gs} against {gp}");
         // Local repair hides most losses from the sender.
-        assert!(
-            fs.fast_retransmits * 4 < fp.fast_retransmits.max(1),
-            "per {per}"
-        );
-        assert_eq!(fs.order_violations, 0);
-        let k = &snoop.packets;
-        assert_eq!(
-            k.sent,
-            k.delivered + k.dropped + k.in_flight,
-            "conservation with Snoop"
-        );
+        assert!(fr_s * 4 < fr_p.max(1), "per {per}: {fr_s} fast retransmits against {fr_p}");
     }
 }
