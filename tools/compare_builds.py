@@ -62,7 +62,9 @@ def build(rev: str | None) -> Path:
     else:
         sha = subprocess.run(
             ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
-            cwd=ROOT, capture_output=True, text=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
         )
         if sha.returncode:
             sys.exit(f"--old/--new: {rev!r} is not a commit of this repository")
@@ -70,15 +72,30 @@ def build(rev: str | None) -> Path:
         src, target = OUT / f"tree-{sha_s}", OUT / "target"
         if not src.exists():
             OUT.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "worktree", "add", "--detach", str(src), sha_s], cwd=ROOT,
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", str(src), sha_s],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
         if not (src / "crates" / "airtcp-core" / "examples" / "seeds.rs").exists():
             sys.exit(f"{rev}: has no crates/airtcp-core/examples/seeds.rs (too old to compare)")
     print(f"building the seeds example of {rev or 'the working tree'} ...", file=sys.stderr)
     subprocess.run(
-        ["cargo", "build", "--release", "-q", "-p", "airtcp-core", "--example", "seeds",
-         "--target-dir", str(target)],
-        cwd=src, check=True,
+        [
+            "cargo",
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "airtcp-core",
+            "--example",
+            "seeds",
+            "--target-dir",
+            str(target),
+        ],
+        cwd=src,
+        check=True,
     )
     exe = target / "release" / "examples" / "seeds"
     if rev is not None:
@@ -93,7 +110,9 @@ def build(rev: str | None) -> Path:
 def run(exe: Path, scenario: Path, seeds: int) -> list[dict[str, float]]:
     out = subprocess.run(
         [str(exe), str(scenario), "1", str(seeds)],
-        cwd=scenario.parent, capture_output=True, text=True,
+        cwd=scenario.parent,
+        capture_output=True,
+        text=True,
     )
     if out.returncode:
         sys.exit(f"{exe} {scenario}: {out.stderr.strip()}")
@@ -129,28 +148,41 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         print(f"{f.name}: {a.seeds} seeds on each build ...", file=sys.stderr)
         before, after = run(old, f.resolve(), a.seeds), run(new, f.resolve(), a.seeds)
-        same = sum(x == y for x, y in zip(before, after))
+        same = sum(x == y for x, y in zip(before, after, strict=True))
         for m in before[0]:
             w = welch([r[m] for r in after], [r[m] for r in before])
             rows.append((f.name.removesuffix(".scenario.json"), m, w, same))
     adj = holm([1.0 if math.isnan(w.p) else w.p for _, _, w, _ in rows])
-    print(f"{a.seeds} seeds per scenario; old = {a.old}, new = {a.new or 'working tree'}; "
-          f"Welch's t-test per metric, p adjusted by Holm over {len(rows)} tests\n")
-    print("| scenario | runs identical | metric | old mean | new mean | new − old (95 % interval) "
-          "| adjusted p |")
+    print(
+        f"{a.seeds} seeds per scenario; old = {a.old}, new = {a.new or 'working tree'}; "
+        f"Welch's t-test per metric, p adjusted by Holm over {len(rows)} tests\n"
+    )
+    print(
+        "| scenario | runs identical | metric | old mean | new mean | new − old (95 % interval) "
+        "| adjusted p |"
+    )
     print("|---|---|---|---|---|---|---|")
-    for (name, m, w, same), p in zip(rows, adj):
+    for (name, m, w, same), p in zip(rows, adj, strict=True):
         base = abs(w.mean_b) if w.mean_b else math.nan
-        rel = (f"{100 * w.diff / base:+.1f} % ({100 * w.ci_low / base:+.1f} to "
-               f"{100 * w.ci_high / base:+.1f} %)") if base == base and base > 0 else (
-            f"{w.diff:+.3g}")
+        rel = (
+            (
+                f"{100 * w.diff / base:+.1f} % ({100 * w.ci_low / base:+.1f} to "
+                f"{100 * w.ci_high / base:+.1f} %)"
+            )
+            if base == base and base > 0
+            else (f"{w.diff:+.3g}")
+        )
         if w.diff == 0 and w.se == 0:
             rel = "0"
-        print(f"| {name} | {same}/{a.seeds} | {m} | {w.mean_b:.4g} | {w.mean_a:.4g} | {rel} | "
-              f"{p:.2f} |")
+        print(
+            f"| {name} | {same}/{a.seeds} | {m} | {w.mean_b:.4g} | {w.mean_a:.4g} | {rel} | "
+            f"{p:.2f} |"
+        )
     worst = min(adj) if adj else 1.0
-    print(f"\nSmallest adjusted p-value: {worst:.3f} "
-          f"({'no metric differs at the 5 % level' if worst >= 0.05 else 'a metric differs'}).")
+    print(
+        f"\nSmallest adjusted p-value: {worst:.3f} "
+        f"({'no metric differs at the 5 % level' if worst >= 0.05 else 'a metric differs'})."
+    )
     return 0
 
 

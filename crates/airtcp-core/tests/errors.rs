@@ -273,7 +273,10 @@ fn values_outside_their_documented_range_are_refused_with_the_field() {
 #[test]
 fn a_run_over_its_event_budget_stops_with_an_error() {
     // Long enough to pass the budget many times over (it is checked every 4096 events).
-    let t = format!("max_events = 1000\n{}", base().replacen("duration = ", "duration = 20 #", 1));
+    let t = format!(
+        "max_events = 1000\n{}",
+        base().replacen("duration = ", "duration = 20 #", 1)
+    );
     let e = error_of(&t);
     assert_eq!(e.path, "max_events");
     assert!(e.message.contains("budget of 1000 events"), "{e}");

@@ -47,6 +47,9 @@ fn snoop_raises_goodput_over_a_lossy_last_hop() {
         }
         assert!(gs > 1.5 * gp, "per {per}: goodput {gs} against {gp}");
         // Local repair hides most losses from the sender.
-        assert!(fr_s * 4 < fr_p.max(1), "per {per}: {fr_s} fast retransmits against {fr_p}");
+        assert!(
+            fr_s * 4 < fr_p.max(1),
+            "per {per}: {fr_s} fast retransmits against {fr_p}"
+        );
     }
 }

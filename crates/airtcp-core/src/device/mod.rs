@@ -76,7 +76,8 @@ impl DevCtx<'_> {
     /// at `at`); a device has at most one at an instant.
     #[inline]
     pub fn at_arrival(&mut self, at: Time, dev: DevId, ev: DevEv) {
-        self.sched.at_tied(at, Tie::Arrival(dev.0), Ev::Dev(dev, ev));
+        self.sched
+            .at_tied(at, Tie::Arrival(dev.0), Ev::Dev(dev, ev));
     }
 }
 

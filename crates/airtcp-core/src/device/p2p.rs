@@ -168,7 +168,7 @@ impl P2p {
             tx: None,
             wire_fifo: std::collections::VecDeque::new(),
             awaiting_retry: 0,
-            scheduled: false,
+            scheduled: arq.is_none(),
             starts: std::collections::VecDeque::new(),
             busy_until: 0,
             idle_told: true,
@@ -289,7 +289,10 @@ impl P2p {
     /// Frames counted as sent that were due to start at or after `end` (scheduled mode):
     /// the run's packet-hop counter takes them back out. Call before `finish`.
     pub fn unstarted(&self, end: Time) -> u64 {
-        self.starts.iter().filter(|&&(start, _)| start >= end).count() as u64
+        self.starts
+            .iter()
+            .filter(|&&(start, _)| start >= end)
+            .count() as u64
     }
 
     /// Accept (or not) a frame and schedule it: its start, its end, and then its loss or its
@@ -447,7 +450,12 @@ impl Device for P2p {
                 queue_packets -= 1;
                 queue_bytes -= size as u64;
             }
-            busy -= self.starts.iter().skip(started).map(|&(_, d)| d).sum::<Time>();
+            busy -= self
+                .starts
+                .iter()
+                .skip(started)
+                .map(|&(_, d)| d)
+                .sum::<Time>();
         }
         DeviceView {
             dev: me,

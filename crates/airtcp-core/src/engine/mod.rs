@@ -53,7 +53,11 @@ mod tests {
         for bytes in [limit - 1, limit, limit + 1, 3 * limit] {
             for rate in [1_000, 7_777_777, 1_000_000_007, u64::MAX] {
                 let exact = (bytes as u128 * 8 * SEC as u128).div_ceil(rate as u128);
-                assert_eq!(tx_time(bytes, rate) as u128, exact, "{bytes} B at {rate} b/s");
+                assert_eq!(
+                    tx_time(bytes, rate) as u128,
+                    exact,
+                    "{bytes} B at {rate} b/s"
+                );
             }
         }
     }
