@@ -33,8 +33,10 @@ fn main() {
             airtcp_core::scenario::parse_toml(&text)
         }
         .unwrap_or_else(|e| panic!("{f}: {e}"));
+        drop(text);
         let t0 = Instant::now();
-        let r = airtcp_core::run(&sc).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let r =
+            airtcp_core::run_owned(sc, &Default::default()).unwrap_or_else(|e| panic!("{f}: {e}"));
         let wall = t0.elapsed().as_secs_f64();
         println!(
             "{:<28} {:>8.3} {:>12} {:>9.2}M {:>12} {:>11.2}M {:>8.1}",

@@ -708,8 +708,10 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         end,
         by_name: BTreeMap::new(),
         nodes: Vec::new(),
-        devices: Vec::new(),
-        adjacency: Vec::new(),
+        // Two directions per link (stations of media come on top): no doubling as it grows,
+        // which for large networks would be the run's peak memory.
+        devices: Vec::with_capacity(2 * sc.links.len()),
+        adjacency: Vec::with_capacity(2 * sc.links.len()),
         snr: Vec::new(),
         link_names: BTreeMap::new(),
         tdma: BTreeMap::new(),

@@ -48,7 +48,8 @@ pub struct Acked {
 impl Scoreboard {
     pub fn new(mss: u64) -> Self {
         Scoreboard {
-            segs: VecDeque::with_capacity(64),
+            // Grown as the window needs: with many flows most windows stay small.
+            segs: VecDeque::new(),
             base: 0,
             mss,
             sacked: 0,
