@@ -311,37 +311,39 @@ def _lrt_path() -> str:
 
 
 def _snoop_path() -> str:
-    """tests/snoop.rs: NewReno with and without the Snoop agent at R2 at 1, 2, 5 % PER."""
+    """tests/snoop.rs: NewReno with and without the Snoop agent at R2 at 1, 2, 5 % PER,
+    seeds 1-4 at each."""
     rows = []
-    for per, seed in ((0.01, 1), (0.02, 2), (0.05, 3)):
-        tcp = 'rcv_window = "1MiB"'
-        plain = _run_toml(path_toml(per=per, seed=seed, duration=60, tcp=tcp))
-        snoop = _run_toml(
-            path_toml(
-                per=per,
-                seed=seed,
-                duration=60,
-                tcp=tcp,
-                agents='[[agents]]\nkind = "snoop"\nnode = "R2"\n',
+    tcp = 'rcv_window = "1MiB"'
+    snoop_agent = '[[agents]]\nkind = "snoop"\nnode = "R2"\n'
+    for per in (0.01, 0.02, 0.05):
+        plain_g, snoop_g, local, fr_plain, fr_snoop = [], [], 0, 0, 0
+        for seed in range(1, 5):
+            plain = _run_toml(path_toml(per=per, seed=seed, duration=60, tcp=tcp))
+            snoop = _run_toml(
+                path_toml(per=per, seed=seed, duration=60, tcp=tcp, agents=snoop_agent)
             )
-        )
-        agent = snoop.table("agents").row(0, named=True)
+            plain_g.append(plain.flows["goodput_bps"][0] / 1e6)
+            snoop_g.append(snoop.flows["goodput_bps"][0] / 1e6)
+            local += snoop.table("agents").row(0, named=True).get("local_retransmits")
+            fr_plain += plain.flows["fast_retransmits"][0]
+            fr_snoop += snoop.flows["fast_retransmits"][0]
         rows.append(
             [
                 f"{pct(per)} %",
-                f"{plain.flows['goodput_bps'][0] / 1e6:.2f} Mbps",
-                f"{snoop.flows['goodput_bps'][0] / 1e6:.2f} Mbps",
-                agent.get("local_retransmits"),
-                f"{plain.flows['fast_retransmits'][0]} → {snoop.flows['fast_retransmits'][0]}",
+                f"{sum(plain_g) / 4:.2f} Mbps",
+                f"{sum(snoop_g) / 4:.2f} Mbps ({min(snoop_g):.2f}–{max(snoop_g):.2f})",
+                local,
+                f"{fr_plain} → {fr_snoop}",
             ]
         )
     return md_table(
         [
             "PER",
-            "NewReno goodput",
-            "with Snoop",
-            "Snoop local retransmits",
-            "sender fast retransmits",
+            "NewReno goodput (mean)",
+            "with Snoop (mean, range)",
+            "Snoop local retransmits (total)",
+            "sender fast retransmits (total)",
         ],
         rows,
         "lrrrr",
@@ -528,7 +530,10 @@ _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
         _validation_padhye,
     ),
     "lrt/path": ("the scenario of `crates/airtcp-core/tests/lrt.rs`", _lrt_path),
-    "snoop/path": ("the scenario of `crates/airtcp-core/tests/snoop.rs`", _snoop_path),
+    "snoop/path": (
+        "the scenario of `crates/airtcp-core/tests/snoop.rs` (seeds 1-4 at each PER)",
+        _snoop_path,
+    ),
     "bbr/clean-path": (
         "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 30 s)",
         _bbr_clean_path,
