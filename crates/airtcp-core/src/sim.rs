@@ -778,9 +778,7 @@ impl Sim {
     fn sample_queues(&mut self) {
         let now = self.now();
         for (d, series) in &mut self.queue_trace {
-            if let AnyDevice::P2p(p) = &mut self.devices[d.idx()] {
-                p.settle_to(now);
-            }
+            self.devices[d.idx()].settle_to(now);
             series.push((now, self.devices[d.idx()].queue_len() as u32));
         }
         if now + self.queue_interval < self.end {
@@ -796,10 +794,8 @@ impl Sim {
         self.finished = true;
         let end = self.end;
         for d in &mut self.devices {
-            if let AnyDevice::P2p(p) = d {
-                // Frames scheduled to start after the run were counted when accepted.
-                self.counters.packet_hops -= p.unstarted(end);
-            }
+            // Frames due to start after the run were counted when accepted.
+            self.counters.packet_hops -= d.unstarted(end);
             d.finish(end);
         }
         for h in &mut self.hooks {
@@ -852,18 +848,16 @@ impl Sim {
         h
     }
 
-    /// A hook that sends ahead of its node's queues: the node's links cannot fix a frame's
-    /// start when they accept it, so they keep a transmission-done event per frame.
+    /// A hook that sends ahead of its node's queues: the node's devices are told (links then
+    /// keep a transmission-done event per frame).
     fn fit_devices_to_hook(&mut self, h: HookId) {
         if !self.hooks[h.idx()].hook.sends_ahead_of_queue() {
             return;
         }
         let node = self.hooks[h.idx()].node;
         for d in &mut self.devices {
-            if let AnyDevice::P2p(p) = d {
-                if p.node == node {
-                    p.keep_transmission_events();
-                }
+            if d.node() == node {
+                d.allow_sends_ahead();
             }
         }
     }

@@ -118,6 +118,16 @@ pub trait Device {
     fn snr_series(&self) -> Option<usize> {
         None
     }
+    /// Bring state read from outside the device's own events (queue length) up to `now`;
+    /// for devices that settle their queue lazily.
+    fn settle_to(&mut self, _now: Time) {}
+    /// Packet-hops this device counted for frames due to start at or after `end` (a device
+    /// that counts a frame when it accepts it); the run takes them back out.
+    fn unstarted(&self, _end: Time) -> u64 {
+        0
+    }
+    /// A hook at this device's node sends packets ahead of its queue (`Hook::sends_ahead_of_queue`).
+    fn allow_sends_ahead(&mut self) {}
     /// Close time integrals at the end of the run.
     fn finish(&mut self, end: Time);
     /// The device's row in the `links` table (point-to-point devices).

@@ -213,14 +213,6 @@ impl P2p {
         }
     }
 
-    /// Bring the queue up to `now` (scheduled mode; nothing to do otherwise). Callers that read
-    /// the queue from outside an event of this device (queue sampling) use this first.
-    pub fn settle_to(&mut self, now: Time) {
-        if self.scheduled {
-            self.settle(now, false);
-        }
-    }
-
     /// Account for the queue length changing at `now` (call before the change).
     #[inline]
     fn note_queue(&mut self, now: Time) {
@@ -286,15 +278,6 @@ impl P2p {
 }
 
 impl P2p {
-    /// Frames counted as sent that were due to start at or after `end` (scheduled mode):
-    /// the run's packet-hop counter takes them back out. Call before `finish`.
-    pub fn unstarted(&self, end: Time) -> u64 {
-        self.starts
-            .iter()
-            .filter(|&&(start, _)| start >= end)
-            .count() as u64
-    }
-
     /// Accept (or not) a frame and schedule it: its start, its end, and then its loss or its
     /// arrival at the other end.
     #[inline]
@@ -478,6 +461,23 @@ impl Device for P2p {
             crate::link::ErrorKind::Snr { series, .. } => Some(series),
             _ => None,
         }
+    }
+
+    fn settle_to(&mut self, now: Time) {
+        if self.scheduled {
+            self.settle(now, false);
+        }
+    }
+
+    fn unstarted(&self, end: Time) -> u64 {
+        self.starts
+            .iter()
+            .filter(|&&(start, _)| start >= end)
+            .count() as u64
+    }
+
+    fn allow_sends_ahead(&mut self) {
+        self.keep_transmission_events();
     }
 
     fn finish(&mut self, end: Time) {
