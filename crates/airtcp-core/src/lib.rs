@@ -55,7 +55,7 @@ fn finish_run(mut sim: Sim) -> Result<RunResult, ScenarioError> {
             ),
         ));
     }
-    Ok(RunResult::from_sim(&sim))
+    Ok(RunResult::from_finished(sim))
 }
 
 /// Run a scenario given as JSON text; the result as JSON text.

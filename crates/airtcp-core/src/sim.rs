@@ -73,7 +73,7 @@ pub struct Flow {
     pub losses: FlowLosses,
     /// Ground truth of every lost data packet: (TCP sequence number or UDP datagram number,
     /// cause, time).
-    pub loss_log: Vec<(u64, DropCause, Time)>,
+    pub loss_log: Vec<crate::stats::scoring::LossRecord>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
     /// The scheme's state at each change (schemes with a state machine), traced with cwnd.
@@ -505,7 +505,8 @@ impl Sim {
                 Proto::Tcp => pkt.tcp.seq,
                 Proto::Udp => pkt.udp_seq,
             };
-            flow.loss_log.push((seq, cause, now));
+            flow.loss_log
+                .push(crate::stats::scoring::LossRecord::new(seq, cause, now));
             if let Transport::Tcp(t) = &mut flow.transport {
                 // Only the oracle scheme hears of it (it is its definition).
                 if t.tx.wants_oracle() {

@@ -35,7 +35,7 @@ fn loss_stats(sim: &airtcp_core::Sim) -> (f64, f64) {
         airtcp_core::sim::Transport::Udp(u) => u.sent_packets,
         _ => unreachable!(),
     };
-    let lost: Vec<u64> = f.loss_log.iter().map(|x| x.0).collect();
+    let lost: Vec<u64> = f.loss_log.iter().map(|x| x.seq()).collect();
     let mut bursts = 0;
     for (i, s) in lost.iter().enumerate() {
         if i == 0 || lost[i - 1] + 1 != *s {
@@ -104,14 +104,14 @@ fn snr_trace_file_drives_losses() {
         (rate - 0.5).abs() < 0.01,
         "half the time in deep fade: {rate}"
     );
-    for (seq, cause, t) in &sim.flows[0].loss_log {
-        let secs = *t as f64 / 1e9;
+    for r in &sim.flows[0].loss_log {
+        let (seq, cause, secs) = (r.seq(), r.cause(), r.at as f64 / 1e9);
         assert_eq!(
             (secs / 10.0) as u64 % 2,
             1,
             "loss of {seq} at {secs} s outside a fade"
         );
-        assert_eq!(*cause, airtcp_core::packet::DropCause::ChannelError);
+        assert_eq!(cause, airtcp_core::packet::DropCause::ChannelError);
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -21,7 +21,7 @@ use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
 use crate::medium::Wire;
 use crate::packet::DropCause;
-use crate::queue::{Fifo, QueuePolicy, Verdict};
+use crate::queue::{AnyQueue, Fifo, QueuePolicy, Verdict};
 use crate::stats::LinkResult;
 use crate::topology::{LinkKind, Node};
 
@@ -107,7 +107,7 @@ pub struct P2p {
     pub kind: LinkKind,
     pub rate_bps: u64,
     pub fifo: Fifo,
-    pub policy: Box<dyn QueuePolicy>,
+    pub policy: AnyQueue,
     pub error: ErrorModel,
     pub arq: Option<Arq>,
     /// Frame being serialized, if any.
@@ -141,7 +141,7 @@ impl P2p {
         link_name: String,
         kind: LinkKind,
         rate_bps: u64,
-        policy: Box<dyn QueuePolicy>,
+        policy: AnyQueue,
         error: ErrorModel,
         arq: Option<Arq>,
         name: String,
@@ -501,7 +501,7 @@ impl Device for P2p {
             &nodes[self.peer.idx()].name,
             self.kind,
             self.rate_bps,
-            &*self.policy,
+            &self.policy,
             end,
         ))
     }

@@ -15,7 +15,7 @@ use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
 use crate::medium::Wire;
 use crate::packet::DropCause;
-use crate::queue::{Fifo, QueuePolicy, Verdict};
+use crate::queue::{AnyQueue, Fifo, QueuePolicy, Verdict};
 use crate::stats::LinkResult;
 use crate::topology::{LinkKind, Node};
 use std::cell::RefCell;
@@ -123,7 +123,7 @@ pub struct TdmaDev {
     pub kind: LinkKind,
     pub rate_bps: u64,
     pub fifo: Fifo,
-    pub policy: Box<dyn QueuePolicy>,
+    pub policy: AnyQueue,
     pub error: ErrorModel,
     pub sched: Rc<RefCell<Tdma>>,
     /// This link's slots (read from the schedule on first use: the schedule is completed
@@ -143,7 +143,7 @@ impl TdmaDev {
         link_name: String,
         kind: LinkKind,
         rate_bps: u64,
-        policy: Box<dyn QueuePolicy>,
+        policy: AnyQueue,
         error: ErrorModel,
         sched: Rc<RefCell<Tdma>>,
         name: String,
@@ -319,7 +319,7 @@ impl Device for TdmaDev {
             &nodes[self.peer.idx()].name,
             self.kind,
             self.rate_bps,
-            &*self.policy,
+            &self.policy,
             end,
         ))
     }

@@ -29,7 +29,7 @@ use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
 use crate::packet::{DropCause, Packet};
-use crate::queue::{Fifo, QueuePolicy, Verdict};
+use crate::queue::{AnyQueue, Fifo, QueuePolicy, Verdict};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -196,7 +196,7 @@ pub struct Station {
     fifo: Fifo,
     /// Next-hop station of each queued packet, in queue order.
     next: VecDeque<u32>,
-    policy: Box<dyn QueuePolicy>,
+    policy: AnyQueue,
     cur: Option<Cur>,
     cw: u32,
     backing_off: bool,
@@ -227,7 +227,7 @@ impl Station {
         node: NodeId,
         dev: DevId,
         name: String,
-        policy: Box<dyn QueuePolicy>,
+        policy: AnyQueue,
         hears: Vec<Hear>,
         cw_min: u32,
         rng: Rng,

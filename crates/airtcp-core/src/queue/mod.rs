@@ -105,3 +105,55 @@ pub trait QueuePolicy {
         m.mild + m.severe
     }
 }
+
+/// A device's queue policy. DropTail, by far the most common, is held inline: every arriving
+/// packet consults the policy, and a boxed one costs a pointer chase (often a cache miss
+/// when many links are active) and an indirect call.
+pub enum AnyQueue {
+    DropTail(DropTail),
+    Other(Box<dyn QueuePolicy>),
+}
+
+impl AnyQueue {
+    #[inline]
+    fn get(&self) -> &dyn QueuePolicy {
+        match self {
+            AnyQueue::DropTail(q) => q,
+            AnyQueue::Other(q) => &**q,
+        }
+    }
+}
+
+impl QueuePolicy for AnyQueue {
+    #[inline]
+    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+        match self {
+            AnyQueue::DropTail(q) => q.admit(now, pkt, fifo),
+            AnyQueue::Other(q) => q.admit(now, pkt, fifo),
+        }
+    }
+
+    #[inline]
+    fn on_idle(&mut self, now: Time) {
+        match self {
+            AnyQueue::DropTail(q) => q.on_idle(now),
+            AnyQueue::Other(q) => q.on_idle(now),
+        }
+    }
+
+    fn tracks_idle(&self) -> bool {
+        self.get().tracks_idle()
+    }
+
+    fn average(&self) -> Option<f64> {
+        self.get().average()
+    }
+
+    fn marks(&self) -> MarkCounts {
+        self.get().marks()
+    }
+
+    fn ecn_marks(&self) -> u64 {
+        self.get().ecn_marks()
+    }
+}

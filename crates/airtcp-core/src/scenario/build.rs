@@ -18,7 +18,8 @@ use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
 use crate::queue::{
-    droptail::Limit, CongestionWarning, DropTail, Mecn, QueuePolicy, Red, ThresholdMark, Wmecn,
+    droptail::Limit, AnyQueue, CongestionWarning, DropTail, Mecn, QueuePolicy, Red, ThresholdMark,
+    Wmecn,
 };
 use crate::sim::{Ev, Flow, FlowLosses, HookSlot, Sim, TcpFlow, Transport, UdpFlow};
 use crate::tcp::{cc, TcpConfig, TcpReceiver, TcpSender};
@@ -520,13 +521,13 @@ fn queue_policy(
     path: &str,
     rate_bps: u64,
     rng: impl FnOnce() -> Rng,
-) -> R<Box<dyn QueuePolicy>> {
+) -> R<AnyQueue> {
     let limit = match q.unit() {
         QueueUnit::Packets => Limit::Packets(q.limit()),
         QueueUnit::Bytes => Limit::Bytes(q.limit()),
     };
-    Ok(match q {
-        QueueSpec::Droptail { .. } => Box::new(DropTail { limit }),
+    let boxed: Box<dyn QueuePolicy> = match q {
+        QueueSpec::Droptail { .. } => return Ok(AnyQueue::DropTail(DropTail { limit })),
         QueueSpec::EcnThreshold { mark_threshold, .. } => Box::new(ThresholdMark {
             limit,
             mark_at: *mark_threshold,
@@ -598,7 +599,8 @@ fn queue_policy(
                 tx_time(size as u64, rate_bps),
             ))
         }
-    })
+    };
+    Ok(AnyQueue::Other(boxed))
 }
 
 /// Checked RED-family settings.

@@ -188,7 +188,26 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// The result of a simulation that may go on being inspected.
     pub fn from_sim(sim: &Sim) -> RunResult {
+        let totals = (sim.packets_in_network(), sim.pool.live() as u64);
+        let (flows, series) = Self::flow_rows(sim);
+        Self::assemble(sim, totals, flows, series)
+    }
+
+    /// The result of a finished simulation, letting go of its packets, events and flows
+    /// before the link rows are built: with hundreds of flows and thousands of link
+    /// directions the rows would otherwise be the run's peak memory.
+    pub fn from_finished(mut sim: Sim) -> RunResult {
+        let totals = (sim.packets_in_network(), sim.pool.live() as u64);
+        sim.pool = Default::default();
+        sim.sched = Default::default();
+        let (flows, series) = Self::flow_rows(&sim);
+        sim.flows = Vec::new();
+        Self::assemble(&sim, totals, flows, series)
+    }
+
+    fn flow_rows(sim: &Sim) -> (Vec<FlowResult>, Series) {
         let end = sim.end;
         let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
         let mut flows = Vec::with_capacity(sim.flows.len());
@@ -353,6 +372,17 @@ impl RunResult {
             }
             flows.push(r);
         }
+        (flows, series)
+    }
+
+    /// Everything but the flow rows; `totals` = (packets in the network, live in the arena).
+    fn assemble(
+        sim: &Sim,
+        totals: (u64, u64),
+        flows: Vec<FlowResult>,
+        mut series: Series,
+    ) -> RunResult {
+        let end = sim.end;
         let links = sim
             .devices
             .iter()
@@ -387,8 +417,8 @@ impl RunResult {
                 sent: sim.counters.injected,
                 delivered: sim.counters.delivered,
                 dropped,
-                in_flight: sim.packets_in_network(),
-                live_in_arena: sim.pool.live() as u64,
+                in_flight: totals.0,
+                live_in_arena: totals.1,
             },
             drops,
             fairness: jain(&tcp_goodputs),

@@ -21,6 +21,38 @@ use crate::packet::DropCause;
 use crate::tcp::cc::LossClass;
 use crate::tcp::sender::LossDecision;
 
+/// One lost data packet in a flow's ground truth: its TCP sequence number (or UDP datagram
+/// number), the cause and the time. Sixteen bytes: the cause rides in the top four bits of
+/// the sequence number, which never comes near 2^60. A long lossy run logs many of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossRecord {
+    seq_cause: u64,
+    pub at: Time,
+}
+
+impl LossRecord {
+    const SHIFT: u32 = 60;
+
+    pub fn new(seq: u64, cause: DropCause, at: Time) -> LossRecord {
+        assert!(
+            seq >> Self::SHIFT == 0,
+            "sequence number {seq} out of range"
+        );
+        LossRecord {
+            seq_cause: seq | (cause.index() as u64) << Self::SHIFT,
+            at,
+        }
+    }
+
+    pub fn seq(&self) -> u64 {
+        self.seq_cause & ((1 << Self::SHIFT) - 1)
+    }
+
+    pub fn cause(&self) -> DropCause {
+        DropCause::ALL[(self.seq_cause >> Self::SHIFT) as usize]
+    }
+}
+
 /// The true cause of the loss a verdict judged.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -35,11 +67,14 @@ pub enum Truth {
 
 /// The true cause behind each verdict: that of the latest drop of the judged segment at or
 /// before the verdict, unless an earlier verdict already judged that drop.
-pub fn truths(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Vec<Truth> {
+pub fn truths(decisions: &[LossDecision], loss_log: &[LossRecord]) -> Vec<Truth> {
     // Per segment: its drops in time order, and whether a verdict has claimed each.
     let mut by_seq: HashMap<u64, Vec<(Time, DropCause, bool)>> = HashMap::new();
-    for &(seq, cause, at) in loss_log {
-        by_seq.entry(seq).or_default().push((at, cause, false));
+    for r in loss_log {
+        by_seq
+            .entry(r.seq())
+            .or_default()
+            .push((r.at, r.cause(), false));
     }
     decisions
         .iter()
@@ -85,7 +120,7 @@ pub struct Scoring {
 impl Scoring {
     /// Score `decisions` against `loss_log` (one flow's drops of data segments: sequence
     /// number, cause, time; in time order).
-    pub fn score(decisions: &[LossDecision], loss_log: &[(u64, DropCause, Time)]) -> Scoring {
+    pub fn score(decisions: &[LossDecision], loss_log: &[LossRecord]) -> Scoring {
         let mut s = Scoring::default();
         for (d, truth) in decisions.iter().zip(truths(decisions, loss_log)) {
             s.verdicts += 1;
@@ -168,7 +203,8 @@ mod tests {
             (5000, QueueOverflow, 50),
             (5000, ChannelError, 70),
             (6000, NoRoute, 80),
-        ];
+        ]
+        .map(|(s, c, t)| LossRecord::new(s, c, t));
         let decisions = [
             d(1000, 15, Wireless),   // right
             d(2000, 25, Congestion), // right
@@ -194,13 +230,29 @@ mod tests {
     }
 
     #[test]
+    fn loss_records_keep_sequence_cause_and_time() {
+        for (i, c) in DropCause::ALL.into_iter().enumerate() {
+            let seq = (1u64 << 60) - 1 - i as u64;
+            let r = LossRecord::new(seq, c, 7 + i as u64);
+            assert_eq!((r.seq(), r.cause(), r.at), (seq, c, 7 + i as u64));
+        }
+        assert_eq!(std::mem::size_of::<LossRecord>(), 16);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of range")]
+    fn loss_record_rejects_a_sequence_number_it_cannot_hold() {
+        LossRecord::new(1 << 60, DropCause::Aqm, 0);
+    }
+
+    #[test]
     fn no_verdicts_no_rates() {
-        let s = Scoring::score(&[], &[(1, DropCause::ChannelError, 1)]);
+        let s = Scoring::score(&[], &[LossRecord::new(1, DropCause::ChannelError, 1)]);
         assert_eq!(s, Scoring::default());
         let t = s
             + (Scoring::score(
                 &[d(1, 2, LossClass::Wireless)],
-                &[(1, DropCause::ChannelError, 1)],
+                &[LossRecord::new(1, DropCause::ChannelError, 1)],
             ));
         assert_eq!(
             (t.verdicts, t.type2_rate, t.type1_rate),
