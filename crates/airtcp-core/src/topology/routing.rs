@@ -78,47 +78,76 @@ impl Routes {
         // (node, destination index) pairs a single-adjacency node cannot reach.
         let mut misses: Vec<(u32, u32)> = Vec::new();
 
-        // Incoming adjacencies per node, for the reverse BFS from each destination.
+        // Incoming adjacencies per node, for the reverse BFS toward each column's base.
         let mut incoming: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (k, a) in adj.iter().enumerate() {
             incoming[a.to.idx()].push(k);
         }
-        let mut dist = vec![u32::MAX; n];
-        let mut col = vec![NONE; n];
-        let mut queue = VecDeque::new();
+        // A destination reached by a single adjacency (a host on one link) shares the column
+        // of the node at that adjacency's far end: every path to it ends with that hop, so
+        // elsewhere the next hops are those toward that node, the node itself takes the hop,
+        // and the destination has none. A dumbbell of 1,000 hosts then needs two searches,
+        // not 1,000. Columns are computed once per base, destinations grouped by it.
+        let mut order: Vec<(u32, u32, u32)> = Vec::with_capacity(nd); // (base, index, dst)
         for (di, d) in dsts.iter().enumerate() {
             if dst_index[d.idx()] != di as u32 {
                 continue; // a repeated destination
             }
-            dist.iter_mut().for_each(|x| *x = u32::MAX);
-            col.iter_mut().for_each(|x| *x = NONE);
-            dist[d.idx()] = 0;
-            queue.clear();
-            queue.push_back(d.idx());
-            while let Some(v) = queue.pop_front() {
-                for &k in &incoming[v] {
-                    let u = adj[k].from.idx();
-                    if dist[u] == u32::MAX {
-                        dist[u] = dist[v] + 1;
-                        queue.push_back(u);
+            let into = &incoming[d.idx()];
+            let base = match into[..] {
+                [k] if adj[k].from != *d => adj[k].from.0,
+                _ => d.0,
+            };
+            order.push((base, dst_index[d.idx()], d.0));
+        }
+        order.sort_unstable();
+        let mut dist = vec![u32::MAX; n];
+        let mut col = vec![NONE; n];
+        let mut queue = VecDeque::new();
+        let mut last_base = NONE;
+        for &(base, di, d) in &order {
+            let (b, d, di) = (base as usize, d as usize, di as usize);
+            if base != last_base {
+                last_base = base;
+                dist.iter_mut().for_each(|x| *x = u32::MAX);
+                col.iter_mut().for_each(|x| *x = NONE);
+                dist[b] = 0;
+                queue.clear();
+                queue.push_back(b);
+                while let Some(v) = queue.pop_front() {
+                    for &k in &incoming[v] {
+                        let u = adj[k].from.idx();
+                        if dist[u] == u32::MAX {
+                            dist[u] = dist[v] + 1;
+                            queue.push_back(u);
+                        }
+                    }
+                }
+                // For each node, the lowest-numbered adjacency leading one hop closer.
+                for (k, a) in adj.iter().enumerate() {
+                    let (u, v) = (a.from.idx(), a.to.idx());
+                    if dist[u] != u32::MAX
+                        && dist[v] != u32::MAX
+                        && dist[v] + 1 == dist[u]
+                        && col[u] == NONE
+                    {
+                        col[u] = k as u32;
                     }
                 }
             }
-            // For each node, the lowest-numbered adjacency leading one hop closer.
-            for (k, a) in adj.iter().enumerate() {
-                let (u, v) = (a.from.idx(), a.to.idx());
-                if dist[u] != u32::MAX
-                    && dist[v] != u32::MAX
-                    && dist[v] + 1 == dist[u]
-                    && col[u] == NONE
-                {
-                    col[u] = k as u32;
-                }
-            }
+            // The base's own hop to a destination behind it (the single adjacency).
+            let last_hop = if b != d { incoming[d][0] as u32 } else { NONE };
             for u in 0..n {
+                let c = if u == d {
+                    NONE
+                } else if u == b {
+                    last_hop
+                } else {
+                    col[u]
+                };
                 if row_of[u] != NONE {
-                    rows[row_of[u] as usize * nd + di] = col[u];
-                } else if out_count[u] == 1 && col[u] == NONE {
+                    rows[row_of[u] as usize * nd + di] = c;
+                } else if out_count[u] == 1 && c == NONE {
                     misses.push((u as u32, di as u32));
                 }
             }
@@ -297,5 +326,94 @@ mod tests {
             Some((DevId(0), NodeId(2)))
         );
         assert_eq!(r.path(NodeId(0), NodeId(3)), Some(vec![DevId(0), DevId(5)]));
+    }
+
+    /// The next hop the definition gives: a BFS from the destination itself, then the
+    /// lowest-numbered adjacency one hop closer.
+    fn reference(n: usize, adj: &[Adjacency], at: usize, dst: usize) -> Option<(DevId, NodeId)> {
+        let mut dist = vec![u32::MAX; n];
+        dist[dst] = 0;
+        let mut queue = VecDeque::from([dst]);
+        while let Some(v) = queue.pop_front() {
+            for a in adj.iter().filter(|a| a.to.idx() == v) {
+                if dist[a.from.idx()] == u32::MAX {
+                    dist[a.from.idx()] = dist[v] + 1;
+                    queue.push_back(a.from.idx());
+                }
+            }
+        }
+        adj.iter()
+            .find(|a| {
+                a.from.idx() == at
+                    && dist[at] != u32::MAX
+                    && dist[a.to.idx()] != u32::MAX
+                    && dist[a.to.idx()] + 1 == dist[at]
+            })
+            .map(|a| (a.dev, a.to))
+    }
+
+    /// Destinations behind a single link share the column of the node across it: random
+    /// graphs of routers, hosts on one link (some on two, some parallel links, some one-way
+    /// adjacencies as on a shared medium, some isolated) give the definition's next hops.
+    #[test]
+    fn shared_columns_give_the_next_hops_of_the_definition() {
+        let mut rng = crate::engine::Rng::new(7);
+        for case in 0..200 {
+            let routers = 1 + rng.below(6) as u32;
+            let hosts = 1 + rng.below(12) as u32;
+            let n = (routers + hosts) as usize;
+            let mut links = vec![];
+            for r in 1..routers {
+                links.push((rng.below(r as u64) as u32, r));
+            }
+            for _ in 0..rng.below(4) {
+                let (a, b) = (
+                    rng.below(routers as u64) as u32,
+                    rng.below(routers as u64) as u32,
+                );
+                if a != b {
+                    links.push((a, b));
+                }
+            }
+            for h in routers..routers + hosts {
+                match rng.below(10) {
+                    0 => {} // isolated
+                    1 => {
+                        // dual-homed
+                        links.push((h, rng.below(routers as u64) as u32));
+                        links.push((h, rng.below(routers as u64) as u32));
+                    }
+                    _ => links.push((h, rng.below(routers as u64) as u32)),
+                }
+            }
+            let mut adj = duplex(&links);
+            // A few one-way adjacencies (a radio heard in one direction only).
+            for _ in 0..rng.below(3) {
+                let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+                if a != b {
+                    adj.push(Adjacency {
+                        dev: DevId(adj.len() as u32),
+                        from: NodeId(a),
+                        to: NodeId(b),
+                    });
+                }
+            }
+            let dsts: Vec<NodeId> = (routers..routers + hosts).map(NodeId).collect();
+            let r = Routes::compute(n, adj.clone(), &dsts);
+            for at in 0..n {
+                for d in &dsts {
+                    let want = if at == d.idx() {
+                        None
+                    } else {
+                        reference(n, &adj, at, d.idx())
+                    };
+                    assert_eq!(
+                        r.next_hop(NodeId(at as u32), *d),
+                        want,
+                        "case {case}: {at} -> {d:?}"
+                    );
+                }
+            }
+        }
     }
 }
