@@ -5,6 +5,11 @@
 //! by what they are, not by when they were scheduled, lets a link schedule a frame's arrival
 //! when it accepts the frame or when the frame's transmission ends with the same outcome
 //! (see `device::p2p`).
+//!
+//! Handling an event nearly always schedules another (a link's next frame, the packet's
+//! next hop), so the event taken last stays at the top of the heap, spent, until then: the
+//! next one scheduled takes its place and sinks once, where a pop and a push would each
+//! restore the heap (a pop sinks a leaf from the top and floats it back up).
 
 use super::Time;
 use std::cmp::Ordering;
@@ -54,20 +59,23 @@ impl<E> Ord for Entry<E> {
 
 pub struct Scheduler<E> {
     heap: BinaryHeap<Entry<E>>,
+    /// The heap's top is the event taken last, already handed out.
+    spent_top: bool,
     next_seq: u64,
     now: Time,
 }
 
-impl<E> Default for Scheduler<E> {
+impl<E: Copy> Default for Scheduler<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> Scheduler<E> {
+impl<E: Copy> Scheduler<E> {
     pub fn new() -> Self {
         Scheduler {
             heap: BinaryHeap::with_capacity(1024),
+            spent_top: false,
             next_seq: 0,
             now: 0,
         }
@@ -98,20 +106,33 @@ impl<E> Scheduler<E> {
                 2 << 62 | seq
             }
         };
-        self.heap.push(Entry {
+        let entry = Entry {
             key: (time as u128) << 64 | low as u128,
             ev,
-        });
+        };
+        if self.spent_top {
+            self.spent_top = false;
+            // Dropping the handle sinks the new entry to its place.
+            *self.heap.peek_mut().expect("a spent top is in the heap") = entry;
+        } else {
+            self.heap.push(entry);
+        }
     }
 
     /// Pop the next event if it is earlier than `until`, advancing the clock to it.
+    #[inline]
     pub fn pop_before(&mut self, until: Time) -> Option<(Time, E)> {
+        if self.spent_top {
+            self.spent_top = false;
+            self.heap.pop();
+        }
         match self.heap.peek() {
             Some(e) if e.time() < until => {
-                let e = self.heap.pop().expect("peeked");
                 let t = e.time();
+                let ev = e.ev;
+                self.spent_top = true;
                 self.now = t;
-                Some((t, e.ev))
+                Some((t, ev))
             }
             _ => None,
         }
@@ -122,16 +143,20 @@ impl<E> Scheduler<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.spent_top)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.ev)
+        let spent = self.heap.peek().filter(|_| self.spent_top);
+        self.heap
+            .iter()
+            .filter(move |e| !spent.is_some_and(|s| std::ptr::eq(*e, s)))
+            .map(|e| &e.ev)
     }
 }
 
@@ -188,6 +213,27 @@ mod tests {
         assert_eq!(s.pop_before(100), Some((10, 1)));
         s.at(4, 2);
         assert_eq!(s.pop_before(100), Some((10, 2)));
+    }
+
+    /// The event taken last is not pending, whether or not another has taken its place.
+    #[test]
+    fn the_event_taken_last_is_not_pending() {
+        let mut s = Scheduler::new();
+        s.at(1, 'a');
+        s.at(2, 'b');
+        assert_eq!(s.pop_before(10), Some((1, 'a')));
+        assert_eq!(
+            (s.len(), s.pending().copied().collect::<Vec<_>>()),
+            (1, vec!['b'])
+        );
+        s.at(3, 'c');
+        let mut p: Vec<char> = s.pending().copied().collect();
+        p.sort();
+        assert_eq!((s.len(), p), (2, vec!['b', 'c']));
+        assert_eq!(s.pop_before(10), Some((2, 'b')));
+        assert_eq!(s.pop_before(10), Some((3, 'c')));
+        assert!(s.is_empty() && s.pending().next().is_none());
+        assert_eq!(s.pop_before(10), None);
     }
 
     #[test]
