@@ -101,9 +101,12 @@ impl Routes {
             order.push((base, dst_index[d.idx()], d.0));
         }
         order.sort_unstable();
+        let dense: Vec<usize> = (0..n).filter(|&u| row_of[u] != NONE).collect();
         let mut dist = vec![u32::MAX; n];
         let mut col = vec![NONE; n];
         let mut queue = VecDeque::new();
+        // Single-adjacency nodes without a next hop toward the current base.
+        let mut base_misses: Vec<usize> = Vec::new();
         let mut last_base = NONE;
         for &(base, di, d) in &order {
             let (b, d, di) = (base as usize, d as usize, di as usize);
@@ -134,22 +137,31 @@ impl Routes {
                         col[u] = k as u32;
                     }
                 }
+                base_misses.clear();
+                base_misses.extend((0..n).filter(|&u| out_count[u] == 1 && col[u] == NONE));
             }
-            // The base's own hop to a destination behind it (the single adjacency).
+            // The base's own hop to a destination behind it (the single adjacency); the
+            // destination itself has no next hop toward itself.
             let last_hop = if b != d { incoming[d][0] as u32 } else { NONE };
-            for u in 0..n {
-                let c = if u == d {
+            let hop = |u: usize| {
+                if u == d {
                     NONE
                 } else if u == b {
                     last_hop
                 } else {
                     col[u]
-                };
-                if row_of[u] != NONE {
-                    rows[row_of[u] as usize * nd + di] = c;
-                } else if out_count[u] == 1 && c == NONE {
+                }
+            };
+            for &u in &dense {
+                rows[row_of[u] as usize * nd + di] = hop(u);
+            }
+            for &u in &base_misses {
+                if hop(u) == NONE {
                     misses.push((u as u32, di as u32));
                 }
+            }
+            if out_count[d] == 1 && col[d] != NONE {
+                misses.push((d as u32, di as u32));
             }
         }
         misses.sort_unstable();
