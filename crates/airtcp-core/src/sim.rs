@@ -9,6 +9,7 @@ use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
+use crate::stats::scoring;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
@@ -73,7 +74,7 @@ pub struct Flow {
     pub losses: FlowLosses,
     /// Ground truth of every lost data packet: (TCP sequence number or UDP datagram number,
     /// cause, time).
-    pub loss_log: Vec<crate::stats::scoring::LossRecord>,
+    pub loss_log: Vec<scoring::LossRecord>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
     /// The scheme's state at each change (schemes with a state machine), traced with cwnd.
@@ -505,8 +506,14 @@ impl Sim {
                 Proto::Tcp => pkt.tcp.seq,
                 Proto::Udp => pkt.udp_seq,
             };
+            if let Transport::Tcp(t) = &flow.transport {
+                // Before the log grows: a long lossy run would otherwise keep every drop.
+                if flow.loss_log.len() == flow.loss_log.capacity() {
+                    scoring::prune(&mut flow.loss_log, t.tx.snd_una, &t.tx.decisions);
+                }
+            }
             flow.loss_log
-                .push(crate::stats::scoring::LossRecord::new(seq, cause, now));
+                .push(scoring::LossRecord::new(seq, cause, now));
             if let Transport::Tcp(t) = &mut flow.transport {
                 // Only the oracle scheme hears of it (it is its definition).
                 if t.tx.wants_oracle() {

@@ -53,6 +53,16 @@ impl LossRecord {
     }
 }
 
+/// Let go of the records no verdict can use: those of segments below `snd_una` that no
+/// verdict given so far names. A verdict names the sender's first unacknowledged segment,
+/// so every later one names a segment at or above `snd_una`; the scores come out the same.
+pub fn prune(log: &mut Vec<LossRecord>, snd_una: u64, decisions: &[LossDecision]) {
+    let mut named: Vec<u64> = decisions.iter().map(|d| d.seq).collect();
+    named.sort_unstable();
+    named.dedup();
+    log.retain(|r| r.seq() >= snd_una || named.binary_search(&r.seq()).is_ok());
+}
+
 /// The true cause of the loss a verdict judged.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -258,5 +268,57 @@ mod tests {
             (t.verdicts, t.type2_rate, t.type1_rate),
             (1, Some(0.0), None)
         );
+    }
+
+    /// Pruning as a run does (whenever the log is full, with the sender's state then) leaves
+    /// every verdict's truth, and so both scorings, as the full log gives them: random
+    /// senders whose first unacknowledged segment advances, drops of outstanding segments
+    /// (some dropped again), verdicts on the first unacknowledged one.
+    #[test]
+    fn pruning_keeps_every_verdicts_truth() {
+        let mut rng = crate::engine::Rng::new(11);
+        let causes = [
+            DropCause::ChannelError,
+            DropCause::QueueOverflow,
+            DropCause::Aqm,
+        ];
+        for case in 0..300 {
+            let (mut full, mut pruned) = (Vec::new(), Vec::new());
+            let mut decisions = Vec::new();
+            let mut una = 0u64;
+            for t in 0..200u64 {
+                match rng.below(4) {
+                    0 => una += rng.below(3),
+                    1 | 2 => {
+                        let r =
+                            LossRecord::new(una + rng.below(4), causes[rng.below(3) as usize], t);
+                        if pruned.len() == pruned.capacity() {
+                            prune(&mut pruned, una, &decisions);
+                        }
+                        full.push(r);
+                        pruned.push(r);
+                    }
+                    _ => {
+                        let class = if rng.bernoulli(0.5) {
+                            LossClass::Wireless
+                        } else {
+                            LossClass::Congestion
+                        };
+                        decisions.push(d(una, t, class));
+                    }
+                }
+            }
+            prune(&mut pruned, una, &decisions);
+            assert_eq!(
+                truths(&decisions, &full),
+                truths(&decisions, &pruned),
+                "case {case}"
+            );
+            let half = &decisions[decisions.len() / 2..];
+            assert_eq!(Scoring::score(half, &full), Scoring::score(half, &pruned));
+            if decisions.is_empty() {
+                assert!(pruned.iter().all(|r| r.seq() >= una), "case {case}");
+            }
+        }
     }
 }
