@@ -882,7 +882,7 @@ impl<'a> Builder<'a> {
                     "ab",
                     a,
                     b,
-                    l.error_ab.as_ref().or(l.error.as_ref()),
+                    l.error_ab.as_deref().or(l.error.as_deref()),
                     if l.error_ab.is_some() {
                         "error_ab"
                     } else {
@@ -893,7 +893,7 @@ impl<'a> Builder<'a> {
                     "ba",
                     b,
                     a,
-                    l.error_ba.as_ref().or(l.error.as_ref()),
+                    l.error_ba.as_deref().or(l.error.as_deref()),
                     if l.error_ba.is_some() {
                         "error_ba"
                     } else {

@@ -85,9 +85,11 @@ pub struct LinkSpec {
     pub delay: Duration,
     #[serde(default, deserialize_with = "queue_spec")]
     pub queue: QueueSpec,
-    pub error: Option<ErrorSpec>,
-    pub error_ab: Option<ErrorSpec>,
-    pub error_ba: Option<ErrorSpec>,
+    // Boxed: most links have no error model, and a scenario of a thousand links otherwise
+    // holds three inline ones each while the simulation is built beside it.
+    pub error: Option<Box<ErrorSpec>>,
+    pub error_ab: Option<Box<ErrorSpec>>,
+    pub error_ba: Option<Box<ErrorSpec>>,
     /// Link-layer retransmission on both directions of this link.
     pub arq: Option<ArqSpec>,
     /// A TDMA medium whose slot frame this link's two directions send in.
