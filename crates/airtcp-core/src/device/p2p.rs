@@ -99,11 +99,10 @@ pub struct Arq {
 
 pub struct P2p {
     pub node: NodeId,
-    pub wire: Wire,
     /// Who the wire delivers to, and after how long (asked once: a wire does not change).
     peer: NodeId,
     delay: Time,
-    pub link_name: String,
+    pub link_name: Box<str>,
     pub kind: LinkKind,
     pub rate_bps: u64,
     pub fifo: Fifo,
@@ -118,7 +117,7 @@ pub struct P2p {
     /// arrive in the order they left); only the head has an event.
     wire_fifo: std::collections::VecDeque<(Time, PacketId)>,
     /// Frames waiting for an ARQ resend.
-    awaiting_retry: u64,
+    awaiting_retry: u32,
     /// Frames are scheduled when accepted (no transmission-done events); see the module text.
     scheduled: bool,
     /// Scheduled mode: the start and serialization time of each frame in `fifo`, in order.
@@ -128,9 +127,9 @@ pub struct P2p {
     /// Scheduled mode: the policy has heard of the idle period that began at `busy_until`.
     idle_told: bool,
     /// Scheduled mode: corrupted frames whose loss event is pending.
-    lost_pending: u64,
+    lost_pending: u32,
     pub stats: P2pStats,
-    pub name: String,
+    pub name: Box<str>,
 }
 
 impl P2p {
@@ -154,10 +153,9 @@ impl P2p {
         let (peer, delay) = wire.receiver(me);
         P2p {
             node,
-            wire,
             peer,
             delay,
-            link_name,
+            link_name: link_name.into(),
             kind,
             rate_bps,
             fifo: Fifo::default(),
@@ -174,7 +172,7 @@ impl P2p {
             idle_told: true,
             lost_pending: 0,
             stats: P2pStats::default(),
-            name,
+            name: name.into(),
         }
     }
 
@@ -410,12 +408,12 @@ impl Device for P2p {
     fn in_network(&self) -> u64 {
         if self.scheduled {
             // Every accepted frame is on the wire's list (queued ones too) or awaits its loss.
-            return self.wire_fifo.len() as u64 + self.lost_pending;
+            return self.wire_fifo.len() as u64 + self.lost_pending as u64;
         }
         self.fifo.len() as u64
             + u64::from(self.tx.is_some())
             + self.wire_fifo.len() as u64
-            + self.awaiting_retry
+            + self.awaiting_retry as u64
     }
 
     fn queue_len(&self) -> usize {
@@ -458,7 +456,7 @@ impl Device for P2p {
 
     fn snr_series(&self) -> Option<usize> {
         match self.error.kind {
-            crate::link::ErrorKind::Snr { series, .. } => Some(series),
+            crate::link::ErrorKind::Snr(ref e) => Some(e.series),
             _ => None,
         }
     }

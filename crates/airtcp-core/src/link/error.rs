@@ -37,15 +37,7 @@ pub enum ErrorKind {
     },
     /// Gilbert–Elliott two-state channel in continuous time: exponential sojourns with the
     /// given means; a packet is lost with the loss probability of the state it ends in.
-    GilbertElliott {
-        mean_good: f64,
-        mean_bad: f64,
-        per_good: f64,
-        per_bad: f64,
-        bad: bool,
-        next_switch: Time,
-        rng: Rng,
-    },
+    GilbertElliott(Box<GilbertElliott>),
     /// Drops the packets whose index among those it applies to is listed (sorted).
     List {
         packets: Vec<u64>,
@@ -60,14 +52,31 @@ pub enum ErrorKind {
         copies: std::collections::BTreeMap<u64, u32>,
     },
     /// Packet error from the SNR at transmission time, through the modulation's curve.
-    Snr {
-        series: usize,
-        modulation: Modulation,
-        rng: Rng,
-        /// Last (SNR, size) -> PER: the SNR holds for a whole sample interval and a channel
-        /// mostly carries one packet size, and the CCK curve is an integral.
-        cache: Option<(f64, u32, f64)>,
-    },
+    Snr(Box<SnrErrors>),
+}
+
+// The two larger models are boxed: every link direction holds an error model, most hold
+// none or a plain PER, and the device is smaller for it.
+
+/// Gilbert–Elliott state (see [`ErrorKind::GilbertElliott`]).
+pub struct GilbertElliott {
+    pub mean_good: f64,
+    pub mean_bad: f64,
+    pub per_good: f64,
+    pub per_bad: f64,
+    pub bad: bool,
+    pub next_switch: Time,
+    pub rng: Rng,
+}
+
+/// SNR-driven errors (see [`ErrorKind::Snr`]).
+pub struct SnrErrors {
+    pub series: usize,
+    pub modulation: Modulation,
+    pub rng: Rng,
+    /// Last (SNR, size) -> PER: the SNR holds for a whole sample interval and a channel
+    /// mostly carries one packet size, and the CCK curve is an integral.
+    pub cache: Option<(f64, u32, f64)>,
 }
 
 impl ErrorModel {
@@ -111,15 +120,16 @@ impl ErrorModel {
                 let survive = (1.0 - *ber).powf(8.0 * pkt.size as f64);
                 rng.bernoulli(1.0 - survive)
             }
-            ErrorKind::GilbertElliott {
-                mean_good,
-                mean_bad,
-                per_good,
-                per_bad,
-                bad,
-                next_switch,
-                rng,
-            } => {
+            ErrorKind::GilbertElliott(g) => {
+                let GilbertElliott {
+                    mean_good,
+                    mean_bad,
+                    per_good,
+                    per_bad,
+                    bad,
+                    next_switch,
+                    rng,
+                } = &mut **g;
                 // After many good/bad cycles without a packet the state no longer depends on
                 // where it was (the chain forgets at rate 1/mean_good + 1/mean_bad): draw it
                 // afresh from the stationary distribution, so catching up costs O(1) however
@@ -164,12 +174,13 @@ impl ErrorModel {
                     false
                 }
             }
-            ErrorKind::Snr {
-                series,
-                modulation,
-                rng,
-                cache,
-            } => {
+            ErrorKind::Snr(e) => {
+                let SnrErrors {
+                    series,
+                    modulation,
+                    rng,
+                    cache,
+                } = &mut **e;
                 let db = snr[*series].at(now);
                 let per = match *cache {
                     Some((d, n, p)) if d == db && n == pkt.size => p,

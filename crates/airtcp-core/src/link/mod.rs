@@ -5,6 +5,6 @@ pub mod error;
 pub mod modulation;
 pub mod snr;
 
-pub use error::{ErrorKind, ErrorModel};
+pub use error::{ErrorKind, ErrorModel, GilbertElliott, SnrErrors};
 pub use modulation::Modulation;
 pub use snr::{SnrSeries, SnrSynth};

@@ -13,7 +13,7 @@ use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, TdmaOwner, WifiDev, Wifi
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::hook::{Drai, DraiParams, Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
-use crate::link::{ErrorKind, ErrorModel, SnrSeries};
+use crate::link::{ErrorKind, ErrorModel, GilbertElliott, SnrErrors, SnrSeries};
 use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
@@ -103,7 +103,7 @@ fn error_model(
             let first = r.exponential(if bad { mean_bad.0 } else { mean_good.0 });
             (
                 *applies_to,
-                ErrorKind::GilbertElliott {
+                ErrorKind::GilbertElliott(Box::new(GilbertElliott {
                     mean_good: mean_good.0,
                     mean_bad: mean_bad.0,
                     per_good: prob(*per_good, format!("{path}.per_good"))?,
@@ -111,7 +111,7 @@ fn error_model(
                     bad,
                     next_switch: ((first * SEC as f64) as Time).max(1),
                     rng: r,
-                },
+                })),
             )
         }
         ErrorSpec::List {
@@ -215,12 +215,12 @@ fn error_model(
             snr.push(series);
             (
                 *applies_to,
-                ErrorKind::Snr {
+                ErrorKind::Snr(Box::new(SnrErrors {
                     series: snr.len() - 1,
                     modulation: *modulation,
                     rng: rng(),
                     cache: None,
-                },
+                })),
             )
         }
     };
