@@ -249,7 +249,7 @@ fn links_that_cannot_schedule_on_acceptance_keep_transmission_events() {
     let mut sim = net.build().unwrap();
     let mode = |sim: &Sim, name: &str| {
         p2p(sim)
-            .find(|p| p.name == name)
+            .find(|p| &*p.name == name)
             .unwrap()
             .schedules_on_accept()
     };
