@@ -10,7 +10,7 @@ use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
 use crate::stats::scoring;
-use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::{TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
 #[derive(Clone, Copy, Debug)]
@@ -29,7 +29,6 @@ pub enum Ev {
 }
 
 pub struct TcpFlow {
-    pub cfg: TcpConfig,
     pub tx: TcpSender,
     pub rx: TcpReceiver,
     pub(crate) tx_timer: TimerSlot,
@@ -578,7 +577,7 @@ impl Sim {
             let Some(hdr) = t.rx.poll_ack(now) else {
                 break;
             };
-            let size = t.cfg.header;
+            let size = t.tx.cfg.header;
             let pkt = Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now);
             self.inject(src, pkt);
         }
@@ -640,7 +639,7 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
-            let size = seg.tcp.len + t.cfg.header;
+            let size = seg.tcp.len + t.tx.cfg.header;
             let mut pkt = Packet::new(tcp_wire(f, src, dst, size, seg.ecn, seg.tcp), now);
             pkt.meta.retx = seg.retx;
             self.inject(src, pkt);

@@ -1595,14 +1595,13 @@ fn transport(
             // A scheme that reads the timestamp option needs both ends to carry it.
             cfg.timestamps = true;
         }
-        let tx = TcpSender::new(cfg.clone(), scheme.cc, recovery, start);
         let mut rx = TcpReceiver::new(&cfg);
+        let tx = TcpSender::new(cfg, scheme.cc, recovery, start);
         if let Some(policy) = scheme.receiver {
             rx.set_window_policy(policy);
         }
         return Ok((
             Transport::Tcp(Box::new(TcpFlow {
-                cfg,
                 tx,
                 rx,
                 tx_timer: Default::default(),
