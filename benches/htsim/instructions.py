@@ -1,0 +1,137 @@
+"""Instructions and first-level data-cache misses per packet-hop of the wired scale points,
+for one or more revisions of the core, counted by cachegrind (``valgrind`` must be
+installed). Wall time on a shared machine varies by tens of percent from run to run; these
+counts do not, so they show what a change to the engine did.
+
+    python benches/htsim/instructions.py [--revs REV,REV,...] [--only b,nodelack,500]
+                                         [--seconds 5]
+
+Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-up, about
+2 % of a 5 s cut, is counted too). A revision is built in a git worktree under
+``out/compare-builds/`` (``--revs`` left out: the working tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+OUT = ROOT / "out" / "instructions"
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import run  # noqa: E402
+
+
+def build(rev: str | None) -> Path:
+    """The bench example of `rev` (None: the working tree), release build, kept apart."""
+    if rev is None:
+        src, target = ROOT, ROOT / "target"
+    else:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        if sha.returncode:
+            sys.exit(f"--revs: {rev!r} is not a commit of this repository")
+        sha_s = sha.stdout.strip()[:12]
+        trees = ROOT / "out" / "compare-builds"
+        src, target = trees / f"tree-{sha_s}", trees / "target"
+        if not src.exists():
+            trees.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", str(src), sha_s],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
+    print(f"building the bench example of {rev or 'the working tree'} ...", file=sys.stderr)
+    subprocess.run(
+        [
+            "cargo",
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "airtcp-core",
+            "--example",
+            "bench",
+            "--target-dir",
+            str(target),
+        ],
+        cwd=src,
+        check=True,
+    )
+    exe = target / "release" / "examples" / "bench"
+    OUT.mkdir(parents=True, exist_ok=True)
+    kept = OUT / f"bench-{(rev or 'worktree').replace('/', '_')}"
+    kept.write_bytes(exe.read_bytes())
+    kept.chmod(0o755)
+    return kept
+
+
+def count(exe: Path, scenario: Path) -> tuple[int, int, int]:
+    """(instructions, D1 misses, packet-hops) of one run under cachegrind."""
+    p = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=yes",
+            "--cachegrind-out-file=/dev/null",
+            str(exe),
+            str(scenario),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    num = lambda pat: int(re.search(pat, p.stderr).group(1).replace(",", ""))  # noqa: E731
+    hops = int(p.stdout.strip().splitlines()[-1].split()[4])
+    return num(r"I\s+refs:\s+([\d,]+)"), num(r"D1\s+misses:\s+([\d,]+)"), hops
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--revs", default="", help="comma-separated revisions (default: worktree)")
+    ap.add_argument("--only", default="b,nodelack,500,1g")
+    ap.add_argument("--seconds", type=float, default=5.0)
+    args = ap.parse_args(argv)
+    revs = [r for r in args.revs.split(",") if r] or [None]
+    keys = args.only.split(",")
+    unknown = [k for k in keys if k not in {p.key for p in run.POINTS}]
+    if unknown:
+        sys.exit(f"--only: unknown point(s) {', '.join(unknown)}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for p in run.POINTS:
+        if p.key in keys:
+            sc = json.loads(run.scenario_file(p, OUT).read_text())
+            sc["duration"] = args.seconds
+            f = OUT / f"point_{p.key}_{args.seconds:g}s.json"
+            f.write_text(json.dumps(sc))
+            files[p.key] = f
+    exes = {rev: build(rev) for rev in revs}
+    print(
+        f"cachegrind, {args.seconds:g} s of each point; per packet-hop: instructions "
+        "(first-level data misses)"
+    )
+    print(f"{'revision':<14}" + "".join(f"{k:>20}" for k in keys))
+    for rev, exe in exes.items():
+        cells = []
+        for k in keys:
+            ins, miss, hops = count(exe, files[k])
+            cells.append(f"{ins / hops:>12.0f} ({miss / hops:>4.1f})")
+        print(f"{(rev or 'worktree'):<14}" + "".join(f"{c:>20}" for c in cells), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
