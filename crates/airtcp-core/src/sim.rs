@@ -71,8 +71,9 @@ pub struct Flow {
     pub transport: Transport,
     pub stopped: bool,
     pub losses: FlowLosses,
-    /// Ground truth of every lost data packet: (TCP sequence number or UDP datagram number,
-    /// cause, time).
+    /// Ground truth of lost data packets: TCP sequence number or UDP datagram number, cause,
+    /// time. A TCP flow's log lets go of the drops no loss verdict can still name
+    /// (`scoring::prune`); a UDP flow's keeps every drop.
     pub loss_log: Vec<scoring::LossRecord>,
     pub trace_cwnd: bool,
     pub cwnd_series: Vec<(Time, u64, u64)>,
