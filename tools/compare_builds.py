@@ -55,8 +55,9 @@ def metrics(r: dict) -> dict[str, float]:
     }
 
 
-def build(rev: str | None) -> Path:
-    """The seeds example of `rev` (None: the working tree), built in release mode."""
+def build(rev: str | None, example: str = "seeds") -> Path:
+    """An example of the core (``seeds`` by default) at `rev` (None: the working tree), built
+    in release mode; for a revision, the binary is kept apart under ``out/compare-builds/``."""
     if rev is None:
         src, target = ROOT, ROOT / "target"
     else:
@@ -67,7 +68,7 @@ def build(rev: str | None) -> Path:
             text=True,
         )
         if sha.returncode:
-            sys.exit(f"--old/--new: {rev!r} is not a commit of this repository")
+            sys.exit(f"error: {rev!r} is not a commit of this repository")
         sha_s = sha.stdout.strip()[:12]
         src, target = OUT / f"tree-{sha_s}", OUT / "target"
         if not src.exists():
@@ -78,9 +79,9 @@ def build(rev: str | None) -> Path:
                 check=True,
                 capture_output=True,
             )
-        if not (src / "crates" / "airtcp-core" / "examples" / "seeds.rs").exists():
-            sys.exit(f"{rev}: has no crates/airtcp-core/examples/seeds.rs (too old to compare)")
-    print(f"building the seeds example of {rev or 'the working tree'} ...", file=sys.stderr)
+        if not (src / "crates" / "airtcp-core" / "examples" / f"{example}.rs").exists():
+            sys.exit(f"{rev}: has no crates/airtcp-core/examples/{example}.rs (too old to compare)")
+    print(f"building the {example} example of {rev or 'the working tree'} ...", file=sys.stderr)
     subprocess.run(
         [
             "cargo",
@@ -90,17 +91,17 @@ def build(rev: str | None) -> Path:
             "-p",
             "airtcp-core",
             "--example",
-            "seeds",
+            example,
             "--target-dir",
             str(target),
         ],
         cwd=src,
         check=True,
     )
-    exe = target / "release" / "examples" / "seeds"
+    exe = target / "release" / "examples" / example
     if rev is not None:
         # Both builds may share a target directory: keep this one's binary apart.
-        kept = OUT / f"seeds-{rev.replace('/', '_')}"
+        kept = OUT / f"{example}-{rev.replace('/', '_')}"
         kept.write_bytes(exe.read_bytes())
         kept.chmod(0o755)
         return kept

@@ -73,6 +73,7 @@ class Slot:
     def _start(self) -> subprocess.Popen[str]:
         self.stderr.seek(0)
         self.stderr.truncate()
+
         def no_core() -> None:  # an aborting case must not leave a core file behind
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 

@@ -13,8 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 EXAMPLES = {
     "chain4_wifi.toml": (
-        "A 4-hop 802.11 chain (ns-2 defaults, 200 m spacing), one NewReno flow: "
-        "airtcp.chain(4).",
+        "A 4-hop 802.11 chain (ns-2 defaults, 200 m spacing), one NewReno flow: airtcp.chain(4).",
         lambda: airtcp.chain(4),
     ),
     "cross4_wifi.toml": (

@@ -49,7 +49,9 @@ def cases():
         },
         "gilbert": {
             "links.R2-D1.error": {
-                "model": "gilbert_elliott", "mean_good": "1s", "mean_bad": "0.1s",
+                "model": "gilbert_elliott",
+                "mean_good": "1s",
+                "mean_bad": "0.1s",
                 "per_bad": 0.5,
             },
         },

@@ -475,9 +475,7 @@ def mutate(base: dict[str, Any], rng: random.Random, ops: int, *, json_only: boo
             d[k] = copy.copy(rng.choice(TOP[k]))
         elif op == 8 and key is not None:  # the right value in the wrong type
             v = parent[key]
-            parent[key] = (
-                str(v) if isinstance(v, (int, float)) else _retype(v, rng)
-            )
+            parent[key] = str(v) if isinstance(v, (int, float)) else _retype(v, rng)
         elif op == 9 and key is not None and isinstance(parent[key], (list, dict)):
             parent[key] = type(parent[key])()  # emptied
         elif op == 10:  # a whole table of the wrong kind
@@ -561,8 +559,24 @@ def damage(raw: bytes, rng: random.Random) -> bytes:
         if op == 0 and b:
             b[min(at, len(b) - 1)] = rng.randrange(256)
         elif op == 1:
-            junk = rng.choice([b"\x00", b"\xff\xfe", b'"', b"[", b"]]", b"{", b"=", b"\n[[", b"#",
-                               b"\\u0000", b"1e999", b"nan", b"\n" * 3, b"[" * 200])
+            junk = rng.choice(
+                [
+                    b"\x00",
+                    b"\xff\xfe",
+                    b'"',
+                    b"[",
+                    b"]]",
+                    b"{",
+                    b"=",
+                    b"\n[[",
+                    b"#",
+                    b"\\u0000",
+                    b"1e999",
+                    b"nan",
+                    b"\n" * 3,
+                    b"[" * 200,
+                ]
+            )
             b[at:at] = junk
         elif op == 2:
             del b[at : at + rng.randint(1, 40)]
@@ -593,8 +607,7 @@ def conservation_problem(raw: dict[str, Any]) -> str | None:
     if sum(raw["drops"].values()) != k["dropped"]:
         return f"drops by cause {raw['drops']} do not add up to {k['dropped']}"
     link = sum(
-        x["drops_queue_overflow"] + x["drops_aqm"] + x["drops_channel_error"]
-        for x in raw["links"]
+        x["drops_queue_overflow"] + x["drops_aqm"] + x["drops_channel_error"] for x in raw["links"]
     )
     net = sum(raw["drops"].get(c, 0) for c in ("queue_overflow", "aqm", "channel_error"))
     if link != net:
@@ -612,9 +625,7 @@ def _path_of(message: str) -> str:
     return head if sep and " " not in head.strip() else ""
 
 
-def run_case(
-    d: dict[str, Any] | bytes, mode: str = "api", workdir: Path | None = None
-) -> dict:
+def run_case(d: dict[str, Any] | bytes, mode: str = "api", workdir: Path | None = None) -> dict:
     """Run one scenario (or scenario file's bytes) and judge it: ``{"outcome": ok | error |
     violation | panic | traceback | unnamed, "detail": ...}``. ``error`` is a clean refusal
     naming a field (or, for a file that is no scenario, the file)."""

@@ -8,7 +8,7 @@ counts do not, so they show what a change to the engine did.
 
 Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-up, about
 2 % of a 5 s cut, is counted too). A revision is built in a git worktree under
-``out/compare-builds/`` (``--revs`` left out: the working tree).
+``out/compare-builds/`` by ``tools/compare_builds.py`` (``--revs`` left out: the working tree).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,55 +28,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tools"))
 
 import run  # noqa: E402
-
-
-def build(rev: str | None) -> Path:
-    """The bench example of `rev` (None: the working tree), release build, kept apart."""
-    if rev is None:
-        src, target = ROOT, ROOT / "target"
-    else:
-        sha = subprocess.run(
-            ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        )
-        if sha.returncode:
-            sys.exit(f"--revs: {rev!r} is not a commit of this repository")
-        sha_s = sha.stdout.strip()[:12]
-        trees = ROOT / "out" / "compare-builds"
-        src, target = trees / f"tree-{sha_s}", trees / "target"
-        if not src.exists():
-            trees.mkdir(parents=True, exist_ok=True)
-            subprocess.run(
-                ["git", "worktree", "add", "--detach", str(src), sha_s],
-                cwd=ROOT,
-                check=True,
-                capture_output=True,
-            )
-    print(f"building the bench example of {rev or 'the working tree'} ...", file=sys.stderr)
-    subprocess.run(
-        [
-            "cargo",
-            "build",
-            "--release",
-            "-q",
-            "-p",
-            "airtcp-core",
-            "--example",
-            "bench",
-            "--target-dir",
-            str(target),
-        ],
-        cwd=src,
-        check=True,
-    )
-    exe = target / "release" / "examples" / "bench"
-    OUT.mkdir(parents=True, exist_ok=True)
-    kept = OUT / f"bench-{(rev or 'worktree').replace('/', '_')}"
-    kept.write_bytes(exe.read_bytes())
-    kept.chmod(0o755)
-    return kept
+from compare_builds import build  # noqa: E402
 
 
 def count(exe: Path, scenario: Path) -> tuple[int, int, int]:
@@ -105,10 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=5.0)
     args = ap.parse_args(argv)
     revs = [r for r in args.revs.split(",") if r] or [None]
+    if not args.seconds > 0:
+        sys.exit(f"error: --seconds must be > 0, got {args.seconds:g}")
+    if shutil.which("valgrind") is None:
+        sys.exit("error: valgrind is not installed (apt-get install valgrind)")
     keys = args.only.split(",")
     unknown = [k for k in keys if k not in {p.key for p in run.POINTS}]
     if unknown:
-        sys.exit(f"--only: unknown point(s) {', '.join(unknown)}")
+        sys.exit(f"error: --only: unknown point(s) {', '.join(unknown)}")
     OUT.mkdir(parents=True, exist_ok=True)
     files = {}
     for p in run.POINTS:
@@ -118,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             f = OUT / f"point_{p.key}_{args.seconds:g}s.json"
             f.write_text(json.dumps(sc))
             files[p.key] = f
-    exes = {rev: build(rev) for rev in revs}
+    exes = {rev: build(rev, example="bench") for rev in revs}
     print(
         f"cachegrind, {args.seconds:g} s of each point; per packet-hop: instructions "
         "(first-level data misses)"
