@@ -33,8 +33,8 @@ pub fn run_with(sc: &Scenario, files: &FileAccess) -> Result<RunResult, Scenario
     finish_run(scenario::build_with(sc, files)?)
 }
 
-/// Build a scenario, let go of it, then run: the scenario's own records (about 800 bytes a
-/// link) do not stay in memory beside the simulation's.
+/// Build a scenario, let go of it, then run: the scenario's own records (a few hundred bytes
+/// a link) do not stay in memory beside the simulation's.
 pub fn run_owned(sc: Scenario, files: &FileAccess) -> Result<RunResult, ScenarioError> {
     let sim = scenario::build_with(&sc, files)?;
     drop(sc);
