@@ -173,6 +173,10 @@ pub struct Meta {
     pub retx: bool,
     /// Link-layer transmission attempts on the current hop (device state: ARQ, MAC retries).
     pub link_tries: u8,
+    /// The next packet of the `PacketList` this one is on (device state).
+    next: u32,
+    /// When the packet reaches the far end of the wire it is on (device state).
+    pub due: Time,
 }
 
 /// A packet in the network: its wire contents and the simulator's facts about it. Derefs to
@@ -253,9 +257,88 @@ impl PacketPool {
     }
 }
 
+/// A first-in first-out list of packets linked through the arena, so that a device's list
+/// costs no memory of its own: a link's frames in propagation, whose number at a busy access
+/// link would otherwise size a buffer per link direction.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketList {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for PacketList {
+    fn default() -> Self {
+        PacketList {
+            head: NO_PACKET,
+            tail: NO_PACKET,
+            len: 0,
+        }
+    }
+}
+
+const NO_PACKET: u32 = u32::MAX;
+
+impl PacketList {
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn front(&self) -> Option<PacketId> {
+        (self.len > 0).then_some(PacketId(self.head))
+    }
+    /// Append `id`, which must be on no list, and must stay in the arena until taken off.
+    #[inline]
+    pub fn push_back(&mut self, pool: &mut PacketPool, id: PacketId) {
+        pool.get_mut(id).meta.next = NO_PACKET;
+        if self.len == 0 {
+            self.head = id.0;
+        } else {
+            pool.get_mut(PacketId(self.tail)).meta.next = id.0;
+        }
+        self.tail = id.0;
+        self.len += 1;
+    }
+    #[inline]
+    pub fn pop_front(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let id = self.front()?;
+        self.head = pool.get(id).meta.next;
+        self.len -= 1;
+        Some(id)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packet_lists_are_first_in_first_out_and_independent() {
+        let mut pool = PacketPool::default();
+        let ids: Vec<PacketId> = (0..6)
+            .map(|i| pool.alloc(Packet::new(sample_wire(), i)))
+            .collect();
+        let (mut a, mut b) = (PacketList::default(), PacketList::default());
+        assert_eq!((a.front(), a.pop_front(&pool)), (None, None));
+        for (k, &id) in ids.iter().enumerate() {
+            if k % 2 == 0 {
+                a.push_back(&mut pool, id);
+            } else {
+                b.push_back(&mut pool, id);
+            }
+        }
+        assert_eq!((a.len(), b.len()), (3, 3));
+        assert_eq!(a.pop_front(&pool), Some(ids[0]));
+        // A packet taken off one list may join another.
+        b.push_back(&mut pool, ids[0]);
+        let rest_a: Vec<_> = std::iter::from_fn(|| a.pop_front(&pool)).collect();
+        let rest_b: Vec<_> = std::iter::from_fn(|| b.pop_front(&pool)).collect();
+        assert_eq!(rest_a, [ids[2], ids[4]]);
+        assert_eq!(rest_b, [ids[1], ids[3], ids[5], ids[0]]);
+        assert!(a.is_empty() && b.is_empty());
+    }
 
     #[test]
     fn ecn_codepoints() {
@@ -265,22 +348,23 @@ mod tests {
         assert_eq!(Ecn::ECT0.bits(), 2);
     }
 
+    fn sample_wire() -> Wire {
+        Wire {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size: 40,
+            proto: Proto::Tcp,
+            ip: IpHeader::default(),
+            tcp: TcpHeader::default(),
+            udp_seq: 0,
+        }
+    }
+
     #[test]
     fn pool_recycles_slots() {
         let mut pool = PacketPool::default();
-        let p = Packet::new(
-            Wire {
-                flow: FlowId(0),
-                src: NodeId(0),
-                dst: NodeId(1),
-                size: 40,
-                proto: Proto::Tcp,
-                ip: IpHeader::default(),
-                tcp: TcpHeader::default(),
-                udp_seq: 0,
-            },
-            0,
-        );
+        let p = Packet::new(sample_wire(), 0);
         let a = pool.alloc(p);
         let b = pool.alloc(p);
         assert_eq!(pool.live(), 2);

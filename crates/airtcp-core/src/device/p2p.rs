@@ -20,7 +20,7 @@ use crate::engine::{tx_time, Time};
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
 use crate::medium::Wire;
-use crate::packet::DropCause;
+use crate::packet::{DropCause, PacketList};
 use crate::queue::{AnyQueue, Fifo, QueuePolicy, Verdict};
 use crate::stats::LinkResult;
 use crate::topology::{LinkKind, Node};
@@ -113,15 +113,16 @@ pub struct P2p {
     pub tx: Option<PacketId>,
     /// The policy keeps an average that decays while the link is idle (RED family).
     idle_hook: bool,
-    /// Frames on the wire with their arrival times, in order (the delay is constant, so they
-    /// arrive in the order they left); only the head has an event.
-    wire_fifo: std::collections::VecDeque<(Time, PacketId)>,
+    /// Frames on the wire, each with its arrival time (`Meta::due`), in order (the delay is
+    /// constant, so they arrive in the order they left); only the head has an event.
+    wire_fifo: PacketList,
     /// Frames waiting for an ARQ resend.
     awaiting_retry: u32,
     /// Frames are scheduled when accepted (no transmission-done events); see the module text.
     scheduled: bool,
-    /// Scheduled mode: the start and serialization time of each frame in `fifo`, in order.
-    starts: std::collections::VecDeque<(Time, Time)>,
+    /// Scheduled mode: the start of each frame in `fifo`, in order (its serialization time
+    /// follows from its size).
+    starts: std::collections::VecDeque<Time>,
     /// Scheduled mode: the end of the last accepted frame's serialization.
     busy_until: Time,
     /// Scheduled mode: the policy has heard of the idle period that began at `busy_until`.
@@ -164,7 +165,7 @@ impl P2p {
             error,
             arq,
             tx: None,
-            wire_fifo: std::collections::VecDeque::new(),
+            wire_fifo: PacketList::default(),
             awaiting_retry: 0,
             scheduled: arq.is_none(),
             starts: std::collections::VecDeque::new(),
@@ -201,7 +202,7 @@ impl P2p {
     /// leave the queue, as a transmission-done event would have taken them out of it.
     #[inline]
     fn settle(&mut self, now: Time, strict: bool) {
-        while let Some(&(start, _)) = self.starts.front() {
+        while let Some(&start) = self.starts.front() {
             if start > now || (strict && start == now) {
                 break;
             }
@@ -263,7 +264,8 @@ impl P2p {
             if self.wire_fifo.is_empty() {
                 ctx.at_arrival(at, me, DevEv::Arrive(id));
             }
-            self.wire_fifo.push_back((at, id));
+            ctx.pool.get_mut(id).meta.due = at;
+            self.wire_fifo.push_back(ctx.pool, id);
         }
         if !self.fifo.is_empty() {
             self.note_queue(now);
@@ -299,7 +301,7 @@ impl P2p {
                 } else {
                     self.note_queue(now);
                     self.fifo.push(id, size);
-                    self.starts.push_back((self.busy_until, dt));
+                    self.starts.push_back(self.busy_until);
                     self.stats.max_queue = self.stats.max_queue.max(self.fifo.len() as u64);
                     self.busy_until
                 };
@@ -318,7 +320,8 @@ impl P2p {
                     if self.wire_fifo.is_empty() {
                         ctx.at_arrival(at, me, DevEv::Arrive(id));
                     }
-                    self.wire_fifo.push_back((at, id));
+                    ctx.pool.get_mut(id).meta.due = at;
+                    self.wire_fifo.push_back(ctx.pool, id);
                 }
             }
             Verdict::Drop(cause) => self.drop(ctx, id, cause),
@@ -382,10 +385,10 @@ impl Device for P2p {
         match ev {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
-                let head = self.wire_fifo.pop_front();
-                debug_assert_eq!(head.map(|h| h.1), Some(id));
-                if let Some(&(at, next)) = self.wire_fifo.front() {
-                    ctx.at_arrival(at, me, DevEv::Arrive(next));
+                let head = self.wire_fifo.pop_front(ctx.pool);
+                debug_assert_eq!(head, Some(id));
+                if let Some(next) = self.wire_fifo.front() {
+                    ctx.at_arrival(ctx.pool.get(next).meta.due, me, DevEv::Arrive(next));
                 }
                 if self.arq.is_some() {
                     // Tries count per hop; only ARQ counts them.
@@ -426,17 +429,15 @@ impl Device for P2p {
         let (mut queue_packets, mut queue_bytes, mut busy) =
             (self.fifo.len(), self.fifo.bytes(), self.stats.busy_time);
         if self.scheduled {
-            let started = self.starts.iter().take_while(|&&(s, _)| s <= now).count();
-            for &(_, size) in self.fifo.items().take(started) {
-                queue_packets -= 1;
-                queue_bytes -= size as u64;
+            let started = self.starts.iter().take_while(|&&s| s <= now).count();
+            for (k, &(_, size)) in self.fifo.items().enumerate() {
+                if k < started {
+                    queue_packets -= 1;
+                    queue_bytes -= size as u64;
+                } else {
+                    busy -= tx_time(size as u64, self.rate_bps);
+                }
             }
-            busy -= self
-                .starts
-                .iter()
-                .skip(started)
-                .map(|&(_, d)| d)
-                .sum::<Time>();
         }
         DeviceView {
             dev: me,
@@ -468,10 +469,7 @@ impl Device for P2p {
     }
 
     fn unstarted(&self, end: Time) -> u64 {
-        self.starts
-            .iter()
-            .filter(|&&(start, _)| start >= end)
-            .count() as u64
+        self.starts.iter().filter(|&&start| start >= end).count() as u64
     }
 
     fn allow_sends_ahead(&mut self) {
@@ -482,10 +480,10 @@ impl Device for P2p {
         if self.scheduled {
             // The run covers [0, end): a frame due to start at `end` or later never went out.
             self.settle(end, true);
-            for (&(_, size), &(_, dt)) in self.fifo.items().zip(&self.starts) {
+            for &(_, size) in self.fifo.items() {
                 self.stats.tx_packets -= 1;
                 self.stats.tx_bytes -= size as u64;
-                self.stats.busy_time -= dt;
+                self.stats.busy_time -= tx_time(size as u64, self.rate_bps);
             }
         }
         self.note_queue(end);
