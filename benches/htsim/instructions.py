@@ -4,11 +4,14 @@ installed). Wall time on a shared machine varies by tens of percent from run to 
 counts do not, so they show what a change to the engine did.
 
     python benches/htsim/instructions.py [--revs REV,REV,...] [--only b,nodelack,500]
-                                         [--seconds 5]
+                                         [--seconds 5] [--htsim [EXE]]
 
 Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-up, about
 2 % of a 5 s cut, is counted too). A revision is built in a git worktree under
 ``out/compare-builds/`` by ``tools/compare_builds.py`` (``--revs`` left out: the working tree).
+``--htsim`` adds a row for htsim's program on the same points and simulated time, by default
+the one ``make bench-htsim`` built (``out/bench-htsim/htsim_dumbbell``); its packet-hops are
+the ones it counts itself.
 """
 
 from __future__ import annotations
@@ -51,12 +54,47 @@ def count(exe: Path, scenario: Path) -> tuple[int, int, int]:
     return num(r"I\s+refs:\s+([\d,]+)"), num(r"D1\s+misses:\s+([\d,]+)"), hops
 
 
+def count_htsim(exe: Path, p: run.Point, seconds: float) -> tuple[int, int, int]:
+    """(instructions, D1 misses, packet-hops) of htsim's program on point ``p``."""
+    args = [p.flows, p.bottleneck_mbps, p.access_mbps, p.per, int(p.delack), f"{seconds:.6f}"]
+    proc = subprocess.run(
+        [
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=yes",
+            "--cachegrind-out-file=/dev/null",
+            str(exe),
+            *map(str, args),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    num = lambda pat: int(re.search(pat, proc.stderr).group(1).replace(",", ""))  # noqa: E731
+    return num(r"I\s+refs:\s+([\d,]+)"), num(r"D1\s+misses:\s+([\d,]+)"), num(r"packet_hops=(\d+)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--revs", default="", help="comma-separated revisions (default: worktree)")
     ap.add_argument("--only", default="b,nodelack,500,1g")
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument(
+        "--htsim",
+        nargs="?",
+        const=str(ROOT / "out" / "bench-htsim" / "htsim_dumbbell"),
+        default=None,
+        metavar="EXE",
+        help="also count htsim's program (default: the one make bench-htsim built)",
+    )
     args = ap.parse_args(argv)
+    htsim = Path(args.htsim) if args.htsim else None
+    if htsim is not None and not htsim.is_file():
+        sys.exit(
+            f"error: --htsim: no program at {htsim}; build it with "
+            "`make bench-htsim HTSIM_SRC=...` or give its path"
+        )
     revs = [r for r in args.revs.split(",") if r] or [None]
     if not args.seconds > 0:
         sys.exit(f"error: --seconds must be > 0, got {args.seconds:g}")
@@ -87,6 +125,13 @@ def main(argv: list[str] | None = None) -> int:
             ins, miss, hops = count(exe, files[k])
             cells.append(f"{ins / hops:>12.0f} ({miss / hops:>4.1f})")
         print(f"{(rev or 'worktree'):<14}" + "".join(f"{c:>20}" for c in cells), flush=True)
+    if htsim is not None:
+        points = {p.key: p for p in run.POINTS}
+        cells = []
+        for k in keys:
+            ins, miss, hops = count_htsim(htsim, points[k], args.seconds)
+            cells.append(f"{ins / hops:>12.0f} ({miss / hops:>4.1f})")
+        print(f"{'htsim':<14}" + "".join(f"{c:>20}" for c in cells), flush=True)
     return 0
 
 

@@ -10,6 +10,7 @@ use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, Ecn, IpHeader, Packet, PacketPool, Proto, TcpHeader, Wire};
 use crate::stats::scoring;
+use crate::tcp::receiver::RxOutcome;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
@@ -527,18 +528,29 @@ impl Sim {
 
     #[inline]
     fn deliver(&mut self, id: PacketId) {
-        let pkt = self.pool.get(id).wire;
-        self.pool.free(id);
+        let now = self.now();
         self.counters.delivered += 1;
+        // The endpoints read the headers in the arena (a copy of the packet would cost more
+        // than their work on a pure ACK); the slot is freed before anything is sent.
+        let pkt = self.pool.get(id);
         let f = pkt.flow;
         let flow = &mut self.flows[f.idx()];
         match &mut flow.transport {
             Transport::Udp(u) => {
                 u.received_packets += 1;
                 u.received_bytes += pkt.size as u64;
+                self.pool.free(id);
             }
-            Transport::Tcp(_) if pkt.dst == flow.dst => self.tcp_data_arrived(f, &pkt),
-            Transport::Tcp(_) => self.tcp_ack_arrived(f, &pkt),
+            Transport::Tcp(t) if pkt.dst == flow.dst => {
+                let out = t.rx.receive(now, &pkt.ip, &pkt.tcp);
+                self.pool.free(id);
+                self.tcp_data_arrived(f, out);
+            }
+            Transport::Tcp(t) => {
+                t.tx.on_ack(now, &pkt.tcp);
+                self.pool.free(id);
+                self.after_sender_input(f);
+            }
         }
     }
 
@@ -551,10 +563,9 @@ impl Sim {
         }
     }
 
-    fn tcp_data_arrived(&mut self, f: FlowId, pkt: &Wire) {
-        let now = self.now();
+    /// What the receiver did with a segment: account for the delivered data, then ACK.
+    fn tcp_data_arrived(&mut self, f: FlowId, out: RxOutcome) {
         let t = self.tcp(f);
-        let out = t.rx.receive(now, &pkt.ip, &pkt.tcp);
         if out.delivered > 0 {
             if out.delivered_from != t.sink_next {
                 t.order_violations += 1;
@@ -564,6 +575,13 @@ impl Sim {
             self.maybe_trigger(f, got);
         }
         self.after_receiver_input(f);
+    }
+
+    /// A segment a hook hands to the sender as if it had arrived (it is in no packet slot).
+    fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Wire) {
+        let now = self.now();
+        self.tcp(f).tx.on_ack(now, &pkt.tcp);
+        self.after_sender_input(f);
     }
 
     /// Send the ACKs the receiver owes, then re-arm its timer.
@@ -586,12 +604,6 @@ impl Sim {
         if let Some(d) = t.rx_timer.arm(t.rx.poll_timeout()) {
             self.sched.at(d, Ev::ReceiverTimer(f));
         }
-    }
-
-    fn tcp_ack_arrived(&mut self, f: FlowId, pkt: &Wire) {
-        let now = self.now();
-        self.tcp(f).tx.on_ack(now, &pkt.tcp);
-        self.after_sender_input(f);
     }
 
     /// After the sender saw an input: record cwnd, transmit what it allows, re-arm timers.

@@ -95,7 +95,6 @@ impl ErrorModel {
         }
     }
 
-    /// True if `pkt`, finishing its transmission at `now`, is corrupted.
     /// Whether a MAC control frame of `bytes` bytes (RTS, CTS, link ACK) arrives corrupted:
     /// only a bit-error model reaches these short frames; packet-level models (a PER, a loss
     /// list, an SNR curve per packet) apply to the frames that carry packets.
@@ -109,10 +108,18 @@ impl ErrorModel {
         }
     }
 
+    /// True if `pkt`, finishing its transmission at `now`, is corrupted.
+    #[inline]
     pub fn corrupts(&mut self, now: Time, pkt: &Packet, snr: &[SnrSeries]) -> bool {
+        // Inline, so the links without an error model (most of a wired topology's) pay a
+        // compare per frame, not a call.
         if matches!(self.kind, ErrorKind::None) || !self.applies(pkt) {
             return false;
         }
+        self.draw(now, pkt, snr)
+    }
+
+    fn draw(&mut self, now: Time, pkt: &Packet, snr: &[SnrSeries]) -> bool {
         match &mut self.kind {
             ErrorKind::None => false,
             ErrorKind::Bernoulli { per, rng } => rng.bernoulli(*per),
