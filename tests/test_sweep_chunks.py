@@ -251,3 +251,55 @@ def test_the_summary_gives_the_rate(tmp_path, quick):
     out = run_sweep(quick, None, seeds=3, store=tmp_path / "s.sqlite", workers=1, progress=False)
     head = out.summary().splitlines()[0]
     assert f"({out.ran / out.wall_s:.0f} runs/s)" in head
+
+
+class _Count(int):
+    """An int subclass: typed by the general path of the store's column typing."""
+
+
+def test_column_typing_is_the_same_on_the_fast_and_the_general_path():
+    from airtcp.store import _column
+
+    cases = [
+        [1, 2, None],
+        [1, 2.5, None],
+        [True, None, False],
+        ["a", None, "b"],
+        [None, None],
+        [1, "a"],
+        [1.0, True],
+    ]
+    for values in cases:
+        # A value of a subclass sends the column down the general (isinstance) path.
+        general = [_Count(v) if type(v) is int else v for v in values]
+        fast_vals, fast_dtype = _column(list(values))
+        slow_vals, slow_dtype = _column(general)
+        assert fast_dtype == slow_dtype, values
+        assert fast_vals == slow_vals, values
+    assert _column([1, 2.5])[1] == pl.Float64 and _column([1, 2.5])[0] == [1.0, 2.5]
+    assert _column([1, "a"]) == (["1", "a"], pl.Utf8)
+    assert _column([{"k": 1}, None])[0] == ['{"k": 1}', None]
+
+
+def test_tables_read_column_by_column_keep_each_run_with_its_grid_point(tmp_path, quick):
+    db = tmp_path / "s.sqlite"
+    airtcp.sweep(
+        quick,
+        {"flows.*.cc": ["newreno", "cubic"], "duration": ["1s", "2s"]},
+        seeds=2,
+        store=db,
+        workers=1,
+        progress=False,
+    )
+    with Store(db) as st:
+        runs, flows = st.runs(), st.flows()
+    assert runs.height == 8 and flows.height == 8 * 2
+    # Each row's grid columns are its own run's: the core reports the cc and duration it ran.
+    for r in flows.iter_rows(named=True):
+        assert r["cc"] == r["flows.*.cc"]
+    assert sorted(set(zip(runs["flows.*.cc"], runs["duration"], runs["seed"], strict=True))) == [
+        (cc, d, s) for cc in ("cubic", "newreno") for d in ("1s", "2s") for s in (1, 2)
+    ]
+    assert runs["duration_s"].to_list() == [
+        1.0 if d == "1s" else 2.0 for d in runs["duration"].to_list()
+    ]

@@ -265,25 +265,39 @@ def _cell(v: Any) -> Any:
     return v
 
 
+_PLAIN_KINDS: dict[type, str | None] = {
+    type(None): None,
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+}
+
+
 def _column(values: list[Any]) -> tuple[list[Any], Any]:
     """Values of one column and the polars dtype that holds them all without loss: numbers
     (ints become floats when mixed with floats), booleans, text; anything mixed as JSON text."""
     import polars as pl
 
-    kinds = set()
-    for v in values:
-        if v is None:
-            continue
-        if isinstance(v, bool):
-            kinds.add("bool")
-        elif isinstance(v, int):
-            kinds.add("int")
-        elif isinstance(v, float):
-            kinds.add("float")
-        elif isinstance(v, str):
-            kinds.add("str")
-        else:
-            kinds.add("json")
+    types = set(map(type, values))
+    if types <= _PLAIN_KINDS.keys():
+        # What SQLite hands back: the kinds follow from the exact types, found in C.
+        kinds = {_PLAIN_KINDS[t] for t in types} - {None}
+    else:
+        kinds = set()
+        for v in values:
+            if v is None:
+                continue
+            if isinstance(v, bool):
+                kinds.add("bool")
+            elif isinstance(v, int):
+                kinds.add("int")
+            elif isinstance(v, float):
+                kinds.add("float")
+            elif isinstance(v, str):
+                kinds.add("str")
+            else:
+                kinds.add("json")
     if not kinds:
         return values, pl.Float64
     if kinds == {"int"}:
@@ -302,7 +316,6 @@ def _column(values: list[Any]) -> tuple[list[Any], Any]:
 
 def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> pl.DataFrame:
     """A polars DataFrame from dict rows, with one stable dtype per column (see ``_column``)."""
-    import polars as pl
 
     if columns is None:
         seen: dict[str, None] = {}
@@ -310,9 +323,16 @@ def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
             for k in r:
                 seen.setdefault(k, None)
         columns = list(seen)
+    return _frame_columns(columns, [[r.get(c) for r in rows] for c in columns])
+
+
+def _frame_columns(names: Sequence[str], columns: Sequence[list[Any]]) -> pl.DataFrame:
+    """A polars DataFrame from columns of values, typed as :func:`frame` types them."""
+    import polars as pl
+
     series = []
-    for c in columns:
-        vals, dtype = _column([r.get(c) for r in rows])
+    for c, values in zip(names, columns, strict=True):
+        vals, dtype = _column(values)
         series.append(pl.Series(c, vals, dtype=dtype))
     return pl.DataFrame(series)
 
@@ -674,10 +694,18 @@ class Store:
         params: bool = True,
     ) -> pl.DataFrame:
         cols, rows = self._select(table, sweep=sweep, keys=keys, status=status)
-        points = [json.loads(r[-1]) if r[-1] else {} for r in rows]
+        # The runs of one grid point share their params text: parse each text once.
+        parsed: dict[str, dict[str, Any]] = {}
+        points = []
+        for r in rows:
+            text = r[-1]
+            p = parsed.get(text) if text else {}
+            if p is None:
+                p = parsed[text] = json.loads(text)
+            points.append(p)
         pcols: dict[str, None] = {}
         if params:
-            for p in points:
+            for p in parsed.values():
                 for k in p:
                     pcols.setdefault(k, None)
         out_cols = list(cols)
@@ -685,13 +713,16 @@ class Store:
         for k in pcols:
             name = k if k not in cols else f"param.{k}"
             renamed[k] = name
-        dict_rows = []
-        for r, p in zip(rows, points, strict=False):
-            d = dict(zip(cols, r[:-1], strict=False))
-            if params:
-                for k in pcols:
-                    d[renamed[k]] = p.get(k)
-            dict_rows.append(d)
+        # Column by column from the row tuples (no dict a row).
+        columns: dict[str, list[Any]] = {}
+        if rows:
+            for c, values in zip(cols, zip(*rows, strict=True), strict=False):
+                columns[c] = list(values)
+        else:
+            columns = {c: [] for c in cols}
+        if params:
+            for k in pcols:
+                columns[renamed[k]] = [p.get(k) for p in points]
         key_first = ["scenario_hash", "seed"]
         # Rows of a table without a name column are kept in result order (`row`).
         order_col = "name" if "name" in cols else ("row" if "row" in cols else None)
@@ -700,7 +731,7 @@ class Store:
         order = (
             key_first + [renamed[k] for k in pcols] + [c for c in out_cols if c not in key_first]
         )
-        df = frame(dict_rows, order)
+        df = _frame_columns(order, [columns[c] for c in order])
         sort_cols = [renamed[k] for k in pcols] + ["seed"]
         if table != "runs" and order_col:
             sort_cols.append(order_col)
