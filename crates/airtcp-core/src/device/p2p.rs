@@ -430,13 +430,14 @@ impl Device for P2p {
             (self.fifo.len(), self.fifo.bytes(), self.stats.busy_time);
         if self.scheduled {
             let started = self.starts.iter().take_while(|&&s| s <= now).count();
-            for (k, &(_, size)) in self.fifo.items().enumerate() {
-                if k < started {
-                    queue_packets -= 1;
-                    queue_bytes -= size as u64;
-                } else {
-                    busy -= tx_time(size as u64, self.rate_bps);
-                }
+            for &(_, size) in self.fifo.items().take(started) {
+                queue_packets -= 1;
+                queue_bytes -= size as u64;
+            }
+            // Queued frames follow one another without a gap, the last ending at
+            // `busy_until`: those not yet started hold the link from the first one's start.
+            if let Some(&first) = self.starts.get(started) {
+                busy -= self.busy_until - first;
             }
         }
         DeviceView {
@@ -483,7 +484,9 @@ impl Device for P2p {
             for &(_, size) in self.fifo.items() {
                 self.stats.tx_packets -= 1;
                 self.stats.tx_bytes -= size as u64;
-                self.stats.busy_time -= tx_time(size as u64, self.rate_bps);
+            }
+            if let Some(&first) = self.starts.front() {
+                self.stats.busy_time -= self.busy_until - first;
             }
         }
         self.note_queue(end);
