@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -34,13 +35,8 @@ SCENARIO = ROOT / "scenarios" / "bench_d.toml"
 EXAMPLES = ROOT / "target" / "release" / "examples"
 
 
-def find_ns3(venv: Path) -> tuple[Path, Path]:
-    """The wheel's include and lib directories, located as ``make validate-ns3`` does."""
-    if not (venv / "bin" / "python").exists():
-        raise SystemExit(
-            f"error: no ns-3 virtualenv at {venv}; create it with `make .ns3venv/.stamp` "
-            "(installs the ns3==3.44.post0 wheel's headers and libraries)"
-        )
+def _validation_ns3() -> Any:
+    """``validation/ns3/run.py``, whose lookup of the wheel and g++ build this script shares."""
     spec = importlib.util.spec_from_file_location(
         "_airtcp_validation_ns3_run", ROOT / "validation" / "ns3" / "run.py"
     )
@@ -48,38 +44,22 @@ def find_ns3(venv: Path) -> tuple[Path, Path]:
         raise SystemExit("error: validation/ns3/run.py not found")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod.find_ns3(venv)
+    return mod
 
 
 def build_ns3(venv: Path) -> Path:
     """Compiles wifi_chain.cc unless the binary is newer than the source."""
-    inc, lib = find_ns3(venv)
-    exe = OUT / "wifi_chain"
-    if exe.exists() and exe.stat().st_mtime > SRC.stat().st_mtime:
-        return exe
+    if not (venv / "bin" / "python").exists():
+        raise SystemExit(
+            f"error: no ns-3 virtualenv at {venv}; create it with `make .ns3venv/.stamp` "
+            "(installs the ns3==3.44.post0 wheel's headers and libraries)"
+        )
     if shutil.which("g++") is None:
         raise SystemExit("error: g++ not found (needed to build benches/ns3/wifi_chain.cc)")
-    OUT.mkdir(parents=True, exist_ok=True)
-    libs = sorted({re.sub(r"^lib|\.so.*$", "", p.name) for p in lib.glob("libns3*.so*")})
     # The wheel's libraries are ns-3's "release" profile with logging and asserts compiled in
     # (lib64/cmake/ns3/ns3Targets.cmake); the program's headers are compiled to match.
     defines = ["-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE"]
-    cmd = [
-        "g++",
-        "-std=c++20",
-        "-O2",
-        *defines,
-        str(SRC),
-        "-o",
-        str(exe),
-        f"-I{inc}",
-        f"-L{lib}",
-        f"-Wl,-rpath,{lib}",
-        *(f"-l{n}" for n in libs),
-    ]
-    print("build:", " ".join(cmd[:9]), "...", flush=True)
-    subprocess.run(cmd, check=True)
-    return exe
+    return _validation_ns3().compile_program(venv, SRC, OUT / "wifi_chain", defines)
 
 
 def build_airtcp() -> tuple[Path, Path]:

@@ -107,11 +107,11 @@ def find_ns3(venv: Path) -> tuple[Path, Path]:
     raise SystemExit(f"error: ns-3 headers or libraries not found under {pkg}")
 
 
-def build(venv: Path) -> Path:
+def compile_program(venv: Path, src: Path, exe: Path, defines: list[str]) -> Path:
+    """``src`` linked with g++ against every ns-3 library of the wheel in ``venv``, unless
+    ``exe`` is newer than it (``benches/ns3/chain.py`` builds its program with this too)."""
     inc, lib = find_ns3(venv)
-    exe = HERE / "build" / "dumbbell"
-    exe.parent.mkdir(exist_ok=True)
-    src = HERE / "dumbbell.cc"
+    exe.parent.mkdir(parents=True, exist_ok=True)
     if exe.exists() and exe.stat().st_mtime > src.stat().st_mtime:
         return exe
     libs = sorted({re.sub(r"^lib|\.so.*$", "", p.name) for p in lib.glob("libns3*.so*")})
@@ -119,7 +119,7 @@ def build(venv: Path) -> Path:
         "g++",
         "-std=c++20",
         "-O2",
-        "-DNS3_LOG_ENABLE",
+        *defines,
         str(src),
         "-o",
         str(exe),
@@ -128,9 +128,15 @@ def build(venv: Path) -> Path:
         f"-Wl,-rpath,{lib}",
         *(f"-l{n}" for n in libs),
     ]
-    print("build:", " ".join(cmd[:6]), "...", flush=True)
+    print("build:", " ".join(cmd[: 5 + len(defines)]), "...", flush=True)
     subprocess.run(cmd, check=True)
     return exe
+
+
+def build(venv: Path) -> Path:
+    return compile_program(
+        venv, HERE / "dumbbell.cc", HERE / "build" / "dumbbell", ["-DNS3_LOG_ENABLE"]
+    )
 
 
 def mean(xs: list[float]) -> float:
