@@ -155,13 +155,11 @@ impl Routes {
             for &u in &dense {
                 rows[row_of[u] as usize * nd + di] = hop(u);
             }
+            // A node's own address needs no entry: `next_hop` answers it first.
             for &u in &base_misses {
-                if hop(u) == NONE {
+                if u != d && hop(u) == NONE {
                     misses.push((u as u32, di as u32));
                 }
-            }
-            if out_count[d] == 1 && col[d] != NONE {
-                misses.push((d as u32, di as u32));
             }
         }
         misses.sort_unstable();
@@ -199,16 +197,17 @@ impl Routes {
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<(DevId, NodeId)> {
         let di = self.dst_index[dst.idx()];
-        if di == NONE {
+        if di == NONE || at == dst {
             return None;
         }
         let k = match self.table[at.idx()] {
             Table::Dense(r) => self.rows[r as usize * self.ndst + di as usize],
+            // Most hosts reach every destination: no list to search.
+            Table::Single { adj, from, to } if from == to => adj,
             Table::Single { adj, from, to } => {
-                if adj == NONE
-                    || self.unreachable[from as usize..to as usize]
-                        .binary_search(&di)
-                        .is_ok()
+                if self.unreachable[from as usize..to as usize]
+                    .binary_search(&di)
+                    .is_ok()
                 {
                     NONE
                 } else {
