@@ -180,3 +180,18 @@ def test_scenario_error_from_core_is_reexported():
     assert airtcp.ScenarioError is airtcp._core.ScenarioError
     assert airtcp.SimulationError is airtcp._core.SimulationError
     assert issubclass(airtcp.SimulationError, RuntimeError)
+
+
+def test_run_json_without_series_is_the_same_result_less_its_series(short_dumbbell):
+    """Sweeps that keep no series ask the core not to write them: everything else of the
+    result is the same text."""
+    from airtcp import _core
+
+    text = short_dumbbell.canonical_json()
+    full = json.loads(_core.run_json(text))
+    lean = json.loads(_core.run_json(text, series=False))
+    assert full["series"]["cwnd"] and full["series"]["queue"]
+    assert not any(lean["series"].values())
+    full.pop("series")
+    lean.pop("series")
+    assert lean == full

@@ -21,6 +21,7 @@ def run_json(
     scenario: str,
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+    series: bool = True,
 ) -> str: ...
 def validate_json(
     scenario: str,

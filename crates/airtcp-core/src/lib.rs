@@ -65,8 +65,22 @@ pub fn run_json(text: &str) -> Result<String, ScenarioError> {
 
 /// [`run_json`] reading the files the scenario names as `files` allows.
 pub fn run_json_with(text: &str, files: &FileAccess) -> Result<String, ScenarioError> {
+    run_json_opts(text, files, true)
+}
+
+/// [`run_json_with`], leaving the time series empty unless `series`: a caller that keeps
+/// none (a sweep) need not write and parse them, and on a short run they are most of the
+/// text.
+pub fn run_json_opts(
+    text: &str,
+    files: &FileAccess,
+    series: bool,
+) -> Result<String, ScenarioError> {
     let sc = scenario::parse_json(text)?;
-    let r = run_owned(sc, files)?;
+    let mut r = run_owned(sc, files)?;
+    if !series {
+        r.series = stats::Series::default();
+    }
     Ok(serde_json::to_string(&r).expect("results serialize"))
 }
 

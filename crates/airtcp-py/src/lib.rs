@@ -70,18 +70,19 @@ fn file_access(base_dir: Option<PathBuf>, allow_paths: Option<Vec<PathBuf>>) -> 
     }
 }
 
-/// Run a scenario (JSON text) and return the result as JSON text. Releases the GIL while the
-/// simulation runs.
+/// Run a scenario (JSON text) and return the result as JSON text (its time series empty
+/// unless `series`). Releases the GIL while the simulation runs.
 #[pyfunction]
-#[pyo3(signature = (scenario, base_dir=None, allow_paths=None))]
+#[pyo3(signature = (scenario, base_dir=None, allow_paths=None, series=true))]
 fn run_json(
     py: Python<'_>,
     scenario: String,
     base_dir: Option<PathBuf>,
     allow_paths: Option<Vec<PathBuf>>,
+    series: bool,
 ) -> PyResult<String> {
     let files = file_access(base_dir, allow_paths);
-    py.detach(move || guarded(|| airtcp_core::run_json_with(&scenario, &files)))
+    py.detach(move || guarded(|| airtcp_core::run_json_opts(&scenario, &files, series)))
 }
 
 /// Check a scenario (JSON text) without running it.
