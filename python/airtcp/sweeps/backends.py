@@ -14,10 +14,10 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import _core
-from ..store import run_record
+from ..store import Store, run_record
 from .plan import Job
 
 
@@ -50,7 +50,7 @@ def run_job(
     if kill and f'"name":"{kill}"' in scenario_json.replace(" ", ""):
         os._exit(9)
     try:
-        raw = json.loads(_core.run_json(scenario_json, **(files or {})))
+        raw = json.loads(_core.run_json(scenario_json, series=keep_series, **(files or {})))
     except _core.ScenarioError as e:
         out.update(status="failed", error=str(e))
         out["error_kind"] = "ScenarioError"
@@ -67,22 +67,71 @@ def run_job(
     return out
 
 
-#: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files).
-Task = tuple[str, int, str, dict[str, Any] | None]
+#: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files, grid point
+#: JSON).
+Task = tuple[str, int, str, dict[str, Any] | None, str]
 
 
 def task(job: Job) -> Task:
     """What a worker needs of ``job`` (a Job carries more than that)."""
-    return (job.scenario_hash, job.seed, job.scenario_json, job.files)
+    return (job.scenario_hash, job.seed, job.scenario_json, job.files, job.params)
 
 
-def run_chunk(tasks: Sequence[Task], keep_series: bool) -> list[Any]:
+class Stored(NamedTuple):
+    """A run the worker wrote to the store itself: what the driver still counts."""
+
+    status: str
+    wall_s: float | None
+
+
+#: Stores this worker process writes to, by path (opened once per process).
+_STORES: dict[str, Store] = {}
+
+
+def _worker_store(path: str) -> Store:
+    st = _STORES.get(path)
+    if st is None:
+        st = _STORES[path] = Store(path)
+    return st
+
+
+def run_chunk(
+    tasks: Sequence[Task], keep_series: bool, sink: tuple[str, str] | None = None
+) -> list[Any]:
     """Run several scenarios one after another (one task of a pool or dask worker) and return
     each one's outcome in the form the store writes: ``(RunRecord, series or None)``, or the
     exception that lost that run alone. Turning results into rows here, in the workers,
-    leaves the driving process only the inserts."""
+    leaves the driving process only the inserts.
+
+    With ``sink`` (store path, sweep name) the worker writes the chunk to that store itself,
+    in one transaction, and returns ``(Stored, None)`` for each run written: a local pool's
+    workers share the machine with the driver, and inserting there spares the driver both
+    the inserts and receiving the rows. If the write fails, every run of the chunk is lost
+    (returned as the exception) and nothing of it is in the store."""
+    out = _run_tasks(tasks, keep_series)
+    if sink is None:
+        return out
+    path, sweep = sink
+    try:
+        st = _worker_store(path)
+        entries = []
+        for (scenario_hash, seed, scenario_json, _, params), res in zip(tasks, out, strict=True):
+            if isinstance(res, BaseException):
+                continue
+            rec, series = res
+            series_file = st.write_series(scenario_hash, seed, series) if series else None
+            entries.append((rec, params, scenario_json, sweep, series_file))
+        st.record_many(entries)
+    except Exception as e:  # noqa: BLE001 - the chunk is lost, the sweep goes on
+        return [e] * len(tasks)
+    return [
+        r if isinstance(r, BaseException) else (Stored(r[0].status, r[0].wall_s), None) for r in out
+    ]
+
+
+def _run_tasks(tasks: Sequence[Task], keep_series: bool) -> list[Any]:
     out: list[Any] = []
-    for scenario_hash, seed, scenario_json, files in tasks:
+    for scenario_hash, seed, scenario_json, files, _ in tasks:
         try:
             res = run_job(scenario_json, keep_series, files)
             raw = res.get("raw")
@@ -224,7 +273,12 @@ def run_jobs(
 class LocalPool(Backend):
     """A process pool whose workers exit when the driver dies (lifeline pipe)."""
 
-    def __init__(self, workers: int, window: int | None = None) -> None:
+    def __init__(
+        self, workers: int, window: int | None = None, sink: tuple[str, str] | None = None
+    ) -> None:
+        #: (store path, sweep name) the workers write their chunks to, or None (the driver
+        #: writes what they return)
+        self.sink = sink
         methods = mp.get_all_start_methods()
         if "forkserver" in methods:
             ctx = mp.get_context("forkserver")
@@ -239,12 +293,12 @@ class LocalPool(Backend):
             initargs=(self.lifeline[0],),
         )
         self.workers = workers
-        # Two chunks a worker: one running, one queued behind it while the driver writes.
+        # Two chunks a worker: one running, one queued behind it while a chunk is written.
         self.window = window or max(2 * workers, 4)
 
     def submit(self, chunk: list[Job], keep_series: bool) -> Any:
         try:
-            return self.pool.submit(run_chunk, [task(j) for j in chunk], keep_series)
+            return self.pool.submit(run_chunk, [task(j) for j in chunk], keep_series, self.sink)
         except BrokenProcessPool as e:
             # The pool broke before its dead worker's job came back: this one is lost too.
             lost: Future[Any] = Future()

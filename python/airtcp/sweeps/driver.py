@@ -1,5 +1,6 @@
 """The sweep driver: plans the runs, skips those the store has, runs the rest on a backend
-and writes every finished run to the store (this process is its only writer)."""
+and sees every finished run into the store (a local pool's workers write their own chunks;
+the driver writes what dask workers return and the runs that no worker could finish)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .backends import (
     DaskCluster,
     DaskError,
     LocalPool,
+    Stored,
     SweepAborted,
     WorkerDied,
     run_chunk,
@@ -61,20 +63,21 @@ def _died(job: Job) -> tuple[RunRecord, None]:
 
 
 def _run_isolating_crashes(
-    jobs: Sequence[Job], workers: int, keep_series: bool
+    jobs: Sequence[Job], workers: int, keep_series: bool, sink: tuple[str, str] | None = None
 ) -> Iterator[tuple[list[Job], list[Any]]]:
     """Run ``jobs`` on a local pool, yielding chunks as :func:`run_jobs` does. When a worker
     dies, every job in flight on the pool is a suspect: the suspects run again one at a time,
     and one that kills its worker again is recorded as failed with that cause, so a poisoned
     grid point cannot stop the sweep or make every rerun abort. The jobs not yet started go
-    on in a fresh pool."""
+    on in a fresh pool. With ``sink`` the workers write what they ran to the store (see
+    :func:`run_chunk`)."""
     remaining = list(jobs)
     checked = False
     while remaining:
         seen: set[tuple[str, int]] = set()
         suspects: list[Job] = []
         for chunk, outs in run_jobs(
-            LocalPool(min(workers, len(remaining))), remaining, keep_series
+            LocalPool(min(workers, len(remaining)), sink=sink), remaining, keep_series
         ):
             seen.update(j.key for j in chunk)
             done = [
@@ -95,7 +98,9 @@ def _run_isolating_crashes(
         # death the rest go on in a fresh pool.
         while suspects:
             n = 0
-            for chunk, outs in run_jobs(LocalPool(1, window=1), suspects, keep_series, single=True):
+            for chunk, outs in run_jobs(
+                LocalPool(1, window=1, sink=sink), suspects, keep_series, single=True
+            ):
                 n += len(chunk)
                 yield (
                     chunk,
@@ -275,23 +280,26 @@ def run_sweep(
         """Write a finished chunk in one transaction, then count it: a run counted (and shown
         as done) is in the store."""
         entries = []
-        failed = lost = 0
+        failed = lost = stored = 0
         for job, res in zip(chunk, outs, strict=True):
             if isinstance(res, BaseException):
                 lost += 1
                 out.lost_errors[f"{type(res).__name__}: {res}"] += 1
                 continue
             rec, series = res
+            failed += rec.status != "ok"
+            if isinstance(rec, Stored):
+                stored += 1  # the worker wrote it
+                continue
             series_file = None
             if series:
                 series_file = st.write_series(job.scenario_hash, job.seed, series)
             entries.append((rec, job.params, job.scenario_json, sweep_name, series_file))
-            failed += rec.status != "ok"
         st.record_many(entries)
         out.ran += len(chunk)
         out.lost += lost
         out.failed_now += failed
-        out.ok_now += len(entries) - failed
+        out.ok_now += len(entries) + stored - failed
         bar.update(failed + lost, len(chunk))
 
     try:
@@ -325,7 +333,11 @@ def run_sweep(
             elif nworkers == 1 and len(runnable) == 1:
                 results = [(runnable, run_chunk([task(runnable[0])], trace))]
             else:
-                results = _run_isolating_crashes(runnable, nworkers, trace)
+                # The local workers write their own chunks: inserting is most of what the
+                # driver would do a run, on the cores the workers need.
+                results = _run_isolating_crashes(
+                    runnable, nworkers, trace, sink=(str(st.path), sweep_name)
+                )
             try:
                 for chunk, outs in results:
                     record(chunk, outs)
