@@ -239,6 +239,19 @@ impl PacketPool {
             PacketId((self.slots.len() - 1) as u32)
         }
     }
+    /// [`alloc`](Self::alloc) of the packet `make` returns, built where it is stored (a
+    /// packet is about 200 bytes; an endpoint sends one per segment or ACK).
+    #[inline]
+    pub fn alloc_with(&mut self, make: impl FnOnce() -> Packet) -> PacketId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = make();
+            PacketId(i)
+        } else {
+            self.slots.push(make());
+            PacketId((self.slots.len() - 1) as u32)
+        }
+    }
     pub fn free(&mut self, id: PacketId) {
         self.live -= 1;
         self.free.push(id.0);

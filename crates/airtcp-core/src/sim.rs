@@ -427,11 +427,16 @@ impl Sim {
 
     /// An endpoint at `node` puts a new packet into the network.
     fn inject(&mut self, node: NodeId, pkt: Packet) {
-        self.counters.injected += 1;
         let id = self.pool.alloc(pkt);
+        self.inject_id(node, id);
+    }
+
+    /// [`inject`](Self::inject) of a packet already in the arena.
+    fn inject_id(&mut self, node: NodeId, id: PacketId) {
+        self.counters.injected += 1;
         let hooks = !self.nodes[node.idx()].hooks.is_empty();
         if hooks {
-            let end = self.local_end(&pkt.wire, node);
+            let end = self.local_end(&self.pool.get(id).wire, node);
             if !self.run_hooks(node, Point::LocalOut(end), id, None) {
                 return;
             }
@@ -597,8 +602,10 @@ impl Sim {
                 break;
             };
             let size = t.tx.cfg.header;
-            let pkt = Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now);
-            self.inject(src, pkt);
+            let id = self
+                .pool
+                .alloc_with(|| Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now));
+            self.inject_id(src, id);
         }
         let t = self.tcp(f);
         if let Some(d) = t.rx_timer.arm(t.rx.poll_timeout()) {
@@ -653,9 +660,12 @@ impl Sim {
                 return;
             };
             let size = seg.tcp.len + t.tx.cfg.header;
-            let mut pkt = Packet::new(tcp_wire(f, src, dst, size, seg.ecn, seg.tcp), now);
-            pkt.meta.retx = seg.retx;
-            self.inject(src, pkt);
+            let id = self.pool.alloc_with(|| {
+                let mut pkt = Packet::new(tcp_wire(f, src, dst, size, seg.ecn, seg.tcp), now);
+                pkt.meta.retx = seg.retx;
+                pkt
+            });
+            self.inject_id(src, id);
         }
     }
 

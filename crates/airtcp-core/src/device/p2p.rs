@@ -129,6 +129,9 @@ pub struct P2p {
     idle_told: bool,
     /// Scheduled mode: corrupted frames whose loss event is pending.
     lost_pending: u32,
+    /// The size of the last frame accepted and its serialization time.
+    last_size: u32,
+    last_tx_time: Time,
     pub stats: P2pStats,
     pub name: Box<str>,
 }
@@ -172,6 +175,8 @@ impl P2p {
             busy_until: 0,
             idle_told: true,
             lost_pending: 0,
+            last_size: u32::MAX,
+            last_tx_time: 0,
             stats: P2pStats::default(),
             name: name.into(),
         }
@@ -295,7 +300,15 @@ impl P2p {
         match self.policy.admit(now, ctx.pool.get_mut(id), &self.fifo) {
             Verdict::Accept => {
                 let size = ctx.pool.get(id).size;
-                let dt = tx_time(size as u64, self.rate_bps);
+                // A link direction mostly carries one size (segments one way, ACKs the
+                // other): the last one's time saves a division.
+                let dt = if size == self.last_size {
+                    self.last_tx_time
+                } else {
+                    self.last_size = size;
+                    self.last_tx_time = tx_time(size as u64, self.rate_bps);
+                    self.last_tx_time
+                };
                 let start = if idle {
                     now
                 } else {
