@@ -22,11 +22,35 @@ pub struct Adjacency {
     pub to: NodeId,
 }
 
+/// A next hop: the device to send on and the node it reaches (`dev` NONE: no route). Kept
+/// in the tables themselves, so a lookup reads no adjacency list.
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    dev: u32,
+    to: u32,
+}
+
+impl Hop {
+    const NONE: Hop = Hop {
+        dev: NONE,
+        to: NONE,
+    };
+
+    /// The hop over adjacency `k` of `adj` (NONE: none).
+    fn of(adj: &[Adjacency], k: u32) -> Hop {
+        adj.get(k as usize).map_or(Hop::NONE, |a| Hop {
+            dev: a.dev.0,
+            to: a.to.0,
+        })
+    }
+}
+
 /// How one node finds its next hop.
 #[derive(Clone, Copy, Debug)]
 enum Table {
-    /// Its only adjacency, except toward the destinations listed in `unreachable[from..to]`.
-    Single { adj: u32, from: u32, to: u32 },
+    /// Its only adjacency (as a hop), except toward the destinations listed in
+    /// `unreachable[from..to]`.
+    Single { hop: Hop, from: u32, to: u32 },
     /// Row `r` of `rows` (one entry per destination).
     Dense(u32),
 }
@@ -35,12 +59,11 @@ pub struct Routes {
     n: usize,
     /// Number of distinct destinations (the length of a dense row).
     ndst: usize,
-    adj: Vec<Adjacency>,
     /// Per node: its index among the destinations, or NONE.
     dst_index: Vec<u32>,
     table: Vec<Table>,
-    /// Dense rows, `dsts` entries each: the adjacency toward each destination, or NONE.
-    rows: Vec<u32>,
+    /// Dense rows, `dsts` entries each: the hop toward each destination.
+    rows: Vec<Hop>,
     /// Destinations a single-adjacency node cannot reach, by node, sorted.
     unreachable: Vec<u32>,
 }
@@ -74,7 +97,7 @@ impl Routes {
                 dense_rows += 1;
             }
         }
-        let mut rows = vec![NONE; dense_rows as usize * nd];
+        let mut rows = vec![Hop::NONE; dense_rows as usize * nd];
         // (node, destination index) pairs a single-adjacency node cannot reach.
         let mut misses: Vec<(u32, u32)> = Vec::new();
 
@@ -153,7 +176,7 @@ impl Routes {
                 }
             };
             for &u in &dense {
-                rows[row_of[u] as usize * nd + di] = hop(u);
+                rows[row_of[u] as usize * nd + di] = Hop::of(&adj, hop(u));
             }
             // A node's own address needs no entry: `next_hop` answers it first.
             for &u in &base_misses {
@@ -177,7 +200,7 @@ impl Routes {
                 m += 1;
             }
             table.push(Table::Single {
-                adj: first_out[u],
+                hop: Hop::of(&adj, first_out[u]),
                 from,
                 to: unreachable.len() as u32,
             });
@@ -185,7 +208,6 @@ impl Routes {
         Routes {
             n,
             ndst: nd,
-            adj,
             dst_index,
             table,
             rows,
@@ -194,31 +216,28 @@ impl Routes {
     }
 
     /// The device to send on and the next-hop node, from `at` toward `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<(DevId, NodeId)> {
         let di = self.dst_index[dst.idx()];
         if di == NONE || at == dst {
             return None;
         }
-        let k = match self.table[at.idx()] {
+        let h = match self.table[at.idx()] {
             Table::Dense(r) => self.rows[r as usize * self.ndst + di as usize],
             // Most hosts reach every destination: no list to search.
-            Table::Single { adj, from, to } if from == to => adj,
-            Table::Single { adj, from, to } => {
+            Table::Single { hop, from, to } if from == to => hop,
+            Table::Single { hop, from, to } => {
                 if self.unreachable[from as usize..to as usize]
                     .binary_search(&di)
                     .is_ok()
                 {
-                    NONE
+                    Hop::NONE
                 } else {
-                    adj
+                    hop
                 }
             }
         };
-        (k != NONE).then(|| {
-            let a = self.adj[k as usize];
-            (a.dev, a.to)
-        })
+        (h.dev != NONE).then_some((DevId(h.dev), NodeId(h.to)))
     }
 
     /// The devices along the route from src to dst; None if unreachable.
