@@ -286,6 +286,21 @@ impl Sim {
 
     #[inline]
     fn device_event(&mut self, d: DevId, e: DevEv) {
+        if let (DevEv::Arrive(id), AnyDevice::P2p(p)) = (e, &mut self.devices[d.idx()]) {
+            // A frame reaching the end of a wire reports nothing but its arrival: hand it on
+            // without the report buffer.
+            let mut ctx = DevCtx {
+                now: self.sched.now(),
+                sched: &mut self.sched,
+                pool: &mut self.pool,
+                snr: &self.snr,
+                out: &mut self.dev_out,
+                packet_hops: &mut self.counters.packet_hops,
+            };
+            let node = p.arrive(d, &mut ctx, id);
+            self.receive(node, id);
+            return;
+        }
         self.with_device(d, |dev, me, ctx| dev.handle(me, ctx, e));
     }
 

@@ -342,6 +342,25 @@ impl P2p {
     }
 }
 
+impl P2p {
+    /// Frame `id`, the head of the wire, reaches the far end: the node it is delivered to.
+    /// (The engine calls this directly for the arrival events of point-to-point links, the
+    /// most common event there is, rather than through `handle` and the report buffer.)
+    #[inline]
+    pub fn arrive(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) -> NodeId {
+        let head = self.wire_fifo.pop_front(ctx.pool);
+        debug_assert_eq!(head, Some(id));
+        if let Some(next) = self.wire_fifo.front() {
+            ctx.at_arrival(ctx.pool.get(next).meta.due, me, DevEv::Arrive(next));
+        }
+        if self.arq.is_some() {
+            // Tries count per hop; only ARQ counts them.
+            ctx.pool.get_mut(id).meta.link_tries = 0;
+        }
+        self.peer
+    }
+}
+
 impl Device for P2p {
     fn node(&self) -> NodeId {
         self.node
@@ -398,16 +417,8 @@ impl Device for P2p {
         match ev {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
-                let head = self.wire_fifo.pop_front(ctx.pool);
-                debug_assert_eq!(head, Some(id));
-                if let Some(next) = self.wire_fifo.front() {
-                    ctx.at_arrival(ctx.pool.get(next).meta.due, me, DevEv::Arrive(next));
-                }
-                if self.arq.is_some() {
-                    // Tries count per hop; only ARQ counts them.
-                    ctx.pool.get_mut(id).meta.link_tries = 0;
-                }
-                ctx.out.push(DevOut::Receive(self.peer, id));
+                let peer = self.arrive(me, ctx, id);
+                ctx.out.push(DevOut::Receive(peer, id));
             }
             DevEv::Retry(id) => {
                 self.awaiting_retry -= 1;
