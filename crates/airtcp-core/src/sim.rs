@@ -3,7 +3,7 @@
 //! the node layer only routes, runs hooks and hands packets to endpoints.
 
 use crate::app::App;
-use crate::device::{AnyDevice, DevCtx, DevEv, DevOut};
+use crate::device::{AnyDevice, DevCtx, DevEv, DevOut, Device};
 use crate::engine::{Scheduler, Time, Timed, TimerSlot};
 use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
@@ -272,6 +272,13 @@ impl Sim {
             };
             f(&mut self.devices[d.idx()], d, &mut ctx);
         }
+        self.handle_reports(d, start);
+    }
+
+    /// Act on what device `d` reported from `start` on in the shared buffer, in order, then
+    /// remove it.
+    #[inline]
+    fn handle_reports(&mut self, d: DevId, start: usize) {
         let mut i = start;
         while i < self.dev_out.len() {
             let o = self.dev_out[i];
@@ -307,6 +314,24 @@ impl Sim {
     /// Hand a packet to the output device toward `next_hop`.
     #[inline]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
+        if let (false, AnyDevice::P2p(p)) = (front, &mut self.devices[d.idx()]) {
+            // The common case without the closure: a point-to-point link reports at most one
+            // thing on accepting a packet, its drop.
+            let start = self.dev_out.len();
+            let mut ctx = DevCtx {
+                now: self.sched.now(),
+                sched: &mut self.sched,
+                pool: &mut self.pool,
+                snr: &self.snr,
+                out: &mut self.dev_out,
+                packet_hops: &mut self.counters.packet_hops,
+            };
+            Device::enqueue(p, d, &mut ctx, id, next_hop);
+            if self.dev_out.len() > start {
+                self.handle_reports(d, start);
+            }
+            return;
+        }
         self.with_device(d, |dev, me, ctx| {
             if front {
                 dev.enqueue_front(me, ctx, id, next_hop)
