@@ -346,7 +346,7 @@ impl P2p {
     /// Frame `id`, the head of the wire, reaches the far end: the node it is delivered to.
     /// (The engine calls this directly for the arrival events of point-to-point links, the
     /// most common event there is, rather than through `handle` and the report buffer.)
-    #[inline]
+    #[inline(always)]
     pub fn arrive(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) -> NodeId {
         let head = self.wire_fifo.pop_front(ctx.pool);
         debug_assert_eq!(head, Some(id));
