@@ -179,9 +179,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// Every verdict of a scheme that judges the cause of losses, in order.
     pub decisions: Vec<LossDecision>,
-    /// The bytes the scheme was told the latest ACK acknowledged (for inspection; the whole
-    /// `AckInfo`, over 100 bytes, is not copied out on every ACK).
-    pub last_acked_bytes: u64,
+    /// What the scheme was told on the latest ACK (for inspection).
+    pub last_ack: AckInfo,
     /// The application stopped before writing all it meant to (a file app's `stop`).
     app_cut: bool,
     /// RFC 6937 state of the current recovery: RecoverFS, prr_delivered, prr_out (bytes).
@@ -286,7 +285,7 @@ impl TcpSender {
             last_account: now,
             stats: SenderStats::default(),
             decisions: Vec::new(),
-            last_acked_bytes: 0,
+            last_ack: AckInfo::default(),
             prr: Prr::default(),
             rescue_rxt: None,
             app_cut: false,
@@ -1180,7 +1179,7 @@ impl TcpSender {
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
         self.cc.on_ack(&info, &mut self.st);
-        self.last_acked_bytes = info.acked_bytes;
+        self.last_ack = info;
         // After the scheme's growth step, so the reduced window is what the ACK leaves.
         if info.ece && self.ecn_ok && !self.multilevel {
             self.on_ece(now);
@@ -2358,7 +2357,7 @@ mod tests {
             s.on_ack(10 * MS, &ack_sacking(0, &[(1000, 2000)]));
             s.on_ack(11 * MS, &ack(5000));
             assert_eq!(
-                s.last_acked_bytes, want,
+                s.last_ack.acked_bytes, want,
                 "acked_count delivered = {delivered}"
             );
         }
