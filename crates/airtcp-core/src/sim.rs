@@ -131,6 +131,21 @@ pub struct Sim {
     hook_actions: Vec<HookAction>,
 }
 
+/// The context a device is called with, borrowing the simulation's fields one by one (a
+/// method would borrow all of it, the device array included).
+macro_rules! dev_ctx {
+    ($sim:ident) => {
+        DevCtx {
+            now: $sim.sched.now(),
+            sched: &mut $sim.sched,
+            pool: &mut $sim.pool,
+            snr: &$sim.snr,
+            out: &mut $sim.dev_out,
+            packet_hops: &mut $sim.counters.packet_hops,
+        }
+    };
+}
+
 /// A TCP segment on the wire (data or ACK) from `src` to `dst`.
 fn tcp_wire(f: FlowId, src: NodeId, dst: NodeId, size: u32, ecn: Ecn, tcp: TcpHeader) -> Wire {
     Wire {
@@ -262,14 +277,7 @@ impl Sim {
     fn with_device(&mut self, d: DevId, f: impl FnOnce(&mut AnyDevice, DevId, &mut DevCtx)) {
         let start = self.dev_out.len();
         {
-            let mut ctx = DevCtx {
-                now: self.sched.now(),
-                sched: &mut self.sched,
-                pool: &mut self.pool,
-                snr: &self.snr,
-                out: &mut self.dev_out,
-                packet_hops: &mut self.counters.packet_hops,
-            };
+            let mut ctx = dev_ctx!(self);
             f(&mut self.devices[d.idx()], d, &mut ctx);
         }
         self.handle_reports(d, start);
@@ -296,14 +304,7 @@ impl Sim {
         if let (DevEv::Arrive(id), AnyDevice::P2p(p)) = (e, &mut self.devices[d.idx()]) {
             // A frame reaching the end of a wire reports nothing but its arrival: hand it on
             // without the report buffer.
-            let mut ctx = DevCtx {
-                now: self.sched.now(),
-                sched: &mut self.sched,
-                pool: &mut self.pool,
-                snr: &self.snr,
-                out: &mut self.dev_out,
-                packet_hops: &mut self.counters.packet_hops,
-            };
+            let mut ctx = dev_ctx!(self);
             let node = p.arrive(d, &mut ctx, id);
             self.receive(node, id);
             return;
@@ -318,14 +319,7 @@ impl Sim {
             // The common case without the closure: a point-to-point link reports at most one
             // thing on accepting a packet, its drop.
             let start = self.dev_out.len();
-            let mut ctx = DevCtx {
-                now: self.sched.now(),
-                sched: &mut self.sched,
-                pool: &mut self.pool,
-                snr: &self.snr,
-                out: &mut self.dev_out,
-                packet_hops: &mut self.counters.packet_hops,
-            };
+            let mut ctx = dev_ctx!(self);
             Device::enqueue(p, d, &mut ctx, id, next_hop);
             if self.dev_out.len() > start {
                 self.handle_reports(d, start);
