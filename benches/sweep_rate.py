@@ -62,10 +62,12 @@ def measure(n: int, workers: int, pinned: bool, duration: str, tmp: Path) -> dic
             str(store),
             str(ROOT / "scenarios" / "dumbbell.toml"),
         ],
-        check=True,
         capture_output=True,
         text=True,
     )
+    if out.returncode != 0:
+        lines = (out.stderr or out.stdout).strip().splitlines() or ["(no output)"]
+        sys.exit(f"error: the sweep of {n} runs on {workers} worker(s) failed: {lines[-1]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -76,6 +78,16 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pinned", action="store_true", help="also 1 worker on one core")
     a = ap.parse_args()
+    if a.runs < 30:
+        ap.error(f"--runs must be at least 30 (the smaller sweep is a third of it), got {a.runs}")
+    if a.reps < 1:
+        ap.error(f"--reps must be at least 1, got {a.reps}")
+    try:
+        from airtcp import parse_seconds
+
+        parse_seconds(a.duration)
+    except ValueError as e:
+        ap.error(f"--duration {a.duration!r}: {e}")
     small, large = a.runs // 3, a.runs
     kinds = [("1 worker", 1, False), ("2 workers", 2, False)]
     if a.pinned:
