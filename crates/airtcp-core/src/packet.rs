@@ -175,8 +175,9 @@ pub struct Meta {
     pub link_tries: u8,
     /// The next packet of the `PacketList` this one is on (device state).
     next: u32,
-    /// When the packet reaches the far end of the wire it is on (device state).
-    pub due: Time,
+    /// When that next packet is due (device state): kept here so that taking this packet off
+    /// the list yields its successor's time without touching the successor.
+    next_due: Time,
 }
 
 /// A packet in the network: its wire contents and the simulator's facts about it. Derefs to
@@ -270,14 +271,18 @@ impl PacketPool {
     }
 }
 
-/// A first-in first-out list of packets linked through the arena, so that a device's list
-/// costs no memory of its own: a link's frames in propagation, whose number at a busy access
-/// link would otherwise size a buffer per link direction.
+/// A first-in first-out list of packets linked through the arena, each with a time (a link's
+/// frames in propagation and when each reaches the far end), so that a device's list costs no
+/// memory of its own: the number of frames in flight at a busy access link would otherwise
+/// size a buffer per link direction. Each packet holds its successor and the successor's time,
+/// so taking the head off reads only the head, which its taker is about to read anyway, and
+/// not the successor, which has usually gone cold in the cache since it joined the list.
 #[derive(Clone, Copy, Debug)]
 pub struct PacketList {
     head: u32,
     tail: u32,
     len: u32,
+    head_due: Time,
 }
 
 impl Default for PacketList {
@@ -286,6 +291,7 @@ impl Default for PacketList {
             head: NO_PACKET,
             tail: NO_PACKET,
             len: 0,
+            head_due: 0,
         }
     }
 }
@@ -299,25 +305,32 @@ impl PacketList {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-    pub fn front(&self) -> Option<PacketId> {
-        (self.len > 0).then_some(PacketId(self.head))
+    /// The first packet and its time.
+    pub fn front(&self) -> Option<(PacketId, Time)> {
+        (self.len > 0).then_some((PacketId(self.head), self.head_due))
     }
-    /// Append `id`, which must be on no list, and must stay in the arena until taken off.
+    /// Append `id` with its time `due`; `id` must be on no list, and must stay in the arena
+    /// until taken off.
     #[inline]
-    pub fn push_back(&mut self, pool: &mut PacketPool, id: PacketId) {
+    pub fn push_back(&mut self, pool: &mut PacketPool, id: PacketId, due: Time) {
         pool.get_mut(id).meta.next = NO_PACKET;
         if self.len == 0 {
             self.head = id.0;
+            self.head_due = due;
         } else {
-            pool.get_mut(PacketId(self.tail)).meta.next = id.0;
+            let tail = &mut pool.get_mut(PacketId(self.tail)).meta;
+            tail.next = id.0;
+            tail.next_due = due;
         }
         self.tail = id.0;
         self.len += 1;
     }
     #[inline]
     pub fn pop_front(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let id = self.front()?;
-        self.head = pool.get(id).meta.next;
+        let (id, _) = self.front()?;
+        let meta = &pool.get(id).meta;
+        self.head = meta.next;
+        self.head_due = meta.next_due;
         self.len -= 1;
         Some(id)
     }
@@ -337,19 +350,30 @@ mod tests {
         assert_eq!((a.front(), a.pop_front(&pool)), (None, None));
         for (k, &id) in ids.iter().enumerate() {
             if k % 2 == 0 {
-                a.push_back(&mut pool, id);
+                a.push_back(&mut pool, id, 100 + k as Time);
             } else {
-                b.push_back(&mut pool, id);
+                b.push_back(&mut pool, id, 200 + k as Time);
             }
         }
         assert_eq!((a.len(), b.len()), (3, 3));
+        assert_eq!(a.front(), Some((ids[0], 100)));
         assert_eq!(a.pop_front(&pool), Some(ids[0]));
-        // A packet taken off one list may join another.
-        b.push_back(&mut pool, ids[0]);
-        let rest_a: Vec<_> = std::iter::from_fn(|| a.pop_front(&pool)).collect();
-        let rest_b: Vec<_> = std::iter::from_fn(|| b.pop_front(&pool)).collect();
-        assert_eq!(rest_a, [ids[2], ids[4]]);
-        assert_eq!(rest_b, [ids[1], ids[3], ids[5], ids[0]]);
+        assert_eq!(a.front(), Some((ids[2], 102)));
+        // A packet taken off one list may join another, with a new time.
+        b.push_back(&mut pool, ids[0], 300);
+        let mut drain = |l: &mut PacketList| {
+            std::iter::from_fn(|| {
+                let head = l.front();
+                l.pop_front(&pool);
+                head
+            })
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(drain(&mut a), [(ids[2], 102), (ids[4], 104)]);
+        assert_eq!(
+            drain(&mut b),
+            [(ids[1], 201), (ids[3], 203), (ids[5], 205), (ids[0], 300)]
+        );
         assert!(a.is_empty() && b.is_empty());
     }
 

@@ -269,8 +269,7 @@ impl P2p {
             if self.wire_fifo.is_empty() {
                 ctx.at_arrival(at, me, DevEv::Arrive(id));
             }
-            ctx.pool.get_mut(id).meta.due = at;
-            self.wire_fifo.push_back(ctx.pool, id);
+            self.wire_fifo.push_back(ctx.pool, id, at);
         }
         if !self.fifo.is_empty() {
             self.note_queue(now);
@@ -333,8 +332,7 @@ impl P2p {
                     if self.wire_fifo.is_empty() {
                         ctx.at_arrival(at, me, DevEv::Arrive(id));
                     }
-                    ctx.pool.get_mut(id).meta.due = at;
-                    self.wire_fifo.push_back(ctx.pool, id);
+                    self.wire_fifo.push_back(ctx.pool, id, at);
                 }
             }
             Verdict::Drop(cause) => self.drop(ctx, id, cause),
@@ -350,8 +348,8 @@ impl P2p {
     pub fn arrive(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) -> NodeId {
         let head = self.wire_fifo.pop_front(ctx.pool);
         debug_assert_eq!(head, Some(id));
-        if let Some(next) = self.wire_fifo.front() {
-            ctx.at_arrival(ctx.pool.get(next).meta.due, me, DevEv::Arrive(next));
+        if let Some((next, due)) = self.wire_fifo.front() {
+            ctx.at_arrival(due, me, DevEv::Arrive(next));
         }
         if self.arq.is_some() {
             // Tries count per hop; only ARQ counts them.
