@@ -361,7 +361,7 @@ mod tests {
         assert_eq!(a.front(), Some((ids[2], 102)));
         // A packet taken off one list may join another, with a new time.
         b.push_back(&mut pool, ids[0], 300);
-        let mut drain = |l: &mut PacketList| {
+        let drain = |l: &mut PacketList| {
             std::iter::from_fn(|| {
                 let head = l.front();
                 l.pop_front(&pool);
