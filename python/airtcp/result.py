@@ -9,9 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import polars as pl
 
     from .scenario import Scenario
@@ -74,6 +73,8 @@ def result_tables(raw: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
 def jain(values: Iterable[float]) -> float:
     """Jain's fairness index (Σx)² / (n·Σx²): 1 when all values are equal, 1/n when one takes
     everything. Like the core, it is 1.0 for no values or all zeros."""
+    import numpy as np  # here, not at import: sweep workers and the CLI's start need none
+
     x = np.asarray(list(values) if not hasattr(values, "__array__") else values, dtype=float)
     x = x.ravel()
     if x.size == 0:
@@ -90,6 +91,8 @@ def jain(values: Iterable[float]) -> float:
 def _series_array(kind: str, column: str, values: list[Any]) -> np.ndarray:
     """One recorded series column as an array: counts as integers, labels as strings,
     the rest as floats."""
+    import numpy as np
+
     if column in ("packets", "seq"):
         return np.asarray(values, dtype=np.int64)
     if (kind == "verdicts" and column != "t") or (kind == "cc_state" and column == "state"):
