@@ -74,7 +74,8 @@ test: setup-dev rust-tools
 	cargo test --workspace --release
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
+	$(BIN)/ruff check python tests benches tools
+	$(BIN)/ruff format --check python tests benches tools
 	$(BIN)/pytest -q
 
 bench: setup

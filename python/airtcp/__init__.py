@@ -26,8 +26,6 @@ ScenarioError = _core.ScenarioError
 SimulationError = _core.SimulationError
 
 
-
-
 def schemes() -> list[tuple[str, str]]:
     """Known congestion-control schemes as (name, description) pairs."""
     return [(str(n), str(d)) for n, d in _core.schemes()]

@@ -10,6 +10,7 @@ from .scenario import Scenario
 
 __all__ = ["chain", "cross", "dumbbell", "grid", "parse_seconds"]
 
+
 def parse_seconds(v: float | int | str) -> float:
     """A duration as seconds: a number is seconds, a string is read by the core exactly as
     scenario files are (``"2ms"``, ``"1.5s"``). A bad one raises ScenarioError (a ValueError)."""
@@ -407,7 +408,8 @@ def chain(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
+    (
+        """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
     apart; ``n0`` and the last node are hosts, the others routers. One flow ``ftp`` from
     ``n0`` to the last node. With 200 m spacing and the ns-2 radio each node reaches only its
     neighbours, and routes follow the line.
@@ -415,7 +417,9 @@ def chain(
     Parameters
     ----------
     hops:
-        number of hops, >= 1.""" + _MESH_DOC
+        number of hops, >= 1."""
+        + _MESH_DOC
+    )
     hops = _count("hops", hops, 1)
     pos = {f"n{i}": (spacing * i, 0.0) for i in range(hops + 1)}
     return _mesh(
@@ -458,7 +462,8 @@ def cross(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
+    (
+        """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
     ``h0`` .. ``h<hops>`` and a vertical one ``v0`` .. ``v<hops>`` (their middle nodes are
     ``c``). Flow ``ftp1`` runs from ``h0`` to ``h<hops>``, ``ftp2`` from ``v0`` to
     ``v<hops>``; ``cc`` may name one scheme per flow.
@@ -466,7 +471,9 @@ def cross(
     Parameters
     ----------
     hops:
-        hops of each chain, even, >= 2.""" + _MESH_DOC
+        hops of each chain, even, >= 2."""
+        + _MESH_DOC
+    )
     hops = _count("hops", hops, 2)
     if hops % 2:
         raise ValueError(f"hops must be even (the chains cross at their middle node), got {hops}")
@@ -524,7 +531,8 @@ def grid(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
+    (
+        """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
     edges: for each row a client ``cW<r>`` on the west node and a server ``sE<r>`` on the
     east node; for each column a client ``cN<c>`` on the north node and a server ``sS<c>`` on
     the south node (3 x 3 gives 6 pairs). Clients and servers attach by wired access links
@@ -536,7 +544,9 @@ def grid(
     rows, cols:
         size of the mesh, >= 2 each.
     access_rate, access_delay:
-        the wired links of clients and servers.""" + _MESH_DOC
+        the wired links of clients and servers."""
+        + _MESH_DOC
+    )
     rows = _count("rows", rows, 2)
     cols = _count("cols", cols, 2)
 
@@ -566,9 +576,7 @@ def grid(
         positions=pos,
         hosts=set(),
         edges=edges,
-        flows=[
-            (f"pair{k}", srv, cli, ccs[k]) for k, (srv, _, cli, _) in enumerate(pairs)
-        ],
+        flows=[(f"pair{k}", srv, cli, ccs[k]) for k, (srv, _, cli, _) in enumerate(pairs)],
         duration=duration,
         seed=seed,
         per=per,
