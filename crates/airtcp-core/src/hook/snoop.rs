@@ -93,19 +93,24 @@ impl Snoop {
             return AckAction::Forward;
         };
         if ack > st.last_ack {
-            // New ACK: clean the cache, time the newest segment not resent locally.
-            let mut sample = None;
+            // New ACK: clean the cache, and time the newest segment it frees unless it frees
+            // a resent one. Karn's rule, locally: an ACK that covers a copy resent by us or by
+            // the sender may have been caused by either copy; and when that copy filled a
+            // hole, the ACK also covers segments that reached the mobile host long before,
+            // whose send times would time the repair, not the link.
+            let mut newest = None;
+            let mut resent = false;
             while let Some((&seq, c)) = st.cache.first_key_value() {
                 if seq >= ack {
                     break;
                 }
-                // Karn's rule, locally: a copy resent by us or by the sender may be one the
-                // mobile host already held, so its ACK times nothing.
-                if !c.local_retx && !c.sender_retx {
-                    sample = Some(now.saturating_sub(c.sent));
-                }
+                resent |= c.local_retx || c.sender_retx;
+                newest = Some(c.sent);
                 st.cache.pop_first();
             }
+            let sample = newest
+                .filter(|_| !resent)
+                .map(|sent| now.saturating_sub(sent));
             if let Some(r) = sample {
                 st.srtt = Some(st.srtt.map_or(r, |s| (7 * s + r) / 8));
                 st.min_rtt = Some(st.min_rtt.map_or(r, |m| m.min(r)));
@@ -136,7 +141,8 @@ impl Snoop {
         if st.min_rtt.is_some_and(|m| now < c.sent + m) {
             // Sent less than a local round trip ago: this duplicate left the mobile host
             // before the segment could have arrived, so it says nothing about its loss.
-            return AckAction::Forward;
+            self.suppressed += 1;
+            return AckAction::Suppress(None);
         }
         // First duplicate: retransmit locally, then swallow the duplicates the segments
         // already in flight behind it will cause.
@@ -305,6 +311,60 @@ mod tests {
             AckAction::Forward
         ));
         assert_eq!(s.next_deadline(), None, "cache empty");
+    }
+
+    /// Karn's rule on a cumulative ACK: once a locally resent segment filled a hole, the ACK
+    /// that jumps over it also frees segments the mobile host held for long; timing those
+    /// would time the repair. No sample then, and the local timeout stays near the link's.
+    #[test]
+    fn an_ack_that_frees_a_resent_segment_times_nothing() {
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
+        for i in 0..5 {
+            s.on_data(i * MS, &seg(i * 1000));
+        }
+        s.on_ack(10 * MS, FlowId(0), 1000);
+        let st = |s: &Snoop| (s.flows[&FlowId(0)].srtt, s.flows[&FlowId(0)].min_rtt);
+        assert_eq!(st(&s), (Some(10 * MS), Some(10 * MS)));
+        // 1000 lost; 2000-4000 arrive: the first duplicate resends 1000 locally.
+        assert!(matches!(
+            s.on_ack(13 * MS, FlowId(0), 1000),
+            AckAction::Suppress(Some(_))
+        ));
+        // The resent copy fills the hole 300 ms later: the ACK jumps to 5000.
+        s.on_ack(313 * MS, FlowId(0), 5000);
+        assert_eq!(st(&s), (Some(10 * MS), Some(10 * MS)));
+        // An ordinary in-order ACK is timed again.
+        s.on_data(320 * MS, &seg(5000));
+        s.on_ack(332 * MS, FlowId(0), 6000);
+        assert_eq!(st(&s), (Some((7 * 10 * MS + 12 * MS) / 8), Some(10 * MS)));
+    }
+
+    /// A duplicate for a cached segment that went out less than a local round trip ago left
+    /// the mobile host before that copy could arrive: the agent is already repairing the loss,
+    /// so the duplicate is kept from the sender (it would count toward a fast retransmit).
+    #[test]
+    fn a_duplicate_older_than_the_local_resend_is_swallowed() {
+        let mut s = Snoop::new(NodeId(1), 20 * MS);
+        for i in 0..3 {
+            s.on_data(i * MS, &seg(i * 1000));
+        }
+        s.on_ack(10 * MS, FlowId(0), 1000);
+        // Local resend of 1000 at 11 ms; one segment (2000) behind it: one duplicate expected.
+        assert!(matches!(
+            s.on_ack(11 * MS, FlowId(0), 1000),
+            AckAction::Suppress(Some(_))
+        ));
+        assert!(matches!(
+            s.on_ack(12 * MS, FlowId(0), 1000),
+            AckAction::Suppress(None)
+        ));
+        // One more duplicate within a local round trip (10 ms) of the resend: swallowed,
+        // without another resend.
+        assert!(matches!(
+            s.on_ack(15 * MS, FlowId(0), 1000),
+            AckAction::Suppress(None)
+        ));
+        assert_eq!((s.local_retransmits, s.suppressed), (1, 3));
     }
 
     #[test]
