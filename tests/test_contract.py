@@ -104,13 +104,22 @@ def test_a_new_result_table_reaches_result_store_and_export(tmp_path):
     st.close()
 
 
-def test_the_library_does_not_import_the_command_line():
-    code = (
-        "import sys, airtcp, airtcp.sweeps, airtcp.bench, airtcp.demo, airtcp.report, "
-        "airtcp.papers; print('airtcp.cli' in sys.modules)"
-    )
+def _loaded_after(imports: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh interpreter has loaded after ``import <imports>``."""
+    code = f"import sys, {imports}; print(*[m for m in {modules!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    return out.stdout.split()
+
+
+def test_the_library_does_not_import_the_command_line():
+    imports = "airtcp, airtcp.sweeps, airtcp.bench, airtcp.demo, airtcp.report, airtcp.papers"
+    assert _loaded_after(imports, ("airtcp.cli",)) == []
+
+
+def test_importing_airtcp_loads_neither_numpy_nor_polars():
+    # Sweep workers (through the fork server's preload) and every CLI command pay for what
+    # `import airtcp` loads; the array and table libraries load when first used.
+    assert _loaded_after("airtcp, airtcp.sweeps, airtcp.cli", ("numpy", "polars")) == []
 
 
 def test_a_mistyped_store_path_is_an_error_not_an_empty_store(tmp_path):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import polars as pl
@@ -197,14 +195,3 @@ def test_run_json_without_series_is_the_same_result_less_its_series(short_dumbbe
     full.pop("series")
     lean.pop("series")
     assert lean == full
-
-
-def test_importing_airtcp_loads_neither_numpy_nor_polars():
-    # Sweep workers (through the fork server's preload) and every CLI command pay for what
-    # `import airtcp` loads; the array and table libraries load when first used.
-    code = (
-        "import sys, airtcp, airtcp.sweeps, airtcp.cli; "
-        "print([m for m in ('numpy', 'polars') if m in sys.modules])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

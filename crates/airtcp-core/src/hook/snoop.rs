@@ -278,16 +278,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn local_retransmit_on_first_dupack_and_suppression() {
+    /// An agent that forwarded segments 0, 1000, ... (n of them, 1 ms apart) and saw the ACK
+    /// of the first at 10 ms: a local round trip of 10 ms, segment 1000 at the cumulative point.
+    fn after_first_ack(n: u64) -> Snoop {
         let mut s = Snoop::new(NodeId(1), 20 * MS);
-        for i in 0..5 {
+        for i in 0..n {
             s.on_data(i * MS, &seg(i * 1000));
         }
         assert!(matches!(
             s.on_ack(10 * MS, FlowId(0), 1000),
             AckAction::Forward
         ));
+        s
+    }
+
+    #[test]
+    fn local_retransmit_on_first_dupack_and_suppression() {
+        let mut s = after_first_ack(5);
         // Segment 1000 lost: the first dupack triggers a local retransmission.
         match s.on_ack(11 * MS, FlowId(0), 1000) {
             AckAction::Suppress(Some(p)) => assert_eq!(p.tcp.seq, 1000),
@@ -318,11 +325,7 @@ mod tests {
     /// would time the repair. No sample then, and the local timeout stays near the link's.
     #[test]
     fn an_ack_that_frees_a_resent_segment_times_nothing() {
-        let mut s = Snoop::new(NodeId(1), 20 * MS);
-        for i in 0..5 {
-            s.on_data(i * MS, &seg(i * 1000));
-        }
-        s.on_ack(10 * MS, FlowId(0), 1000);
+        let mut s = after_first_ack(5);
         let st = |s: &Snoop| (s.flows[&FlowId(0)].srtt, s.flows[&FlowId(0)].min_rtt);
         assert_eq!(st(&s), (Some(10 * MS), Some(10 * MS)));
         // 1000 lost; 2000-4000 arrive: the first duplicate resends 1000 locally.
@@ -344,11 +347,7 @@ mod tests {
     /// so the duplicate is kept from the sender (it would count toward a fast retransmit).
     #[test]
     fn a_duplicate_older_than_the_local_resend_is_swallowed() {
-        let mut s = Snoop::new(NodeId(1), 20 * MS);
-        for i in 0..3 {
-            s.on_data(i * MS, &seg(i * 1000));
-        }
-        s.on_ack(10 * MS, FlowId(0), 1000);
+        let mut s = after_first_ack(3);
         // Local resend of 1000 at 11 ms; one segment (2000) behind it: one duplicate expected.
         assert!(matches!(
             s.on_ack(11 * MS, FlowId(0), 1000),
