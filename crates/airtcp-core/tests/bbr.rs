@@ -82,7 +82,8 @@ fn states_run_startup_drain_probe_bw_then_probe_rtt() {
         let first = s.t[3];
         assert!((10.0..15.0).contains(&first), "{first}");
         let n = s.state.iter().filter(|&&x| x == "probe_rtt").count() as f64;
-        assert!((1.0..=40.0 / 10.0).contains(&n), "{n}");
+        // In a 40 s run whose first visit is 10 s in: at most three (10-20, 20-30, 30-40 s).
+        assert!((1.0..=3.0).contains(&n), "{n}");
         assert_eq!(f.extra["bbr_probe_rtt_entries"], n);
     }
     // Both flows together still use the bottleneck.

@@ -87,8 +87,13 @@ fn eln_from_a_tdma_hop_spares_the_window_and_the_adaptive_scheme_switches_to_it(
     let r = run(&ad);
     let f = &r["flows"][0];
     assert_eq!(f["xl_using_eln_at_end"], 1.0);
+    // Its estimate counts the losses the sender hears of through ELN-marked duplicates: not
+    // a segment lost at the tail of a window or a lost retransmission (those end in a
+    // timeout), so it stays below the fraction of segments lost, and far above the 1 %
+    // threshold.
     let per = f["xl_per_estimate"].as_f64().unwrap();
-    assert!((per - 0.1426).abs() < 0.05, "{per}");
+    let lost = f["lost_channel_error"].as_f64().unwrap() / f["sent_packets"].as_f64().unwrap();
+    assert!(per > 0.05 && per <= lost, "estimate {per}, lost {lost}");
     // On a clean path it stays with ERN.
     let mut clean = tdma_chain(3, 0.0, "newreno-adaptive", "flows");
     clean["agents"] = ad["agents"].clone();
@@ -104,9 +109,17 @@ fn the_online_threshold_is_computed_from_rate_and_rtt_and_picks_eln_on_a_lossy_p
     lossy["agents"] = agents.clone();
     let f = run(&lossy)["flows"][0].clone();
     let t = f["xl_threshold_at_end"].as_f64().unwrap();
-    // 1.22 · 1040 · 8 / (RTT · 1.65 Mbit/s), squared: some tenths of a percent for RTTs of
-    // tens of milliseconds.
-    assert!(t > 1e-4 && t < 0.05, "{t}");
+    // (1.22 · MSS · 8 / (RTT · rate))² with the 1000-byte segments, the echoed rate (six
+    // link directions take turns: 0.99 ms of every 6 ms at 10 Mbit/s) and the smoothed RTT
+    // at the end; the threshold is smoothed over the last ACKs, whose RTT moves with slot
+    // waits.
+    let rate = 10e6 * 0.99 / 6.0;
+    let srtt = f["srtt_s"].as_f64().unwrap();
+    let want = (1.22 * 1000.0 * 8.0 / (srtt * rate)).powi(2);
+    assert!(
+        (t / want - 1.0).abs() < 0.15,
+        "threshold {t}, formula {want}"
+    );
     assert_eq!(f["xl_using_eln_at_end"], 1.0);
     let mut clean = tdma_chain(3, 0.0, "newreno-adaptive-online", "flows");
     clean["agents"] = agents;

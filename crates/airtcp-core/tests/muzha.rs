@@ -80,8 +80,14 @@ fn unmarked_losses_keep_the_window_and_are_judged_random() {
     sc["links"][2]["error"] = json!({"model": "bernoulli", "per": 0.02, "applies_to": "data"});
     let r = run(&sc);
     let f = &r["flows"][0];
-    assert!(f["fast_retransmits"].as_u64().unwrap() > 10);
-    assert!(f["uncut_retransmits"].as_u64().unwrap() > 0);
+    let fast = f["fast_retransmits"].as_u64().unwrap();
+    let uncut = f["uncut_retransmits"].as_u64().unwrap();
+    assert!(fast > 10);
+    // Those judged random keep the window: more than four in five, as for the verdicts.
+    assert!(
+        uncut * 5 > fast * 4,
+        "{uncut} of {fast} fast retransmits uncut"
+    );
     let wireless = f["verdicts_on_wireless_loss"].as_u64().unwrap();
     let t2 = f["type2_errors"].as_u64().unwrap();
     assert!(wireless > 10);

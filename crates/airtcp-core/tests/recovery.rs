@@ -69,5 +69,9 @@ fn timeouts_are_a_small_share_of_loss_events_with_rack_tlp() {
             frac(&linux) < frac(&plain),
             "PER {per}: RACK-TLP must cut the share"
         );
+        assert!(
+            frac(&linux) < frac(&ns3),
+            "PER {per}: the ns3 profile waits on the timer more often"
+        );
     }
 }

@@ -83,12 +83,15 @@ fn wmecn_never_takes_a_congestion_loss_for_wireless_in_steady_state() {
 
 #[test]
 fn wmecn_rarely_takes_a_wireless_loss_for_congestion_at_light_load() {
-    // Two sources, 5% PER: hundreds of wireless losses, a few percent judged congestion
-    // (measured 1.2% over ten seeds; the paper reports under 1%).
+    // Two sources, 5% PER: hundreds of wireless losses, about one percent judged congestion.
+    // The paper reports under 1%: the rate must not exceed that by more than three binomial
+    // standard errors of the count judged.
     let r = run(&dumbbell(2, "wmecn", WMECN_Q, 0.05, 1, ""));
     let c = &r.loss_classification_steady;
-    assert!(c.verdicts_on_wireless_loss > 200, "{c:?}");
-    assert!(c.type2_rate.unwrap() < 0.04, "{c:?}");
+    let n = c.verdicts_on_wireless_loss as f64;
+    assert!(n > 200.0, "{c:?}");
+    let bound = 0.01 + 3.0 * (0.01 * 0.99 / n).sqrt();
+    assert!(c.type2_rate.unwrap() < bound, "{c:?} (bound {bound:.4})");
     // A loss judged wireless keeps the window: those fast retransmits are uncut.
     let uncut: u64 = r.flows.iter().map(|f| f.uncut_retransmits).sum();
     assert!(uncut > 50, "{uncut}");
