@@ -16,16 +16,25 @@ from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
 
 
-def _chains(gain: float, noise: float, n: int = 10) -> pl.DataFrame:
+def _chains(
+    gain: float,
+    noise: float,
+    n: int = 10,
+    sack_retx: float = 1.0,
+    vegas=lambda h: 1.0,
+) -> pl.DataFrame:
     """Goodput 200 kbit/s for every scheme at every hop count, Muzha ``gain`` (relative)
-    higher; retransmissions 100, Muzha's 30% fewer; relative noise ``noise`` per run."""
+    higher and Vegas's ``vegas(hops)`` times it; retransmissions 100, Muzha's 30% fewer and
+    SACK's ``sack_retx`` times 100; relative noise ``noise`` per run."""
     rng = random.Random(7)
     rows = []
     for cc in muzha.CCS:
         for h in muzha.HOPS:
             for seed in range(1, n + 1):
                 g = 200e3 * (1 + gain if cc == "muzha" else 1.0)
-                r = 100.0 * (0.7 if cc == "muzha" else 1.0)
+                if cc == "vegas":
+                    g = 200e3 * (1 + gain) * vegas(h)
+                r = 100.0 * {"muzha": 0.7, "sack": sack_retx}.get(cc, 1.0)
                 rows.append(
                     {
                         "cc": cc,
@@ -38,12 +47,12 @@ def _chains(gain: float, noise: float, n: int = 10) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def _data(gain: float, noise: float) -> PaperData:
+def _data(gain: float, noise: float, **chains) -> PaperData:
     data = PaperData(
         muzha.PAPER,
         quick=False,
         sweeps=[],
-        tables={"chains": {"flows": _chains(gain, noise)}},
+        tables={"chains": {"flows": _chains(gain, noise, **chains)}},
         store=None,
     )
     muzha.derive(data)
@@ -56,18 +65,71 @@ def _claim(data: PaperData, cid: str):
 
 
 def test_gain_claims_take_each_outcome():
-    assert _claim(_data(0.08, 0.01), "gain_newreno").outcome == SUPPORTED
-    assert _claim(_data(0.08, 0.01), "gain_sack").outcome == SUPPORTED
-    # A real gain far below the paper's 5-10%.
-    assert _claim(_data(0.01, 0.005), "gain_newreno").outcome == NOT_SUPPORTED
-    # Scatter too wide to tell.
-    assert _claim(_data(0.08, 0.6), "gain_newreno").outcome == INCONCLUSIVE
+    for cid in ("gain_newreno", "gain_sack"):
+        assert _claim(_data(0.08, 0.01), cid).outcome == SUPPORTED
+        # A real gain far below the paper's 5-10%.
+        assert _claim(_data(0.01, 0.005), cid).outcome == NOT_SUPPORTED
+        # Scatter too wide to tell.
+        assert _claim(_data(0.08, 0.6), cid).outcome == INCONCLUSIVE
 
 
 def test_fewest_retransmissions_needs_both_baselines():
-    assert _claim(_data(0.0, 0.02), "fewest_retx").outcome == SUPPORTED
     res = _claim(_data(0.0, 0.02), "fewest_retx")
+    assert res.outcome == SUPPORTED
     assert "against newreno" in res.sentence and "against sack" in res.sentence
+    # Fewer than NewReno's but more than SACK's (SACK at half NewReno's): not supported.
+    res = _claim(_data(0.0, 0.02, sack_retx=0.5), "fewest_retx")
+    assert res.outcome == NOT_SUPPORTED
+    assert [r["verdict"] for r in res.numbers] == [SUPPORTED, NOT_SUPPORTED]
+    # As few as SACK's but scattered too widely to tell: inconclusive.
+    assert _claim(_data(0.0, 0.9, sack_retx=0.7), "fewest_retx").outcome == INCONCLUSIVE
+
+
+def test_vegas_claim_takes_each_outcome():
+    lead_then_fall = lambda h: 1.05 if h < 8 else (1.0 if h == 8 else 0.95)  # noqa: E731
+    assert _claim(_data(0.0, 0.01, vegas=lead_then_fall), "vegas").outcome == SUPPORTED
+    # Behind Muzha at every length: the first half of the claim fails.
+    behind = lambda h: 0.95  # noqa: E731
+    assert _claim(_data(0.0, 0.01, vegas=behind), "vegas").outcome == NOT_SUPPORTED
+    assert _claim(_data(0.0, 0.5, vegas=lead_then_fall), "vegas").outcome == INCONCLUSIVE
+
+
+def _lossy(drop: dict[str, float], noise: float, n: int = 10) -> PaperData:
+    """Goodput 200 kbit/s without loss on each lossy chain, falling linearly with the frame
+    error rate to ``1 - drop[cc]`` of it at the highest; relative noise per run."""
+    rng = random.Random(5)
+    top = max(muzha.PERS)
+    rows = [
+        {
+            "cc": cc,
+            muzha.DST_PATH: f"n{h}",
+            muzha.PER_PATH: per,
+            "seed": seed,
+            "goodput_bps": 200e3 * (1 - d * per / top) * (1 + rng.gauss(0, noise)),
+        }
+        for cc, d in drop.items()
+        for h in muzha.LOSSY_HOPS
+        for per in muzha.PERS
+        for seed in range(1, n + 1)
+    ]
+    data = PaperData(
+        muzha.PAPER,
+        quick=False,
+        sweeps=[],
+        tables={"lossy": {"flows": pl.DataFrame(rows)}},
+        store=None,
+    )
+    muzha.derive(data)
+    return data
+
+
+def test_random_loss_claim_takes_each_outcome():
+    # NewReno loses 40% of its goodput at 10% frame errors, Muzha 10%: 30 points better.
+    held = _lossy({"muzha": 0.1, "newreno": 0.4}, 0.01)
+    assert _claim(held, "random_loss").outcome == SUPPORTED
+    # Both lose the same.
+    same = _lossy({"muzha": 0.4, "newreno": 0.4}, 0.01)
+    assert _claim(same, "random_loss").outcome == NOT_SUPPORTED
 
 
 def test_relative_change_normalises_per_hop_count():

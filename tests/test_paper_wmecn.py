@@ -140,7 +140,7 @@ def test_bad_queue_settings_name_the_field():
     sc = dumbbell(1, bottleneck_queue={"kind": "red", "limit": 50, "mid_threshold": 8})
     with pytest.raises(airtcp.ScenarioError) as e:
         sc.validate()
-    assert e.value.path == "links[R1-R2].queue.mid_threshold" or "mid_threshold" in str(e.value)
+    assert e.value.path == "links[1].queue.mid_threshold"
     assert "red" in str(e.value)
 
 

@@ -150,11 +150,13 @@ def test_canonical_json_and_hash(short_dumbbell):
 
 
 def test_numpy_values_serialize():
-    np = pytest.importorskip("numpy")
+    import numpy as np
+
     s = airtcp.dumbbell(1, duration=1)
     s.set("links.R1-R2.queue.limit", np.int64(30)).set("seed", np.uint64(3))
-    assert '"limit":30' in s.canonical_json()
-    airtcp.run(s)
+    assert '"limit":30' in s.canonical_json() and '"seed":3' in s.canonical_json()
+    r = airtcp.run(s)
+    assert r.summary["seed"] == 3
 
 
 def test_toml_roundtrip(dumbbell_dict):
