@@ -122,6 +122,8 @@ def test_fairness_claims_take_each_outcome():
     assert _claim(_fairness({}, 0.2, zero), "fair_single_zero").outcome == INCONCLUSIVE
     assert _claim(_mixed({}, 0.01), "fair_mixed").outcome == SUPPORTED
     assert _claim(_mixed({}, 0.01, {"ewr": 0.8}), "fair_mixed").outcome == NOT_SUPPORTED
+    scattered = _mixed({}, 0.01, {"ewr": 0.93}, jain_noise=0.15)
+    assert _claim(scattered, "fair_mixed").outcome == INCONCLUSIVE
 
 
 def test_table_levels_compare_each_cell_with_the_paper():
@@ -132,6 +134,8 @@ def test_table_levels_compare_each_cell_with_the_paper():
     assert "NewReno at 0.1% 0.99 vs 0.31" in res.sentence
     assert _claim(_fairness(exact, 0.3), "table1_levels").outcome == INCONCLUSIVE
     assert _claim(_mixed({}, 0.01, {}), "table2_levels").outcome == SUPPORTED
+    res = _claim(_mixed({}, 0.01, {"ewr": 0.7}), "table2_levels")
+    assert res.outcome == NOT_SUPPORTED and "EWR at" in res.sentence
     assert _claim(_data({}), "table2_levels").outcome == INCONCLUSIVE
 
 

@@ -27,37 +27,39 @@ SCHEMES = [
 ]
 
 
-def _data(goodput, noise: float, n: int = 10) -> PaperData:
-    """A grid table: ``goodput(scheme, per)`` in bit/s, relative noise ``noise`` per run."""
-    rng = random.Random(5)
+def _responses(goodput, noise: float, n: int, rng: random.Random) -> pl.DataFrame:
     rows = []
     for s in SCHEMES:
         for p in membrane.PERS:
             for seed in range(1, n + 1):
                 g = goodput(s, p) * (1 + rng.gauss(0, noise))
                 rows.append({"scheme": s, "per": p, "seed": seed, "goodput_bps": g})
-    df = pl.DataFrame(rows)
-    # Jain's index per run: NewReno's six flows share evenly at low PER, unevenly at high.
+    return pl.DataFrame(rows)
+
+
+def _data(goodput, noise: float, n: int = 10, jain_high: float = 0.8, chain=None) -> PaperData:
+    """A grid table: ``goodput(scheme, per)`` in bit/s, relative noise ``noise`` per run; with
+    ``chain`` (a function like ``goodput``) a 4-hop chain table too."""
+    rng = random.Random(5)
+    df = _responses(goodput, noise, n, rng)
+    # Jain's index per run: NewReno's six flows share evenly at low PER, ``jain_high`` above.
     jain = pl.DataFrame(
         [
             {
                 "scheme": s,
                 "per": p,
                 "seed": seed,
-                "jain": (0.99 if p <= 0.01 else 0.8) * (1 + rng.gauss(0, noise / 10)),
+                "jain": (0.99 if p <= 0.01 else jain_high) * (1 + rng.gauss(0, noise / 10)),
             }
             for s in SCHEMES
             for p in membrane.PERS
             for seed in range(1, n + 1)
         ]
     )
-    return PaperData(
-        membrane.PAPER,
-        quick=False,
-        sweeps=[],
-        tables={"grid-base": {"responses": df, "jain": jain}},
-        store=None,
-    )
+    tables = {"grid-base": {"responses": df, "jain": jain}}
+    if chain is not None:
+        tables["chain4-base"] = {"responses": _responses(chain, noise, n, rng)}
+    return PaperData(membrane.PAPER, quick=False, sweeps=[], tables=tables, store=None)
 
 
 def _claim(data: PaperData, cid: str):
@@ -102,7 +104,11 @@ def test_claims_supported_when_the_data_look_like_the_paper():
     for cid in PAPER_LIKE:
         assert _claim(d, cid).outcome == SUPPORTED, (cid, _claim(d, cid).sentence)
     # The chain has no runs here: nothing to decide.
-    assert _claim(d, "adaptive_fixed_chain4").outcome == INCONCLUSIVE
+    for cid in ("adaptive_fixed_chain4", "adaptive_online_chain4"):
+        assert _claim(d, cid).outcome == INCONCLUSIVE
+    d = _data(_as_paper, 0.02, chain=_as_paper)
+    for cid in ("adaptive_fixed_chain4", "adaptive_online_chain4"):
+        assert _claim(d, cid).outcome == SUPPORTED, (cid, _claim(d, cid).sentence)
 
 
 def test_claims_not_supported_when_the_order_is_reversed():
@@ -117,16 +123,22 @@ def test_claims_not_supported_when_the_order_is_reversed():
             }[s]
         return {"Reno": 1.2e6, "NewReno": 1.0e6, "Jersey": 1.0e6, "TIBET": 1.3e6}[s]
 
-    d = _data(reversed_, 0.02)
+    # Fairness as even at high PER as at low.
+    d = _data(reversed_, 0.02, jain_high=0.99, chain=reversed_)
     for cid in (
         "newreno_jersey_best",
         "tibet_low",
+        "tibet_high",
         "reno_worst_high",
+        "newreno_fairness",
         "crossing",
         "ern_low_eln_high",
         "eln_high",
         "adaptive",
         "adaptive_fixed_grid",
+        "adaptive_online_grid",
+        "adaptive_fixed_chain4",
+        "adaptive_online_chain4",
     ):
         assert _claim(d, cid).outcome == NOT_SUPPORTED, (cid, _claim(d, cid).sentence)
 

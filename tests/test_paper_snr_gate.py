@@ -157,6 +157,9 @@ def test_step_claim_inconclusive_without_both_threshold_pairs():
     (step,) = [c for c in papers.get("snr-gate").claims if c.id == "small-then-large"]
     r = step.check(data)
     assert r.outcome is INCONCLUSIVE and not r.supported
+    # The same gain at 3-4 dB as at 5-6 dB: no step.
+    r = step.check(_data(gain=0.2, overhead_cut=1.0, noise=0.03, low=1.0))
+    assert r.outcome is NOT_SUPPORTED and not r.supported
 
 
 # --------------------------------------------------------------------------------------------
