@@ -130,6 +130,11 @@ def test_random_loss_claim_takes_each_outcome():
     # Both lose the same.
     same = _lossy({"muzha": 0.4, "newreno": 0.4}, 0.01)
     assert _claim(same, "random_loss").outcome == NOT_SUPPORTED
+    # The same loss for both with runs scattered by 10 %: the loss-free means are uncertain
+    # too, and the interval says so.
+    scattered = _claim(_lossy({"muzha": 0.4, "newreno": 0.4}, 0.1), "random_loss")
+    assert scattered.outcome == INCONCLUSIVE
+    assert scattered.numbers[0]["ci_low"] < 0 < scattered.numbers[0]["ci_high"]
 
 
 def test_relative_change_normalises_per_hop_count():

@@ -15,10 +15,12 @@ from airtcp.stats import (
     bonferroni,
     clip,
     combine,
+    contrast,
     direction,
     magnitude,
     one_sample,
     rate_ci,
+    welch,
     within,
     zero_events_upper,
 )
@@ -104,3 +106,33 @@ def test_magnitude_against_the_papers_size():
     assert magnitude(-20.0, -14.0, -12.0) == "larger than the paper's"
     assert magnitude(-4.0, 1.0, -12.0) == "smaller than the paper's"
     assert magnitude(math.nan, 1.0, 15.0) == "undetermined"
+
+
+def test_contrast_of_two_is_welch_and_of_four_adds_every_spread():
+    a, b = [1.0, 2.0, 4.0, 3.5], [0.5, 0.9, 1.1, 2.0, 1.6]
+    k, w = contrast([a, b], [1.0, -1.0]), welch(a, b)
+    for key in ("diff", "se", "df", "p", "ci_low", "ci_high"):
+        assert k[key] == pytest.approx(getattr(w, key)), key
+    # (mean(a) - mean(b)) - (mean(c) - mean(d)): variance sum of s²/n over all four, and
+    # Welch-Satterthwaite degrees of freedom from the four terms.
+    c, d = [2.0, 2.5, 2.2], [1.0, 1.4, 1.2, 0.9]
+    k = contrast([a, b, c, d], [1.0, -1.0, -1.0, 1.0])
+
+    def mv(x):
+        m = sum(x) / len(x)
+        return m, sum((v - m) ** 2 for v in x) / (len(x) - 1)
+
+    terms = [(mv(x)[1] / len(x), len(x)) for x in (a, b, c, d)]
+    var = sum(q for q, _ in terms)
+    df = var**2 / sum(q * q / (n - 1) for q, n in terms)
+    diff = mv(a)[0] - mv(b)[0] - mv(c)[0] + mv(d)[0]
+    assert k["diff"] == pytest.approx(diff) and k["se"] == pytest.approx(math.sqrt(var))
+    assert k["df"] == pytest.approx(df)
+    assert k["ci_low"] < diff < k["ci_high"] and k["n"] == [4, 5, 3, 4]
+    # A sample too small for a variance leaves the interval undefined; a zero coefficient
+    # leaves its sample out.
+    assert math.isnan(contrast([a, [1.0]], [1.0, -1.0])["ci_low"])
+    alone, one = contrast([a, [1.0]], [1.0, 0.0]), one_sample(a)
+    assert (alone["ci_low"], alone["ci_high"]) == pytest.approx((one["ci_low"], one["ci_high"]))
+    with pytest.raises(ValueError, match="2 samples but 3 coefficients"):
+        contrast([a, b], [1.0, -1.0, 1.0])

@@ -18,6 +18,7 @@ from typing import Any
 from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
 __all__ = [
+    "contrast",
     "relative_samples",
     "share_of",
     "INCONCLUSIVE",
@@ -138,6 +139,55 @@ def welch(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Welch:
     p = min(1.0, 2.0 * (1.0 - t_cdf(abs(t), df)))
     half = t_ppf(1.0 - (1.0 - level) / 2.0, df) * se
     return Welch(na, nb, ma, mb, diff, se, df, t, p, diff - half, diff + half, g, level)
+
+
+def contrast(
+    samples: Sequence[Sequence[float]], coefs: Sequence[float], level: float = 0.95
+) -> dict[str, Any]:
+    """A linear combination Σ cᵢ·mean(samplesᵢ) of independent samples' means with its
+    ``level`` interval: standard error √(Σ cᵢ²·sᵢ²/nᵢ) and Welch–Satterthwaite degrees of
+    freedom, as Welch's test is for a − b. A difference of two changes, each measured against
+    its own baseline runs, needs all four samples' spread. Keys: ``diff``, ``se``, ``df``,
+    ``t``, ``p``, ``ci_low``, ``ci_high``, ``n`` (each sample's size); the interval is NaN when
+    a sample with a nonzero coefficient has fewer than two values."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if len(samples) != len(coefs):
+        raise ValueError(f"{len(samples)} samples but {len(coefs)} coefficients")
+    xs = [_clean(x) for x in samples]
+    n = [len(x) for x in xs]
+    nan = math.nan
+    out: dict[str, Any] = {"n": n, "se": nan, "df": nan, "t": nan, "p": nan}
+    if any(c != 0 and k < 2 for c, k in zip(coefs, n, strict=True)):
+        means = [math.fsum(x) / len(x) if x else nan for x in xs]
+        diff = math.fsum(c * m for c, m in zip(coefs, means, strict=True) if c != 0)
+        return {**out, "diff": diff, "ci_low": nan, "ci_high": nan}
+    terms = []
+    diff = 0.0
+    for c, x, k in zip(coefs, xs, n, strict=True):
+        if c == 0:
+            continue
+        m, v = _mean_var(x)
+        diff += c * m
+        terms.append((c * c * v / k, k))
+    var = math.fsum(q for q, _ in terms)
+    if var == 0.0:
+        p = 1.0 if diff == 0 else 0.0
+        return {**out, "diff": diff, "se": 0.0, "p": p, "ci_low": diff, "ci_high": diff}
+    se = math.sqrt(var)
+    df = var**2 / math.fsum(q * q / (k - 1) for q, k in terms)
+    t = diff / se
+    half = t_ppf(1.0 - (1.0 - level) / 2.0, df) * se
+    return {
+        **out,
+        "diff": diff,
+        "se": se,
+        "df": df,
+        "t": t,
+        "p": min(1.0, 2.0 * (1.0 - t_cdf(abs(t), df))),
+        "ci_low": diff - half,
+        "ci_high": diff + half,
+    }
 
 
 def bonferroni(level: float, k: int) -> float:
