@@ -66,6 +66,21 @@ def test_run_seed_and_set(capsys):
     assert "D2->R2" in out  # every direction listed
 
 
+def test_a_seed_beyond_64_bits_is_quoted_as_given(capsys):
+    big = "99999999999999999999999"
+    want = f"error: seed: must be an integer from 0 to 2^64 - 1 (18446744073709551615), got {big}\n"
+    for args in (["--seed", big], ["--set", f"seed={big}"]):
+        code, _, err = run_cli(capsys, "run", str(DUMBBELL), *args)
+        assert (code, err) == (2, want), args
+    code, _, err = run_cli(capsys, "validate", str(DUMBBELL), "--set", "seed=-3")
+    assert code == 2 and err.endswith("got -3\n")
+    # The largest seed runs.
+    code, out, _ = run_cli(
+        capsys, "run", str(DUMBBELL), "--set", "duration=1s", "--seed", str(2**64 - 1)
+    )
+    assert code == 0 and f"seed {2**64 - 1}," in out
+
+
 def test_run_writes_json_and_parquet(capsys, tmp_path, dumbbell_dict):
     path = _write(tmp_path, dumbbell_dict)
     out_json = tmp_path / "res" / "r.json"

@@ -276,6 +276,8 @@ def test_sweep_cli_missing_file(capsys, tmp_path):
 def test_export_missing_store(capsys, tmp_path):
     code, _, err = run_cli(capsys, "export", str(tmp_path / "x.sqlite"), "--out", str(tmp_path))
     assert code == 2 and err.startswith("error: ") and "no such store" in err
+    # Advice for the command line, not the Python API.
+    assert "airtcp sweep" in err and "create=True" not in err
     assert not (tmp_path / "x.sqlite").exists()
 
 

@@ -386,6 +386,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from .store import Store, StoreError
 
+    if not Path(args.store).is_file():
+        raise UserError(
+            f"{args.store}: no such store (`airtcp sweep ... --store {args.store}` makes one)"
+        )
     try:
         with Store(args.store, create=False) as st:
             paths = st.export(args.out, fmt=args.format, sweep=args.sweep)

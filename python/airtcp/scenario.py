@@ -325,11 +325,21 @@ def _value_problem(d: Any, path: str = "") -> tuple[str, str] | None:
     return None
 
 
+_MAX_SEED = 2**64 - 1
+
+
 def _check_values(d: Any, path: str = "") -> None:
     """Raise ScenarioError naming the field of the first value JSON cannot hold."""
     problem = _value_problem(d, path)
     if problem is not None:
         raise _core.scenario_error(*problem)
+    seed = d.get("seed") if not path and isinstance(d, Mapping) else None
+    if isinstance(seed, int) and not isinstance(seed, bool) and not 0 <= seed <= _MAX_SEED:
+        # Checked here, where the integer is exact: the core would read one beyond 64 bits
+        # from JSON as a float and could only quote it rounded.
+        raise _core.scenario_error(
+            "seed", f"must be an integer from 0 to 2^64 - 1 ({_MAX_SEED}), got {seed}"
+        )
 
 
 def _non_finite_path(d: Any, path: str = "") -> str:

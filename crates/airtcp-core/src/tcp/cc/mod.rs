@@ -411,7 +411,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
     },
     SchemeInfo {
         name: "cubic",
-        description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7; linux = 1: Linux's integer arithmetic as ns-3 ports it (default under the ns3 and linux profiles)",
+        description: "CUBIC (RFC 9438): cubic window growth in time since the last loss, Reno-friendly region, beta 0.7; linux = 1: Linux's integer arithmetic (default under the linux profile), 2: as ns-3 ports it (default under ns3)",
         recovery: RecoveryKind::NewReno,
         build: cubic::build,
         receiver: None,
