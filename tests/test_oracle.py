@@ -43,8 +43,12 @@ def test_share_is_the_ratio_of_means_with_an_interval_from_both_samples():
         o = at.filter(pl.col("cc") == ORACLE)["goodput"]
         assert r["share"] == pytest.approx(100 * a.mean() / o.mean())
         assert r["n"] == r["n_ref"] == 8
-        # 100 % plus Welch's interval of both samples in % of the oracle's mean.
-        w = welch([100 * v / o.mean() for v in a], [100 * v / o.mean() for v in o])
+        # 100 % plus Welch's interval of both samples in % of the oracle's mean, the oracle's
+        # spread about its mean scaled by the share (the delta method for a ratio of means).
+        share = a.mean() / o.mean()
+        w = welch(
+            [100 * v / o.mean() for v in a], [100 + share * (100 * v / o.mean() - 100) for v in o]
+        )
         assert r["ci_low"] == pytest.approx(100 + w.ci_low)
         assert r["ci_high"] == pytest.approx(100 + w.ci_high)
         assert r["ci_low"] < r["share"] < r["ci_high"]

@@ -35,7 +35,8 @@ def _goodput(gain: dict[str, float], noise: float, pers, n: int = 10) -> pl.Data
     for cc in ewr.SCHEMES:
         for p in pers:
             for seed in range(1, n + 1):
-                g = 2.0 / (1 + 10 * p) * (1 + gain.get(cc, 0.0))
+                extra = gain.get(cc, 0.0)
+                g = 2.0 / (1 + 10 * p) * (1 + (extra(p) if callable(extra) else extra))
                 rows.append(
                     {
                         "cc": cc,
@@ -98,6 +99,12 @@ def test_similar_at_low_error_takes_each_outcome():
     assert _claim(_single({}, 0.01), "single_similar").outcome == SUPPORTED
     assert _claim(_single({"ewr": 0.5}, 0.01), "single_similar").outcome == NOT_SUPPORTED
     assert _claim(_single({}, 0.3), "single_similar").outcome == INCONCLUSIVE
+    # +15 % at one low error rate and -15 % at the others would pool to "similar": each rate
+    # is judged on its own.
+    low = sorted(p for p in ewr.SINGLE_PERS if p <= 0.01)
+    swing = {"ewr": lambda p: 0.15 if p == low[0] else -0.15}
+    res = _claim(_single(swing, 0.01), "single_similar")
+    assert res.outcome == NOT_SUPPORTED, res.sentence
 
 
 def test_mixed_topology_claims_take_each_outcome():

@@ -262,3 +262,5 @@ def test_never_outcome_needs_enough_judged_losses():
     o, upper = wmecn.never_outcome(0, 400)
     assert o is SUPPORTED and upper == pytest.approx(1 - 0.05 ** (1 / 400))
     assert wmecn.never_outcome(1, 10_000)[0] is NOT_SUPPORTED
+    # Losses of one run are not independent verdicts: one run decides nothing.
+    assert wmecn.never_outcome(0, 10_000, runs=1)[0] is INCONCLUSIVE

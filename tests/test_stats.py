@@ -19,7 +19,9 @@ from airtcp.stats import (
     direction,
     magnitude,
     one_sample,
+    part_outcome,
     rate_ci,
+    relative_samples,
     welch,
     within,
     zero_events_upper,
@@ -136,3 +138,39 @@ def test_contrast_of_two_is_welch_and_of_four_adds_every_spread():
     assert (alone["ci_low"], alone["ci_high"]) == pytest.approx((one["ci_low"], one["ci_high"]))
     with pytest.raises(ValueError, match="2 samples but 3 coefficients"):
         contrast([a, b], [1.0, -1.0, 1.0])
+
+
+def test_relative_samples_carry_the_denominators_spread_by_the_delta_method():
+    import polars as pl
+
+    df = pl.DataFrame(
+        {
+            "cc": ["a"] * 3 + ["b"] * 3 + ["a"] * 2 + ["b"] * 2,
+            "x": [1] * 6 + [2] * 4,
+            "v": [18.0, 20.0, 22.0, 9.0, 10.0, 11.0, 5.0, 5.0, 4.0, 6.0],
+        }
+    )
+    xa, xb = relative_samples(df, "v", label="cc", a="a", b="b", at="x", values=[1, 2])
+    # a in % of b's mean at each x; b spread about 100 by the ratio there (2 at x=1, 1 at x=2).
+    assert xa == pytest.approx([180, 200, 220, 100, 100])
+    assert xb == pytest.approx([80, 100, 120, 80, 120])
+    # So Welch's standard error of the difference is the delta method's for 100 * a/b:
+    # (100/b)^2 (s_a^2/n_a + R^2 s_b^2/n_b) at x = 1.
+    w = welch(xa[:3], xb[:3])
+    assert w.se == pytest.approx(100 / 10 * math.sqrt(4 / 3 + 4 * 1 / 3))
+
+
+def test_a_part_is_supported_at_its_own_level_and_ruled_out_at_the_corrected_one():
+    decide = lambda lo, hi: direction(lo, hi, sign=1, smallest=1.0)  # noqa: E731
+    a, b = [1.9, 2.0, 2.1, 2.05, 1.95], [0.0, 0.1, -0.1, 0.05, -0.05]
+    o, w = part_outcome(decide, a, b, parts=10)
+    assert o is SUPPORTED and w.level == 0.95
+    # An interval just below the smallest change at 95% but not at 99.5%: ruled out alone,
+    # undecided as one of ten parts.
+    a2 = [0.6, 0.8, 1.0, 0.8, 0.8]
+    w95 = welch(a2, b)
+    assert decide(w95.ci_low, w95.ci_high) is NOT_SUPPORTED
+    assert part_outcome(decide, a2, b, parts=1)[0] is NOT_SUPPORTED
+    wide = welch(a2, b, bonferroni(0.95, 10))
+    assert wide.ci_high >= 1.0
+    assert part_outcome(decide, a2, b, parts=10)[0] is INCONCLUSIVE

@@ -207,7 +207,8 @@ def oracle_shares(data: PaperData, figures: Sequence[str] | None = None) -> str:
     intro = (
         "The oracle's mean, then each scheme's mean over seeds as a share of the oracle's at "
         "the same point (%, 95% interval in brackets: 100 % plus Welch's interval of both "
-        "samples in % of the oracle's mean):\n\n"
+        "samples in % of the oracle's mean, the oracle's spread scaled by the share, i.e. the "
+        "delta-method interval of the ratio):\n\n"
     )
     return intro + "\n".join(parts)
 

@@ -338,8 +338,9 @@ def _shares_table(spec: FigureSpec, data: PaperData) -> str:
         f'<p class="meta">Share of {_e(spec.upper)} (upper bound): the mean '
         f"{_e(spec.ylabel or spec.metric)} of each line over seeds in % of the mean of the "
         f"{_e(spec.upper)} at the same {_e(xlab)}; the {LEVEL:.0%} interval is 100 % plus "
-        f"Welch's interval of both samples taken in % of the mean of the {_e(spec.upper)} "
-        "(airtcp.stats.share_of), clipped at 0.</p>" + _html_table(cols, rows, left=1) + "</div>"
+        f"Welch's interval of both samples taken in % of the mean of the {_e(spec.upper)}, "
+        "its spread scaled by the share (the delta-method interval of the ratio; "
+        "airtcp.stats.share_of), clipped at 0.</p>" + _html_table(cols, rows, left=1) + "</div>"
     )
 
 

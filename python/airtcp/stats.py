@@ -19,6 +19,7 @@ from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
 __all__ = [
     "contrast",
+    "part_outcome",
     "relative_samples",
     "share_of",
     "INCONCLUSIVE",
@@ -347,6 +348,24 @@ def combine(outcomes: Iterable[Outcome | str]) -> Outcome:
     return INCONCLUSIVE
 
 
+def part_outcome(
+    decide: Any, a: Sequence[float], b: Sequence[float], parts: int, level: float = 0.95
+) -> tuple[Outcome, Welch]:
+    """The outcome of one of ``parts`` parts of a claim made at several points at once (as
+    :func:`combine` joins them), from Welch's test of ``a`` − ``b`` and ``decide(ci_low,
+    ci_high)``: supported when the part's ``level`` interval supports it (the claim needs
+    every part, an intersection of tests, which needs no correction), not supported when its
+    Bonferroni interval (``level`` over ``parts``) rules it out (one part is enough, a union,
+    which does), inconclusive otherwise. Returns the outcome and the ``level`` test."""
+    w = welch(a, b, level)
+    if Outcome.of(decide(w.ci_low, w.ci_high)) is SUPPORTED:
+        return SUPPORTED, w
+    wide = welch(a, b, bonferroni(level, parts))
+    if Outcome.of(decide(wide.ci_low, wide.ci_high)) is NOT_SUPPORTED:
+        return NOT_SUPPORTED, w
+    return INCONCLUSIVE, w
+
+
 def magnitude(ci_low: float, ci_high: float, paper: float) -> str:
     """How a measured change compares with the size a paper reports, whatever the verdict:
     ``"larger than the paper's"`` when the whole interval lies beyond the paper's value (in the
@@ -369,7 +388,13 @@ def relative_samples(
     """Each run's ``metric`` for ``a`` and for ``b`` (rows whose column ``label`` says which)
     in % of ``b``'s mean at the same value of column ``at``, pooled over ``values``: a Welch
     difference of the two samples is ``a``'s change relative to ``b``, in %. Values where
-    ``b`` has no runs or a zero mean are left out; None and NaN are left out."""
+    ``b`` has no runs or a zero mean are left out; None and NaN are left out.
+
+    ``b``'s mean is itself estimated, so its runs carry the uncertainty of the ratio's
+    denominator: by the delta method, Var(100·ā/b̄) ≈ (100/b̄)²·(s_a²/n_a + R²·s_b²/n_b) with
+    R = ā/b̄. ``b``'s values are therefore spread about their mean (100) by R at each value of
+    ``at``, which leaves their mean at 100 and makes Welch's interval of the difference that
+    of the ratio (at R = 1 nothing changes)."""
     import polars as pl
 
     xa: list[float] = []
@@ -382,8 +407,12 @@ def relative_samples(
         mean = math.fsum(ref) / len(ref)
         if mean == 0:
             continue
-        xa += [100.0 * x / mean for x in _clean(here.filter(pl.col(label) == a)[metric].to_list())]
-        xb += [100.0 * x / mean for x in ref]
+        these = [
+            100.0 * x / mean for x in _clean(here.filter(pl.col(label) == a)[metric].to_list())
+        ]
+        ratio = math.fsum(these) / len(these) / 100.0 if these else 1.0
+        xa += these
+        xb += [100.0 + ratio * (100.0 * x / mean - 100.0) for x in ref]
     return xa, xb
 
 
@@ -402,8 +431,9 @@ def share_of(
     over the reference's mean) and its ``level`` interval, ``ci_low``/``ci_high``.
 
     The interval is ``100 +`` the Welch interval of :func:`relative_samples` of the label
-    against the reference at that value (both samples in % of the reference's mean), so it
-    carries the spread of both; it is clipped at 0 (a share of a rate is not negative) and
+    against the reference at that value (both samples in % of the reference's mean, the
+    reference's spread scaled by the share: the delta-method interval of a ratio of means),
+    so it carries the spread of both; it is clipped at 0 (a share of a rate is not negative) and
     NaN when either side has fewer than two runs. Values where the reference has no runs or a
     zero mean give no rows; the reference itself is not listed."""
     rows: list[dict[str, Any]] = []

@@ -320,12 +320,19 @@ def compare(
     relative: bool,
     smallest: float | None = None,
 ) -> dict[str, Any]:
-    """The gate's change against Reno (Welch), in % of Reno's mean when ``relative`` (the
-    interval scaled by the same mean) or in the metric's units, and the verdict against the
-    paper's change ``paper``."""
+    """The gate's change against Reno (Welch), in % of Reno's mean when ``relative`` (with
+    Reno's runs spread about their mean by the ratio of the means: the delta-method interval
+    of the ratio, as in ``stats.relative_samples``) or in the metric's units, and the verdict
+    against the paper's change ``paper``."""
     w = welch(gate, reno)
-    scale = 100.0 / w.mean_b if relative and w.mean_b else 1.0
-    change, lo, hi = w.diff * scale, w.ci_low * scale, w.ci_high * scale
+    change, lo, hi = w.diff, w.ci_low, w.ci_high
+    if relative and w.mean_b:
+        m = w.mean_b
+        ratio = w.mean_a / m
+        rel = welch(
+            [100.0 * x / m for x in gate], [100.0 + ratio * (100.0 * x / m - 100.0) for x in reno]
+        )
+        change, lo, hi = rel.diff, rel.ci_low, rel.ci_high
     if relative:
         # A positive quantity cannot fall by more than 100%.
         lo, hi, _ = clip(lo, hi, (-100.0, None))

@@ -254,19 +254,24 @@ def _errors(data: PaperData, scheme: str, steady: bool) -> Any:
     )
 
 
-def never_outcome(errors: int, judged: int, level: float = LEVEL) -> tuple[Outcome, float]:
+def never_outcome(
+    errors: int, judged: int, level: float = LEVEL, runs: int = 2
+) -> tuple[Outcome, float]:
     """The outcome of "never happens" from an exact count against the simulator's record of
     each drop: any error contradicts it; with none, it is supported only when the one-sided
-    ``level`` upper bound on the rate (0 of n: 1 − (1 − level)^(1/n)) is under TYPE1_BOUND,
-    and inconclusive otherwise (0 of 0 included). Returns the outcome and that bound (NaN
-    after an error)."""
+    ``level`` upper bound on the rate (0 of n: 1 − (1 − level)^(1/n)) is under TYPE1_BOUND
+    and the judged losses come from at least two runs (the bound takes verdicts as
+    independent, which the losses of one run are not), and inconclusive otherwise (0 of 0
+    included). Returns the outcome and that bound (NaN after an error)."""
     if errors > 0:
         return NOT_SUPPORTED, math.nan
     upper = zero_events_upper(judged, level)
-    return (SUPPORTED if upper < TYPE1_BOUND else INCONCLUSIVE), upper
+    return (SUPPORTED if upper < TYPE1_BOUND and runs >= 2 else INCONCLUSIVE), upper
 
 
 def _claim_type1(data: PaperData) -> ClaimResult:
+    import polars as pl
+
     rows = []
     totals: dict[bool, list[int]] = {False: [0, 0], True: [0, 0]}
     for steady in (False, True):
@@ -288,8 +293,11 @@ def _claim_type1(data: PaperData) -> ClaimResult:
                 }
             )
     (w1, wc), (s1, sc) = totals[False], totals[True]
-    outcome, _ = never_outcome(w1, wc)
-    steady_outcome, steady_upper = never_outcome(s1, sc)
+    runs = _all(data).filter(pl.col("scheme").is_in(["WMECN", "WMECN + LRT"]))
+    r_all = runs.filter(pl.col("verdicts_on_congestion_loss") > 0).height
+    r_steady = runs.filter(pl.col("steady_verdicts_on_congestion_loss") > 0).height
+    outcome, _ = never_outcome(w1, wc, runs=r_all)
+    steady_outcome, steady_upper = never_outcome(s1, sc, runs=r_steady)
 
     def judged(n1: int, nc: int, upper: float) -> str:
         counts = (
