@@ -20,6 +20,7 @@ from airtcp.stats import (
     magnitude,
     one_sample,
     part_outcome,
+    part_outcome_one,
     rate_ci,
     relative_samples,
     welch,
@@ -174,3 +175,13 @@ def test_a_part_is_supported_at_its_own_level_and_ruled_out_at_the_corrected_one
     wide = welch(a2, b, bonferroni(0.95, 10))
     assert wide.ci_high >= 1.0
     assert part_outcome(decide, a2, b, parts=10)[0] is INCONCLUSIVE
+
+
+def test_a_one_sample_part_is_ruled_out_only_by_its_corrected_interval():
+    inside = lambda lo, hi: within(lo, hi, 0.4, 0.6)  # noqa: E731
+    assert part_outcome_one(inside, [0.5, 0.51, 0.49, 0.5], parts=12) is SUPPORTED
+    xs = [0.62, 0.64, 0.66, 0.64]
+    one = one_sample(xs)
+    assert one["ci_low"] > 0.6 and part_outcome_one(inside, xs, parts=1) is NOT_SUPPORTED
+    assert one_sample(xs, bonferroni(0.95, 12))["ci_low"] < 0.6
+    assert part_outcome_one(inside, xs, parts=12) is INCONCLUSIVE

@@ -20,6 +20,7 @@ from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 __all__ = [
     "contrast",
     "part_outcome",
+    "part_outcome_one",
     "relative_samples",
     "share_of",
     "INCONCLUSIVE",
@@ -364,6 +365,25 @@ def part_outcome(
     if Outcome.of(decide(wide.ci_low, wide.ci_high)) is NOT_SUPPORTED:
         return NOT_SUPPORTED, w
     return INCONCLUSIVE, w
+
+
+def part_outcome_one(
+    decide: Any,
+    xs: Sequence[float],
+    parts: int,
+    level: float = 0.95,
+    bounds: tuple[float | None, float | None] | None = None,
+) -> Outcome:
+    """:func:`part_outcome` for a part judged on one sample's mean (its Student-t interval,
+    clipped to ``bounds``): supported by its ``level`` interval, ruled out by its Bonferroni
+    interval over ``parts``."""
+    s = one_sample(xs, level, bounds=bounds)
+    if Outcome.of(decide(s["ci_low"], s["ci_high"])) is SUPPORTED:
+        return SUPPORTED
+    wide = one_sample(xs, bonferroni(level, parts), bounds=bounds)
+    if Outcome.of(decide(wide["ci_low"], wide["ci_high"])) is NOT_SUPPORTED:
+        return NOT_SUPPORTED
+    return INCONCLUSIVE
 
 
 def magnitude(ci_low: float, ci_high: float, paper: float) -> str:

@@ -27,9 +27,9 @@ from ..stats import (
     direction,
     one_sample,
     part_outcome,
+    part_outcome_one,
     relative_samples,
     verdict,
-    welch,
     within,
 )
 from . import (
@@ -469,6 +469,7 @@ def _jain_claim(
             return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {sweep} runs.")
         df = data.table(sweep, table)
         rows, parts = [], []
+        k = len(pers) * len(RIVALS)
         for p in pers:
             at = df.filter(pl.col("per") == p)
             for rival in RIVALS:
@@ -476,8 +477,7 @@ def _jain_claim(
                 b = _values(at.filter(pl.col("cc") == rival), "jain")
                 if not a or not b:
                     continue
-                w = welch(a, b)
-                o = decide(w.ci_low, w.ci_high, rival, p)
+                o, w = part_outcome(lambda lo, hi, r=rival, q=p: decide(lo, hi, r, q), a, b, k)
                 rows.append(_row(w, o, error=_pct(p), against=rival))
                 parts.append(
                     f"{_pct(p)} vs {NAMES[rival]} {w.diff:+.3f} "
@@ -524,6 +524,7 @@ def _cells(data: PaperData, sweep: str, table: str, paper: dict) -> list[dict[st
                     "ci_low": s["ci_low"],
                     "ci_high": s["ci_high"],
                     "n": s["n"],
+                    "values": xs,
                 }
             )
     return out
@@ -535,8 +536,14 @@ def _levels_claim(sweep: str, table: str, paper: dict, name: str) -> Callable:
         if not cells:
             return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {sweep} runs.")
         for c in cells:
+            band = (c["paper"] - LEVEL_TOL, c["paper"] + LEVEL_TOL)
             c["outcome"] = str(
-                within(c["ci_low"], c["ci_high"], c["paper"] - LEVEL_TOL, c["paper"] + LEVEL_TOL)
+                part_outcome_one(
+                    lambda lo, hi, b=band: within(lo, hi, *b),
+                    c.pop("values"),
+                    len(cells),
+                    bounds=(0.0, 1.0),
+                )
             )
         overall = combine(c["outcome"] for c in cells)
         count = {o: sum(1 for c in cells if c["outcome"] == str(o)) for o in Outcome}
@@ -572,7 +579,8 @@ def _friend_cells(data: PaperData) -> list[dict[str, Any]]:
                 continue
             r = one_sample(_values(at, "rival_kbps"), bounds=(0.0, None))
             e = one_sample(_values(at, "ewr_kbps"), bounds=(0.0, None))
-            q = one_sample(_values(at, "ratio"), bounds=(0.0, None))
+            ratios = _values(at, "ratio")
+            q = one_sample(ratios, bounds=(0.0, None))
             out.append(
                 {
                     "rival": rival,
@@ -589,6 +597,7 @@ def _friend_cells(data: PaperData) -> list[dict[str, Any]]:
                     "ratio_low": q["ci_low"],
                     "ratio_high": q["ci_high"],
                     "seeds": q["n"],
+                    "ratios": ratios,
                 }
             )
     return out
@@ -614,7 +623,9 @@ def _friend_claim(levels: bool) -> Callable[[PaperData], ClaimResult]:
                 band = (c["paper_ratio"] - RATIO_TOL, c["paper_ratio"] + RATIO_TOL)
             else:
                 band = FRIENDLY_BAND
-            o = within(lo, hi, *band)
+            o = part_outcome_one(
+                lambda a, b, w=band: within(a, b, *w), c["ratios"], len(cells), bounds=(0.0, None)
+            )
             rows.append(
                 {
                     "rival": c["rival"],
