@@ -218,3 +218,14 @@ def test_quick_reproduction_report_and_store(tmp_path):
     # At 5% PER the ELN agents mark duplicate ACKs and NewReno resends without cutting.
     assert lossy["eln_retransmits"].sum() > 0
     assert agents.filter(pl.col("kind") == "eln")["marked"].sum() > 0
+
+
+def test_a_grid_run_counts_once_with_its_responses_mean():
+    # Two seeds of one scheme at one PER, six responses each: two rows, each the mean of six.
+    rows = [
+        {"scheme": "NewReno", "per": 0.01, "seed": s, "name": f"resp{i}", "goodput_bps": g}
+        for s, gs in ((1, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]), (2, [6.0, 5.0, 4.0, 3.0, 2.0, 1.0]))
+        for i, g in enumerate(gs)
+    ]
+    runs = membrane._per_run(pl.DataFrame(rows))
+    assert runs.select("seed", "goodput_bps").rows() == [(1, 3.5), (2, 3.5)]
