@@ -144,3 +144,19 @@ def test_path_scenario_is_the_core_tests_path():
     assert sc.get("links.R2-D.error.per") == 0.02
     assert [link["rate"] for link in sc.data["links"]] == ["10Mbps"] * 3
     assert sc.get("flows.f0.cc") == "newreno" and sc.seed == 2
+
+
+def test_an_edit_made_while_the_tables_run_is_kept(tmp_path, monkeypatch):
+    page = tmp_path / "page.md"
+    page.write_text(TEXT.replace("a/one", "x/slow").replace("b/two", "x/other"))
+
+    def slow() -> str:
+        # Someone edits the page outside the regions while the experiment runs.
+        page.write_text(page.read_text().replace("Between, kept as it is.", "Edited meanwhile."))
+        return "| fresh |\n|---|\n"
+
+    monkeypatch.setitem(docgen._EXPERIMENTS, "x/slow", ("a test", slow))
+    monkeypatch.setitem(docgen._EXPERIMENTS, "x/other", ("a test", lambda: "other\n"))
+    assert docgen.generate(page) == {page: True}
+    text = page.read_text()
+    assert "Edited meanwhile." in text and "| fresh |" in text and "other\n" in text

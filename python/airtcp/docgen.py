@@ -677,11 +677,14 @@ def generate(
         papers.get(key)
         bodies.update(_paper_bodies(key, tables, quick=quick, out=out, workers=workers, log=log))
     result: dict[Path, bool] = {}
-    for f, text in texts.items():
+    for f in texts:
         if not regions[f]:
             continue
+        # Read again: the runs may have taken minutes, and an edit made meanwhile outside
+        # the regions must not be lost.
+        text = f.read_text(encoding="utf-8")
         # Regions left out by `only` keep their current body.
-        keep = {r.name: text[r.start : r.end] for r in regions[f]}
+        keep = {r.name: text[r.start : r.end] for r in find_regions(text, str(f))}
         new = replace_regions(text, {**keep, **bodies}, str(f))
         result[f] = new != text
         if write and new != text:
