@@ -354,12 +354,7 @@ impl Sim {
         let slot = &mut self.hooks[h.idx()];
         let node = slot.node;
         let r = {
-            let mut ctx = HookCtx {
-                now: self.sched.now(),
-                node,
-                actions: &mut actions,
-                snr: &self.snr,
-            };
+            let mut ctx = HookCtx::new(self.sched.now(), node, &mut actions, &self.snr);
             f(&mut *slot.hook, &mut ctx)
         };
         for a in actions.drain(..) {

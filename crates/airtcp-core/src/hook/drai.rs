@@ -228,12 +228,7 @@ mod tests {
             udp_seq: 0,
         };
         let mut actions = vec![];
-        let mut ctx = HookCtx {
-            now: MS,
-            node: NodeId(0),
-            actions: &mut actions,
-            snr: &[],
-        };
+        let mut ctx = HookCtx::new(MS, NodeId(0), &mut actions, &[]);
         d.post_routing(&mut ctx, &mut w, &view(3, 0.9));
         assert_eq!(w.ip.rate_index, Some(2.0));
         d.post_routing(&mut ctx, &mut w, &view(0, 0.9));

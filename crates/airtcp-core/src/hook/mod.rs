@@ -36,6 +36,7 @@ use serde::Serialize;
 use crate::device::DeviceView;
 use crate::engine::Time;
 use crate::ids::{DevId, NodeId};
+use crate::link::snr::Measured;
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, Wire};
 
@@ -75,8 +76,32 @@ pub struct HookCtx<'a> {
     pub now: Time,
     pub node: NodeId,
     pub actions: &'a mut Vec<HookAction>,
-    /// SNR series of the channels (a hook reads only those of its own node's devices).
-    pub snr: &'a [SnrSeries],
+    /// SNR series of the channels: private, so a hook reads them only as a receiver would
+    /// have measured them by now (`snr_measured`), never a later sample.
+    snr: &'a [SnrSeries],
+}
+
+impl<'a> HookCtx<'a> {
+    pub fn new(
+        now: Time,
+        node: NodeId,
+        actions: &'a mut Vec<HookAction>,
+        snr: &'a [SnrSeries],
+    ) -> Self {
+        HookCtx {
+            now,
+            node,
+            actions,
+            snr,
+        }
+    }
+
+    /// Series `series`'s latest sample measured by now, reported `delay` after its interval
+    /// began ([`SnrSeries::measured`]); None before the first report or for a series that
+    /// does not exist.
+    pub fn snr_measured(&self, series: usize, delay: Time) -> Option<Measured> {
+        self.snr.get(series)?.measured(self.now, delay)
+    }
 }
 
 /// A figure a hook reports: a count or a real number.

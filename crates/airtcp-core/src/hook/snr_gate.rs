@@ -217,7 +217,7 @@ impl Hook for SnrGate {
             return;
         }
         // The only read of the channel: what has been measured by now.
-        let m = ctx.snr[self.series].measured(ctx.now, self.delay);
+        let m = ctx.snr_measured(self.series, self.delay);
         if self.measure(ctx.now, m) == GateChange::Opened {
             for u in self.window_updates() {
                 ctx.actions.push(HookAction::DeliverLocal(u));

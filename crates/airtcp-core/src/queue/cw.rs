@@ -13,7 +13,7 @@ use super::droptail::Limit;
 use super::red::{mark, occupancy, RedAverage};
 use super::{Fifo, MarkCounts, QueuePolicy, Verdict};
 use crate::engine::Time;
-use crate::packet::{DropCause, Ecn, Packet};
+use crate::packet::{DropCause, Ecn, Wire};
 
 pub struct CongestionWarning {
     pub limit: Limit,
@@ -35,7 +35,7 @@ impl CongestionWarning {
 }
 
 impl QueuePolicy for CongestionWarning {
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         // The average counts every arrival, also one the queue then refuses (as RED does).
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         if !self.limit.fits(fifo, pkt.size) {

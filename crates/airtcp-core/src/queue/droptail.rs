@@ -2,7 +2,7 @@
 
 use super::{Fifo, QueuePolicy, Verdict};
 use crate::engine::Time;
-use crate::packet::{DropCause, Packet};
+use crate::packet::{DropCause, Wire};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Limit {
@@ -25,7 +25,7 @@ pub struct DropTail {
 }
 
 impl QueuePolicy for DropTail {
-    fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, _now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         if self.limit.fits(fifo, pkt.size) {
             Verdict::Accept
         } else {
@@ -38,7 +38,7 @@ impl QueuePolicy for DropTail {
 mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::packet::{IpHeader, Proto, TcpHeader, Wire};
+    use crate::packet::{IpHeader, Packet, Proto, TcpHeader};
 
     fn pkt(size: u32) -> Packet {
         Packet::new(

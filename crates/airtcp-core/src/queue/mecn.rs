@@ -16,7 +16,7 @@ use super::red::{mark, occupancy, RedAverage};
 use super::QueuePolicy;
 use super::{Fifo, MarkCounts, Verdict};
 use crate::engine::{Rng, Time};
-use crate::packet::{DropCause, Packet};
+use crate::packet::{DropCause, Wire};
 
 /// Codepoints of the congestion levels.
 pub const MILD: u8 = 0b10;
@@ -110,7 +110,7 @@ impl Mecn {
         }
     }
 
-    pub fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         match self.decide(avg) {
             Decision::Drop => {
@@ -187,7 +187,7 @@ impl Wmecn {
         }
     }
 
-    pub fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         if !self.limit.fits(fifo, pkt.size) {
             return Verdict::Drop(DropCause::QueueOverflow);
@@ -204,7 +204,7 @@ impl Wmecn {
 }
 
 impl QueuePolicy for Mecn {
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         Mecn::admit(self, now, pkt, fifo)
     }
     fn on_idle(&mut self, now: Time) {
@@ -222,7 +222,7 @@ impl QueuePolicy for Mecn {
 }
 
 impl QueuePolicy for Wmecn {
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         Wmecn::admit(self, now, pkt, fifo)
     }
     fn on_idle(&mut self, now: Time) {

@@ -15,7 +15,7 @@ pub use threshold::ThresholdMark;
 
 use crate::engine::Time;
 use crate::ids::PacketId;
-use crate::packet::{DropCause, Packet};
+use crate::packet::{DropCause, Wire};
 use std::collections::VecDeque;
 
 /// What a queue policy decided for an arriving packet.
@@ -78,7 +78,7 @@ pub struct MarkCounts {
 pub trait QueuePolicy {
     /// Decide on `pkt` arriving at a queue holding `fifo`; may rewrite header fields (ECN
     /// codepoints, rate fields). Called for every arrival, also one that finds the link idle.
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict;
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict;
 
     /// The link went idle (nothing queued or sending) at `now`: RED-family averages decay
     /// over idle time.
@@ -126,7 +126,7 @@ impl AnyQueue {
 
 impl QueuePolicy for AnyQueue {
     #[inline]
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         match self {
             AnyQueue::DropTail(q) => q.admit(now, pkt, fifo),
             AnyQueue::Other(q) => q.admit(now, pkt, fifo),

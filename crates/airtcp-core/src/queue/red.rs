@@ -11,7 +11,7 @@ use super::droptail::Limit;
 use super::{Fifo, Verdict};
 use super::{MarkCounts, QueuePolicy};
 use crate::engine::{Rng, Time};
-use crate::packet::{DropCause, Ecn, Packet};
+use crate::packet::{DropCause, Ecn, Wire};
 
 /// The RED average queue estimator, shared by RED and the multi-level ECN queues.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ pub fn occupancy(limit: Limit, fifo: &Fifo) -> f64 {
 
 /// Mark an ECN-capable packet with `level` (0b10 or 0b11), never lowering a mark an earlier
 /// router set.
-pub fn mark(pkt: &mut Packet, level: u8) {
+pub fn mark(pkt: &mut Wire, level: u8) {
     if level > pkt.ip.ecn.bits() {
         pkt.ip.ecn = Ecn(level);
     }
@@ -141,7 +141,7 @@ impl Red {
         }
     }
 
-    pub fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         let chosen = match self.base_probability(avg) {
             Some(pb) if pb <= 0.0 => {
@@ -185,7 +185,7 @@ impl Red {
 }
 
 impl QueuePolicy for Red {
-    fn admit(&mut self, now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         Red::admit(self, now, pkt, fifo)
     }
     fn on_idle(&mut self, now: Time) {
@@ -211,7 +211,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::engine::MS;
     use crate::ids::{FlowId, NodeId, PacketId};
-    use crate::packet::{IpHeader, Proto, TcpHeader, Wire};
+    use crate::packet::{IpHeader, Packet, Proto, TcpHeader};
 
     pub fn pkt(ecn: Ecn) -> Packet {
         Packet::new(

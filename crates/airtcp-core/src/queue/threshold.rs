@@ -4,7 +4,7 @@
 
 use super::{Fifo, MarkCounts, QueuePolicy, Verdict};
 use crate::engine::Time;
-use crate::packet::{DropCause, Ecn, Packet};
+use crate::packet::{DropCause, Ecn, Wire};
 use crate::queue::droptail::Limit;
 
 pub struct ThresholdMark {
@@ -14,7 +14,7 @@ pub struct ThresholdMark {
 }
 
 impl QueuePolicy for ThresholdMark {
-    fn admit(&mut self, _now: Time, pkt: &mut Packet, fifo: &Fifo) -> Verdict {
+    fn admit(&mut self, _now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         if !self.limit.fits(fifo, pkt.size) {
             return Verdict::Drop(DropCause::QueueOverflow);
         }
