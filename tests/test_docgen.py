@@ -160,3 +160,8 @@ def test_an_edit_made_while_the_tables_run_is_kept(tmp_path, monkeypatch):
     assert docgen.generate(page) == {page: True}
     text = page.read_text()
     assert "Edited meanwhile." in text and "| fresh |" in text and "other\n" in text
+
+
+def test_an_unknown_only_name_is_a_user_error(capsys):
+    assert main(["docs-tables", "--docs", str(DOCS), "--only", "nope/none"]) == 2
+    assert "--only nope/none: no such region" in capsys.readouterr().err

@@ -661,6 +661,9 @@ def generate(
         raise DocGenError(
             f"no generator for region(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
         )
+    missing = sorted(set(only or ()) - names)
+    if missing:
+        raise DocGenError(f"--only {', '.join(missing)}: no such region in {docs} (see --list)")
     wanted = names if only is None else names & set(only)
     bodies: dict[str, str] = {}
     by_paper: dict[str, list[str]] = {}

@@ -21,6 +21,7 @@ __all__ = [
     "contrast",
     "part_outcome",
     "part_outcome_one",
+    "relative_pair",
     "relative_samples",
     "share_of",
     "INCONCLUSIVE",
@@ -422,18 +423,24 @@ def relative_samples(
     for v in values:
         here = df.filter(pl.col(at) == v)
         ref = _clean(here.filter(pl.col(label) == b)[metric].to_list())
-        if not ref:
-            continue
-        mean = math.fsum(ref) / len(ref)
-        if mean == 0:
-            continue
-        these = [
-            100.0 * x / mean for x in _clean(here.filter(pl.col(label) == a)[metric].to_list())
-        ]
-        ratio = math.fsum(these) / len(these) / 100.0 if these else 1.0
-        xa += these
-        xb += [100.0 + ratio * (100.0 * x / mean - 100.0) for x in ref]
+        pa, pb = relative_pair(_clean(here.filter(pl.col(label) == a)[metric].to_list()), ref)
+        xa += pa
+        xb += pb
     return xa, xb
+
+
+def relative_pair(a: Sequence[float], b: Sequence[float]) -> tuple[list[float], list[float]]:
+    """``a`` and ``b`` in % of ``b``'s mean, ``b``'s values spread about 100 by the ratio of
+    the means (see :func:`relative_samples`): Welch's interval of the two is the delta-method
+    interval of 100·ā/b̄ − 100. Both empty when ``b`` is empty or its mean is 0."""
+    if not b:
+        return [], []
+    mean = math.fsum(b) / len(b)
+    if mean == 0:
+        return [], []
+    pa = [100.0 * x / mean for x in a]
+    ratio = math.fsum(pa) / len(pa) / 100.0 if pa else 1.0
+    return pa, [100.0 + ratio * (100.0 * x / mean - 100.0) for x in b]
 
 
 def share_of(

@@ -24,7 +24,7 @@ import math
 from typing import Any
 
 from ..scenario import Scenario
-from ..stats import INCONCLUSIVE, clip, magnitude, verdict, welch
+from ..stats import INCONCLUSIVE, clip, magnitude, relative_pair, verdict, welch
 from . import (
     ORACLE,
     ClaimResult,
@@ -330,11 +330,7 @@ def compare(
     w = welch(gate, reno)
     change, lo, hi = w.diff, w.ci_low, w.ci_high
     if relative and w.mean_b:
-        m = w.mean_b
-        ratio = w.mean_a / m
-        rel = welch(
-            [100.0 * x / m for x in gate], [100.0 + ratio * (100.0 * x / m - 100.0) for x in reno]
-        )
+        rel = welch(*relative_pair(gate, reno))
         change, lo, hi = rel.diff, rel.ci_low, rel.ci_high
     if relative:
         # A positive quantity cannot fall by more than 100%.
