@@ -44,7 +44,8 @@ def cases():
             "links.R1-R2.queue": {"kind": "red", "limit": 30, "gentle": True, "ecn": False},
         },
         "eln": {
-            "agents": [{"kind": "eln", "node": "R2"}],
+            # At the receiving end of the lossy link: the node that sees the damaged frames.
+            "agents": [{"kind": "eln", "node": "D1"}],
             "links.R2-D1.error": {"model": "ber", "ber": 2e-6, "applies_to": "data"},
         },
         "gilbert": {

@@ -3,7 +3,7 @@
 //! the node layer only routes, runs hooks and hands packets to endpoints.
 
 use crate::app::App;
-use crate::device::{AnyDevice, DevCtx, DevEv, DevOut, Device};
+use crate::device::{AnyDevice, DevCtx, DevEv, DevOut, Device, LinkLoss, LossNote};
 use crate::engine::{Scheduler, Time, Timed, TimerSlot};
 use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
@@ -27,6 +27,8 @@ pub enum Ev {
     FlowStop(FlowId),
     UdpSend(FlowId),
     QueueSample,
+    /// A node learns of a lost frame (a held [`LossNote`]).
+    LossNote(u32),
 }
 
 pub struct TcpFlow {
@@ -129,6 +131,10 @@ pub struct Sim {
     /// Scratch buffers, reused so the steady state allocates nothing per event.
     dev_out: Vec<DevOut>,
     hook_actions: Vec<HookAction>,
+    notes: Vec<LossNote>,
+    /// Notes a node learns later, by slot (`Ev::LossNote`), and the free slots.
+    held_notes: Vec<LossNote>,
+    free_notes: Vec<u32>,
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a
@@ -141,6 +147,7 @@ macro_rules! dev_ctx {
             pool: &mut $sim.pool,
             snr: &$sim.snr,
             out: &mut $sim.dev_out,
+            notes: &mut $sim.notes,
             packet_hops: &mut $sim.counters.packet_hops,
         }
     };
@@ -212,6 +219,9 @@ impl Sim {
             budget_exceeded: false,
             dev_out: Vec::new(),
             hook_actions: Vec::new(),
+            notes: Vec::new(),
+            held_notes: Vec::new(),
+            free_notes: Vec::new(),
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -265,6 +275,11 @@ impl Sim {
             Ev::FlowStop(f) => self.stop_flow(f),
             Ev::UdpSend(f) => self.udp_send(f),
             Ev::QueueSample => self.sample_queues(),
+            Ev::LossNote(k) => {
+                let n = self.held_notes[k as usize];
+                self.free_notes.push(k);
+                self.tell_link_loss(n.node, n.loss, &n.wire);
+            }
         }
     }
 
@@ -297,6 +312,56 @@ impl Sim {
             }
         }
         self.dev_out.truncate(start);
+        if !self.notes.is_empty() {
+            self.deliver_notes();
+        }
+    }
+
+    /// Hand what devices noted of lost frames to the hooks that listen at those nodes: now,
+    /// or when the node learns it.
+    fn deliver_notes(&mut self) {
+        let mut notes = std::mem::take(&mut self.notes);
+        for n in notes.drain(..) {
+            if !self.hears_losses(n.node) {
+                continue;
+            }
+            if n.at <= self.now() {
+                self.tell_link_loss(n.node, n.loss, &n.wire);
+                continue;
+            }
+            let k = match self.free_notes.pop() {
+                Some(k) => {
+                    self.held_notes[k as usize] = n;
+                    k
+                }
+                None => {
+                    self.held_notes.push(n);
+                    (self.held_notes.len() - 1) as u32
+                }
+            };
+            self.sched.at(n.at, Ev::LossNote(k));
+        }
+        if self.notes.is_empty() {
+            // Keep the buffer's allocation.
+            self.notes = notes;
+        }
+    }
+
+    /// Whether a hook of `node` listens to link losses.
+    fn hears_losses(&self, node: NodeId) -> bool {
+        self.nodes[node.idx()]
+            .hooks
+            .iter()
+            .any(|h| self.hooks[h.idx()].hook.points().link_loss)
+    }
+
+    fn tell_link_loss(&mut self, node: NodeId, loss: LinkLoss, wire: &Wire) {
+        for k in 0..self.nodes[node.idx()].hooks.len() {
+            let h = self.nodes[node.idx()].hooks[k];
+            if self.hooks[h.idx()].hook.points().link_loss {
+                self.call_hook(h, |hook, ctx| hook.on_link_loss(ctx, loss, wire));
+            }
+        }
     }
 
     #[inline]
@@ -321,7 +386,7 @@ impl Sim {
             let start = self.dev_out.len();
             let mut ctx = dev_ctx!(self);
             Device::enqueue(p, d, &mut ctx, id, next_hop);
-            if self.dev_out.len() > start {
+            if self.dev_out.len() > start || !self.notes.is_empty() {
                 self.handle_reports(d, start);
             }
             return;
@@ -339,10 +404,10 @@ impl Sim {
         let node = self.devices[d.idx()].node();
         let wire = self.pool.get(id).wire;
         self.drop_packet(id, cause);
-        // Hooks at the node hear of what their devices lost (ELN).
-        for k in 0..self.nodes[node.idx()].hooks.len() {
-            let h = self.nodes[node.idx()].hooks[k];
-            self.call_hook(h, |hook, ctx| hook.on_device_loss(ctx, d, &wire, cause));
+        // A node knows what its own queues discarded; of a frame lost on the link it knows
+        // only what the device notes (a MAC that gave up, a damaged frame received).
+        if matches!(cause, DropCause::QueueOverflow | DropCause::Aqm) && self.hears_losses(node) {
+            self.tell_link_loss(node, LinkLoss::Queue(d), &wire);
         }
     }
 

@@ -6,7 +6,7 @@
 use airtcp_core::device::{DeviceView, P2p};
 use airtcp_core::engine::{Time, MS, SEC};
 use airtcp_core::harness::Net;
-use airtcp_core::hook::{ExplicitRate, Hook, HookCtx, LocalEnd, Metric, Points, Verdict};
+use airtcp_core::hook::{ExplicitRate, Hook, HookCtx, LinkLoss, LocalEnd, Metric, Points, Verdict};
 use airtcp_core::packet::{DropCause, IpHeader, TcpHeader, Wire};
 use airtcp_core::stats::RunResult;
 use airtcp_core::tcp::receiver::RwndPolicy;
@@ -96,6 +96,7 @@ impl Hook for Counter {
             forward: true,
             post_routing: true,
             local_out: true,
+            link_loss: false,
         }
     }
     fn pre_routing(&mut self, _: &mut HookCtx, _: &mut Wire) -> Verdict {
@@ -269,4 +270,133 @@ fn harness_errors_name_the_field() {
         .err()
         .unwrap();
     assert_eq!(e.path, "flows[1].dst");
+}
+
+/// Logs what its node learns of lost packets.
+#[derive(Default)]
+struct LossLog(Vec<(Time, LinkLoss, u64)>);
+
+impl Hook for LossLog {
+    fn kind(&self) -> &'static str {
+        "test_loss_log"
+    }
+    fn points(&self) -> Points {
+        Points {
+            link_loss: true,
+            ..Default::default()
+        }
+    }
+    fn on_link_loss(&mut self, ctx: &mut HookCtx, loss: LinkLoss, pkt: &Wire) {
+        self.0.push((ctx.now, loss, pkt.tcp.seq));
+    }
+    fn metrics(&self, _: &mut Vec<(&'static str, Metric)>) {}
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn nodes_learn_of_losses_only_what_they_could_know() {
+    // A small queue at r1 overflows; the last link (no link acknowledgements) damages 1% of
+    // data frames.
+    let mut sim = Net::new("5s")
+        .host("a")
+        .router("r1")
+        .router("r2")
+        .host("b")
+        .link("a", "r1", "100Mbps", "1ms")
+        .link_with("r1", "r2", "10Mbps", "5ms", json!({"queue": {"limit": 3}}))
+        .link_with(
+            "r2",
+            "b",
+            "20Mbps",
+            "2ms",
+            json!({"kind": "wireless", "error": {"model": "bernoulli", "per": 0.01, "applies_to": "data"}}),
+        )
+        .bulk("f", "a", "b", "newreno")
+        .build()
+        .unwrap();
+    let [r1, r2, b] = ["r1", "r2", "b"].map(|n| sim.node_named(n).unwrap());
+    let logs = [r1, r2, b].map(|n| sim.add_hook(n, Box::<LossLog>::default()));
+    sim.run();
+    let stats = |d: &str| {
+        sim.device::<P2p>(sim.device_named(d).unwrap())
+            .unwrap()
+            .stats
+            .clone()
+    };
+    let log = |k: usize| &sim.hook::<LossLog>(logs[k]).unwrap().0;
+    // r1 knows what its own queue dropped, and nothing else.
+    let bottleneck = sim.device_named("r1->r2").unwrap();
+    let overflow = stats("r1->r2").drops[DropCause::QueueOverflow.index()];
+    assert!(overflow > 0);
+    assert_eq!(log(0).len() as u64, overflow);
+    assert!(log(0).iter().all(|e| e.1 == LinkLoss::Queue(bottleneck)));
+    // r2 sends over the lossy link but hears no link ACKs: it learns nothing.
+    let damaged = stats("r2->b").drops[DropCause::ChannelError.index()];
+    assert!(damaged > 10);
+    assert!(log(1).is_empty(), "{:?}", log(1));
+    // b receives each damaged frame, one propagation delay (2 ms) after it was sent, which
+    // is no earlier than 2 ms into the run.
+    assert_eq!(log(2).len() as u64, damaged);
+    assert!(log(2)
+        .iter()
+        .all(|e| e.1 == LinkLoss::Damaged { from: r2 } && e.0 >= 2 * MS));
+}
+
+#[test]
+fn an_80211_sender_learns_only_that_it_gave_up() {
+    // A 3-hop 802.11 chain with 10% data-frame errors and short retry limits: stations give
+    // up often. Each node hears of its own give-ups (collisions or frame errors alike, and
+    // those whose ACK alone was lost) and of nothing a receiver saw.
+    let nodes: Vec<_> = (0..4)
+        .map(|i| {
+            json!({"name": format!("n{i}"), "kind": if i % 3 == 0 { "host" } else { "router" },
+                   "position": [200.0 * i as f64, 0.0]})
+        })
+        .collect();
+    let sc = json!({
+        "name": "wifi", "duration": 20, "seed": 1, "tcp": {"profile": "ns2"},
+        "nodes": nodes,
+        "media": [{"name": "air", "kind": "wifi", "preset": "ns2",
+                   "short_retry_limit": 2, "long_retry_limit": 1,
+                   "error": {"model": "bernoulli", "per": 0.1, "applies_to": "data"}}],
+        "flows": [{"src": "n0", "dst": "n3", "cc": "newreno", "app": {"kind": "bulk"}}],
+    });
+    let mut sim =
+        airtcp_core::scenario::build(&airtcp_core::scenario::parse_json(&sc.to_string()).unwrap())
+            .unwrap();
+    let ids: Vec<_> = (0..4)
+        .map(|i| sim.node_named(&format!("n{i}")).unwrap())
+        .collect();
+    let logs: Vec<_> = ids
+        .iter()
+        .map(|&n| sim.add_hook(n, Box::<LossLog>::default()))
+        .collect();
+    sim.run();
+    let r = RunResult::from_sim(&sim);
+    let mut gave_up_total = 0;
+    for (i, h) in logs.iter().enumerate() {
+        let log = &sim.hook::<LossLog>(*h).unwrap().0;
+        let m = r
+            .macs
+            .iter()
+            .find(|m| m.node.starts_with(&format!("n{i}@")))
+            .unwrap();
+        let gave_up = log
+            .iter()
+            .filter(|e| matches!(e.1, LinkLoss::GaveUp(_)))
+            .count() as u64;
+        assert_eq!(
+            gave_up,
+            m.count("drops_retry_limit") + m.count("gave_up_after_delivery")
+        );
+        let queue = log.len() as u64 - gave_up;
+        assert_eq!(
+            queue,
+            m.count("drops_queue_overflow") + m.count("drops_aqm")
+        );
+        gave_up_total += gave_up;
+    }
+    assert!(gave_up_total > 20, "{gave_up_total}");
 }

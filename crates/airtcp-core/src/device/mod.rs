@@ -17,7 +17,7 @@ use crate::engine::{Scheduler, Tie, Time};
 use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::SnrSeries;
-use crate::packet::{DropCause, PacketPool};
+use crate::packet::{DropCause, PacketPool, Wire};
 use crate::sim::Ev;
 use crate::stats::LinkResult;
 use std::collections::BTreeMap;
@@ -47,6 +47,33 @@ pub enum DevOut {
     Receive(NodeId, PacketId),
 }
 
+/// What a node can learn of a frame lost on one of its links, and nothing more: never why it
+/// was lost (bit errors, a collision). The simulator's cause stays in the drop counts, for
+/// scoring; node hooks hear only these ([`crate::hook::Hook::on_link_loss`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkLoss {
+    /// This node's device discarded the packet from its queue (overflow or queue policy).
+    Queue(DevId),
+    /// This node's device gave up on the frame: no link acknowledgement after its retry
+    /// limit. The sender cannot tell bit errors from collisions or from a lost
+    /// acknowledgement (the peer may even have the packet).
+    GaveUp(DevId),
+    /// A frame from neighbour `from` reached this node damaged: its check failed but its
+    /// header was readable (point-to-point and TDMA links, whose receivers report the
+    /// damaged frame's identity; an 802.11 receiver does not).
+    Damaged { from: NodeId },
+}
+
+/// A [`LinkLoss`] for the hooks of `node`, which learn it at `at` (not before: a receiver
+/// sees a damaged frame one propagation delay after its sender finished it).
+#[derive(Clone, Copy, Debug)]
+pub struct LossNote {
+    pub node: NodeId,
+    pub at: Time,
+    pub loss: LinkLoss,
+    pub wire: Wire,
+}
+
 /// What a device may touch while it handles a call: the clock, the event heap (its own events
 /// only, through [`DevCtx::at`]), the packet arena and the channel's SNR series.
 pub struct DevCtx<'a> {
@@ -55,6 +82,8 @@ pub struct DevCtx<'a> {
     pub pool: &'a mut PacketPool,
     pub snr: &'a [SnrSeries],
     pub out: &'a mut Vec<DevOut>,
+    /// What nodes may learn of lost frames (devices with retries or damaged-frame reports).
+    pub notes: &'a mut Vec<LossNote>,
     /// Frames put on the medium (each transmission of a packet over one hop).
     pub packet_hops: &'a mut u64,
 }

@@ -15,7 +15,7 @@
 //! the queue, a frame's start cannot be known when it is queued, and the transmitter has a
 //! transmission-done event per frame.
 
-use super::{DevCtx, DevEv, DevOut, Device, DeviceView};
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote};
 use crate::engine::{tx_time, Time};
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
@@ -233,6 +233,17 @@ impl P2p {
         ctx.out.push(DevOut::Drop(id, cause));
     }
 
+    /// The far end's receiver will see frame `id` arrive damaged, `at` (one propagation
+    /// delay after its serialization ended).
+    fn damaged(&self, ctx: &mut DevCtx, id: PacketId, at: Time) {
+        ctx.notes.push(LossNote {
+            node: self.peer,
+            at,
+            loss: LinkLoss::Damaged { from: self.node },
+            wire: ctx.pool.get(id).wire,
+        });
+    }
+
     #[inline]
     fn start_tx(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
         let size = ctx.pool.get(id).size as u64;
@@ -251,6 +262,7 @@ impl P2p {
         let now = ctx.now;
         let id = self.tx.take().expect("TxDone on an idle device");
         if self.error.corrupts(now, ctx.pool.get(id), ctx.snr) {
+            self.damaged(ctx, id, now + self.delay);
             let tries = ctx.pool.get(id).meta.link_tries;
             match self.arq {
                 Some(arq) if tries < arq.retry_limit => {
@@ -262,7 +274,17 @@ impl P2p {
                     let wait = 2 * self.delay + arq.ack_time;
                     ctx.at(now + wait, me, DevEv::Retry(id));
                 }
-                _ => self.drop(ctx, id, DropCause::ChannelError),
+                Some(arq) => {
+                    // The sender learns it gave up when the last ACK timeout runs out.
+                    ctx.notes.push(LossNote {
+                        node: self.node,
+                        at: now + 2 * self.delay + arq.ack_time,
+                        loss: LinkLoss::GaveUp(me),
+                        wire: ctx.pool.get(id).wire,
+                    });
+                    self.drop(ctx, id, DropCause::ChannelError);
+                }
+                None => self.drop(ctx, id, DropCause::ChannelError),
             }
         } else {
             let at = now + self.delay;
@@ -424,6 +446,7 @@ impl Device for P2p {
             }
             DevEv::Lost(id) => {
                 self.lost_pending -= 1;
+                self.damaged(ctx, id, ctx.now + self.delay);
                 self.drop(ctx, id, DropCause::ChannelError);
             }
             DevEv::Timer(_) => {}

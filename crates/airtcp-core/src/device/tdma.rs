@@ -9,7 +9,7 @@
 //! cause, so ELN hooks at its node hear of them) and offers its slot share of the link rate
 //! to explicit-rate hooks through its [`DeviceView`].
 
-use super::{DevCtx, DevEv, DevOut, Device, DeviceView};
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote};
 use crate::engine::{tx_time, Time};
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
@@ -259,6 +259,14 @@ impl Device for TdmaDev {
             DevEv::TxDone => {
                 let id = self.tx.take().expect("TxDone while sending");
                 if self.error.corrupts(ctx.now, ctx.pool.get(id), ctx.snr) {
+                    // No link acknowledgements: only the receiver learns of it, when the
+                    // damaged frame reaches it.
+                    ctx.notes.push(LossNote {
+                        node: self.peer,
+                        at: ctx.now + self.delay,
+                        loss: LinkLoss::Damaged { from: self.node },
+                        wire: ctx.pool.get(id).wire,
+                    });
                     self.stats.drops[DropCause::ChannelError.index()] += 1;
                     ctx.out.push(DevOut::Drop(id, DropCause::ChannelError));
                 } else {

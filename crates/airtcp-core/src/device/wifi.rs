@@ -23,7 +23,7 @@
 //! What a station does is decided from what it has sensed and decoded only; the simulator's
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
-use super::{DevCtx, DevEv, DevOut, Device, DeviceView, MacResult};
+use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote, MacResult};
 use crate::engine::{tx_time, Rng, Time};
 use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
@@ -810,6 +810,14 @@ impl WifiNet {
         if c.short >= p.short_retry_limit || c.long >= p.long_retry_limit {
             let c = st.cur.take().expect("checked");
             st.cw = p.cw_min;
+            // All the sender knows: its frame went unacknowledged to the retry limit (its
+            // own copy of the packet says which one).
+            ctx.notes.push(LossNote {
+                node: st.node,
+                at: ctx.now,
+                loss: LinkLoss::GaveUp(st.dev),
+                wire: c.hdr.wire,
+            });
             if c.delivered {
                 st.stats.gave_up_after_delivery += 1;
             } else {

@@ -9,7 +9,7 @@
 //! | DRAI | meaning | condition at the output interface |
 //! |---|---|---|
 //! | 1 | aggressive deceleration | average queue ≥ `queue_high` |
-//! | 2 | moderate deceleration | average queue ≥ `queue_mid`, or a congestion or contention drop in the last `window` |
+//! | 2 | moderate deceleration | average queue ≥ `queue_mid`, or a queue drop or MAC give-up on the interface in the last `window` |
 //! | 3 | stabilizing | average queue ≥ `queue_low` |
 //! | 5 | aggressive acceleration | average queue < `queue_low` and the medium busy less than `busy_low` of the last `window` |
 //! | 4 | moderate acceleration | otherwise |
@@ -18,11 +18,11 @@
 //! departing data segment; the busy fraction is the share of the last complete `window` the
 //! device sensed the medium busy (its own transmissions included).
 
-use super::{Hook, HookCtx, Metric, Points, Verdict};
+use super::{Hook, HookCtx, LinkLoss, Metric, Points, Verdict};
 use crate::device::DeviceView;
 use crate::engine::Time;
 use crate::ids::DevId;
-use crate::packet::{DropCause, Proto, Wire};
+use crate::packet::{Proto, Wire};
 
 #[derive(Clone, Copy, Debug)]
 pub struct DraiParams {
@@ -115,6 +115,7 @@ impl Hook for Drai {
     fn points(&self) -> Points {
         Points {
             post_routing: true,
+            link_loss: true,
             ..Default::default()
         }
     }
@@ -133,8 +134,11 @@ impl Hook for Drai {
         Verdict::Accept
     }
 
-    fn on_device_loss(&mut self, ctx: &mut HookCtx, dev: DevId, _pkt: &Wire, cause: DropCause) {
-        if cause.is_congestion() {
+    fn on_link_loss(&mut self, ctx: &mut HookCtx, loss: LinkLoss, _pkt: &Wire) {
+        // What the router sees of its own interface: its queue overflowing or its MAC giving
+        // up (contention, mostly; it cannot tell). A damaged frame it received says nothing
+        // of its own output.
+        if let LinkLoss::Queue(dev) | LinkLoss::GaveUp(dev) = loss {
             self.state(dev).last_drop = Some(ctx.now);
         }
     }

@@ -1,17 +1,20 @@
-//! Explicit Loss Notification (Balakrishnan & Katz, GLOBECOM 1998 Internet Mini-Conference),
-//! at a base station: the link layer knows which segments its wireless channel corrupted; when
-//! a duplicate ACK for such a segment passes back toward the sender, the agent sets the ELN bit
-//! on it, and the sender retransmits without treating the loss as congestion.
+//! Explicit Loss Notification (Balakrishnan & Katz, GLOBECOM 1998 Internet Mini-Conference):
+//! a node that learns a data segment was lost on a link (not in a queue) remembers it; when a
+//! duplicate ACK for that segment passes the node (or leaves its own receiver, or reaches its
+//! own sender), the agent sets the ELN bit on it, and the sender retransmits without treating
+//! the loss as congestion. A node learns of such a loss as the receiving end of a link that
+//! reports damaged frames, or as the sending end of a MAC that gave up on the frame
+//! ([`LinkLoss`]); a queue drop is congestion and is left alone.
 
-use super::{Hook, HookCtx, Metric, Points, Verdict};
+use super::{Hook, HookCtx, LinkLoss, Metric, Points, Verdict};
 use crate::device::DeviceView;
-use crate::ids::{DevId, FlowId, NodeId};
-use crate::packet::{flags, DropCause, Proto, TcpHeader, Wire};
+use crate::ids::{FlowId, NodeId};
+use crate::packet::{flags, Proto, TcpHeader, Wire};
 
 pub struct Eln {
     pub node: NodeId,
-    /// Segments (flow, sequence number) lost to channel errors on this node's links and not
-    /// yet acknowledged.
+    /// Segments (flow, sequence number) this node learned were lost on a link, not yet
+    /// acknowledged.
     lost: Vec<(FlowId, u64)>,
     pub marked: u64,
 }
@@ -25,10 +28,17 @@ impl Eln {
         }
     }
 
-    /// The wireless channel leaving this node corrupted data segment `seq` of `flow`.
-    pub fn on_channel_loss(&mut self, flow: FlowId, seq: u64) {
+    /// Data segment `seq` of `flow` was lost on a link of this node.
+    pub fn on_link_loss_of(&mut self, flow: FlowId, seq: u64) {
         if !self.lost.contains(&(flow, seq)) {
             self.lost.push((flow, seq));
+        }
+    }
+
+    /// A pure ACK (not a SYN) passes: check it.
+    fn pure_ack(&mut self, pkt: &mut Wire) {
+        if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
+            self.on_ack(pkt.flow, &mut pkt.tcp);
         }
     }
 
@@ -49,32 +59,37 @@ impl Hook for Eln {
     }
 
     fn points(&self) -> Points {
-        // ACKs passing through, and ACKs for a sender at this node (a loss on the first
-        // hop is seen by the sender's own node).
+        // ACKs passing through, ACKs this node's receiver sends (a damaged frame on the last
+        // hop is seen at the receiving host) and ACKs for a sender at this node (its own MAC
+        // gave up on the first hop).
         Points {
             forward: true,
             local_in: true,
+            local_out: true,
+            link_loss: true,
             ..Default::default()
         }
     }
 
     fn forward(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _out: &DeviceView) -> Verdict {
-        if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
-            self.on_ack(pkt.flow, &mut pkt.tcp);
-        }
+        self.pure_ack(pkt);
         Verdict::Accept
     }
 
     fn local_in(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _end: super::LocalEnd) -> Verdict {
-        if pkt.proto == Proto::Tcp && !pkt.tcp.has(flags::SYN) && pkt.tcp.len == 0 {
-            self.on_ack(pkt.flow, &mut pkt.tcp);
-        }
+        self.pure_ack(pkt);
         Verdict::Accept
     }
 
-    fn on_device_loss(&mut self, _ctx: &mut HookCtx, _dev: DevId, pkt: &Wire, cause: DropCause) {
-        if cause == DropCause::ChannelError && pkt.proto == Proto::Tcp && pkt.tcp.len > 0 {
-            self.on_channel_loss(pkt.flow, pkt.tcp.seq);
+    fn local_out(&mut self, _ctx: &mut HookCtx, pkt: &mut Wire, _end: super::LocalEnd) -> Verdict {
+        self.pure_ack(pkt);
+        Verdict::Accept
+    }
+
+    fn on_link_loss(&mut self, _ctx: &mut HookCtx, loss: LinkLoss, pkt: &Wire) {
+        let on_link = matches!(loss, LinkLoss::GaveUp(_) | LinkLoss::Damaged { .. });
+        if on_link && pkt.proto == Proto::Tcp && pkt.tcp.len > 0 {
+            self.on_link_loss_of(pkt.flow, pkt.tcp.seq);
         }
     }
 
@@ -95,7 +110,7 @@ mod tests {
     #[test]
     fn marks_acks_for_channel_losses_only() {
         let mut a = Eln::new(NodeId(1));
-        a.on_channel_loss(FlowId(0), 3000);
+        a.on_link_loss_of(FlowId(0), 3000);
         let mut dup = TcpHeader {
             ack: 3000,
             ..Default::default()

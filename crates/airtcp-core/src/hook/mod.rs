@@ -12,9 +12,10 @@
 //! A hook returns [`Verdict::Accept`] to let the packet go on, [`Verdict::Drop`] to drop it with
 //! a cause, or [`Verdict::Stolen`] when it took the packet over (it is then gone from the
 //! network without a drop being counted). It may inject packets through [`HookCtx`], keep a
-//! timer ([`Hook::poll_timeout`]/[`Hook::handle_timeout`], the one timer contract), hear of
-//! packets a device below lost ([`Hook::on_device_loss`]) and report its own metrics. Hooks see
-//! only the wire ([`Wire`]), never the simulator's facts about a packet.
+//! timer ([`Hook::poll_timeout`]/[`Hook::handle_timeout`], the one timer contract), hear what
+//! the node learns of lost packets ([`Hook::on_link_loss`]: a queue drop, a MAC giving up, a
+//! damaged frame received, never why) and report its own metrics. Hooks see only the wire
+//! ([`Wire`]), never the simulator's facts about a packet.
 //!
 //! Adding a hook: one file implementing [`Hook`], one variant in `scenario::schema::HookSpec`
 //! and one arm in the builder (`scenario::build::hooks`).
@@ -34,8 +35,9 @@ pub use snr_gate::SnrGate;
 use serde::Serialize;
 
 use crate::device::DeviceView;
+pub use crate::device::LinkLoss;
 use crate::engine::Time;
-use crate::ids::{DevId, NodeId};
+use crate::ids::NodeId;
 use crate::link::snr::Measured;
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, Wire};
@@ -157,8 +159,10 @@ pub trait Hook {
     fn local_out(&mut self, _ctx: &mut HookCtx, _pkt: &mut Wire, _end: LocalEnd) -> Verdict {
         Verdict::Accept
     }
-    /// A device of this node lost `pkt` (e.g. to a channel error).
-    fn on_device_loss(&mut self, _ctx: &mut HookCtx, _dev: DevId, _pkt: &Wire, _cause: DropCause) {}
+    /// This node learned of a lost packet `pkt` (its queue dropped it, its MAC gave up, or a
+    /// damaged frame reached it): only what the node could know, never the simulator's cause.
+    /// Called only for hooks whose [`Points::link_loss`] is set.
+    fn on_link_loss(&mut self, _ctx: &mut HookCtx, _loss: LinkLoss, _pkt: &Wire) {}
     /// Which points the hook uses, so nodes skip the others cheaply.
     fn points(&self) -> Points;
     /// The hook sends packets ahead of its node's interface queues (`HookAction::Send` with
@@ -187,4 +191,6 @@ pub struct Points {
     pub forward: bool,
     pub post_routing: bool,
     pub local_out: bool,
+    /// Hear of lost packets ([`Hook::on_link_loss`]).
+    pub link_loss: bool,
 }
