@@ -70,8 +70,11 @@ demo: setup
 	$(BIN)/airtcp demo
 	$(BIN)/airtcp reproduce padhye --quick
 
+# The core's unit tests run twice: optimized with everything else, and unoptimized, where
+# integer overflow panics instead of wrapping.
 test: setup-dev rust-tools
 	cargo test --workspace --release
+	cargo test -p airtcp-core --lib
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests benches tools

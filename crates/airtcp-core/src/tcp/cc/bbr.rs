@@ -883,6 +883,9 @@ mod tests {
         b.min_rtt = Some(100 * MS);
         b.bw.update(1, 1.25e6);
         b.round = 1;
+        // One round already delivered, so a sample can also fall inside a round
+        // (prior_delivered below this mark).
+        b.next_round_delivered = 10 * MSS;
         b.reset_probe_bw(0);
         b.update_gains();
         b.set_pacing_rate(b.pacing_gain);

@@ -126,7 +126,7 @@ mod tests {
         let after_first = st.cwnd;
         v.on_ack(&ack(150 * MS, rtt), &mut st);
         v.on_ack(&ack(200 * MS, rtt), &mut st); // round 2 closes with min rtt
-        st.cwnd - after_first + cwnd
+        st.cwnd + cwnd - after_first
     }
 
     #[test]
