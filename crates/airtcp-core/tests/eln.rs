@@ -58,7 +58,9 @@ fn eln_keeps_cwnd_intact_on_channel_losses() {
 fn the_sending_end_of_a_link_without_acknowledgements_knows_nothing() {
     // R2 sends over the lossy link but hears no link ACKs: it cannot tell which frames the
     // receiver lost, so its agent marks nothing and every loss is a fast retransmit.
-    let r = run(&toml(Some("R2"), 0.02, None, 1));
+    let all = airtcp_core::run_toml(&toml(Some("R2"), 0.02, None, 1)).unwrap();
+    let r = &all.flows[0];
+    assert_eq!(all.agents[0].count("marked"), 0);
     assert_eq!(r.eln_retransmits, 0);
     assert!(r.fast_retransmits > 50, "{r:?}");
 }
@@ -68,10 +70,16 @@ fn a_link_that_gives_up_tells_its_sending_end() {
     // With one link retransmission at 10% frame errors, 1% of frames are given up: R2 knows
     // each of those (its ARQ gave up) and marks the duplicate ACKs for them. (Frames the
     // ARQ resends overtake others, so reordering still triggers ordinary fast retransmits.)
-    let r = run(&toml(Some("R2"), 0.1, Some(1), 1));
+    let all = airtcp_core::run_toml(&toml(Some("R2"), 0.1, Some(1), 1)).unwrap();
+    let r = &all.flows[0];
     assert_eq!(r.lost_congestion, 0);
     assert!(r.lost_channel_error > 20, "{r:?}");
+    assert!(all.agents[0].count("marked") > 20);
     assert!(r.eln_retransmits > 20, "{r:?}");
-    // Marks only for segments the link really gave up on.
+    // Each ELN retransmission answers a segment the link really gave up on.
     assert!(r.eln_retransmits <= r.lost_channel_error, "{r:?}");
+    // At the receiving host the link's damaged attempts are no loss (the ARQ resends them):
+    // nothing is marked there.
+    let at_d = airtcp_core::run_toml(&toml(Some("D"), 0.1, Some(1), 1)).unwrap();
+    assert_eq!(at_d.agents[0].count("marked"), 0);
 }

@@ -272,9 +272,15 @@ fn harness_errors_name_the_field() {
     assert_eq!(e.path, "flows[1].dst");
 }
 
-/// Logs what its node learns of lost packets.
+/// Logs what its node learns of lost packets, and when its node handed data segments to a
+/// device (their earliest start). With `ahead`, it declares sends ahead of the queue, which
+/// puts the node's links in their per-frame event mode.
 #[derive(Default)]
-struct LossLog(Vec<(Time, LinkLoss, u64)>);
+struct LossLog {
+    log: Vec<(Time, LinkLoss, u64)>,
+    sent: Vec<(Time, u64, u32)>,
+    ahead: bool,
+}
 
 impl Hook for LossLog {
     fn kind(&self) -> &'static str {
@@ -282,12 +288,22 @@ impl Hook for LossLog {
     }
     fn points(&self) -> Points {
         Points {
+            post_routing: true,
             link_loss: true,
             ..Default::default()
         }
     }
+    fn sends_ahead_of_queue(&self) -> bool {
+        self.ahead
+    }
+    fn post_routing(&mut self, ctx: &mut HookCtx, pkt: &mut Wire, _: &DeviceView) -> Verdict {
+        if pkt.tcp.len > 0 {
+            self.sent.push((ctx.now, pkt.tcp.seq, pkt.size));
+        }
+        Verdict::Accept
+    }
     fn on_link_loss(&mut self, ctx: &mut HookCtx, loss: LinkLoss, pkt: &Wire) {
-        self.0.push((ctx.now, loss, pkt.tcp.seq));
+        self.log.push((ctx.now, loss, pkt.tcp.seq));
     }
     fn metrics(&self, _: &mut Vec<(&'static str, Metric)>) {}
     fn as_any(&self) -> &dyn std::any::Any {
@@ -295,10 +311,10 @@ impl Hook for LossLog {
     }
 }
 
-#[test]
-fn nodes_learn_of_losses_only_what_they_could_know() {
-    // A small queue at r1 overflows; the last link (no link acknowledgements) damages 1% of
-    // data frames.
+/// The loss logs of r1, r2 and b on a path whose bottleneck queue overflows and whose last
+/// link (no link acknowledgements, 2 ms) damages 1% of data frames, and the run's devices'
+/// drop counts.
+fn loss_logs(ahead: bool) -> (airtcp_core::Sim, [airtcp_core::ids::HookId; 3]) {
     let mut sim = Net::new("5s")
         .host("a")
         .router("r1")
@@ -311,37 +327,78 @@ fn nodes_learn_of_losses_only_what_they_could_know() {
             "b",
             "20Mbps",
             "2ms",
-            json!({"kind": "wireless", "error": {"model": "bernoulli", "per": 0.01, "applies_to": "data"}}),
+            json!({"kind": "wireless",
+                   "error": {"model": "bernoulli", "per": 0.01, "applies_to": "data"}}),
         )
         .bulk("f", "a", "b", "newreno")
         .build()
         .unwrap();
-    let [r1, r2, b] = ["r1", "r2", "b"].map(|n| sim.node_named(n).unwrap());
-    let logs = [r1, r2, b].map(|n| sim.add_hook(n, Box::<LossLog>::default()));
+    let nodes = ["r1", "r2", "b"].map(|n| sim.node_named(n).unwrap());
+    let logs = nodes.map(|n| {
+        sim.add_hook(
+            n,
+            Box::new(LossLog {
+                ahead,
+                ..Default::default()
+            }),
+        )
+    });
     sim.run();
+    (sim, logs)
+}
+
+#[test]
+fn nodes_learn_of_losses_only_what_they_could_know() {
+    let (sim, logs) = loss_logs(false);
+    let r2 = sim.node_named("r2").unwrap();
     let stats = |d: &str| {
         sim.device::<P2p>(sim.device_named(d).unwrap())
             .unwrap()
             .stats
             .clone()
     };
-    let log = |k: usize| &sim.hook::<LossLog>(logs[k]).unwrap().0;
+    let hook = |k: usize| sim.hook::<LossLog>(logs[k]).unwrap();
     // r1 knows what its own queue dropped, and nothing else.
     let bottleneck = sim.device_named("r1->r2").unwrap();
     let overflow = stats("r1->r2").drops[DropCause::QueueOverflow.index()];
     assert!(overflow > 0);
-    assert_eq!(log(0).len() as u64, overflow);
-    assert!(log(0).iter().all(|e| e.1 == LinkLoss::Queue(bottleneck)));
+    assert_eq!(hook(0).log.len() as u64, overflow);
+    assert!(hook(0)
+        .log
+        .iter()
+        .all(|e| e.1 == LinkLoss::Queue(bottleneck)));
     // r2 sends over the lossy link but hears no link ACKs: it learns nothing.
     let damaged = stats("r2->b").drops[DropCause::ChannelError.index()];
     assert!(damaged > 10);
-    assert!(log(1).is_empty(), "{:?}", log(1));
-    // b receives each damaged frame, one propagation delay (2 ms) after it was sent, which
-    // is no earlier than 2 ms into the run.
-    assert_eq!(log(2).len() as u64, damaged);
-    assert!(log(2)
-        .iter()
-        .all(|e| e.1 == LinkLoss::Damaged { from: r2 } && e.0 >= 2 * MS));
+    assert!(hook(1).log.is_empty(), "{:?}", hook(1).log);
+    // b learns of each damaged frame, no earlier than the frame could have reached it: the
+    // latest time r2 handed that segment to the link, plus its serialization at 20 Mb/s and
+    // the 2 ms of propagation.
+    assert_eq!(hook(2).log.len() as u64, damaged);
+    for &(at, loss, seq) in &hook(2).log {
+        assert_eq!(loss, LinkLoss::Damaged { from: r2 });
+        let &(handed, _, size) = hook(1)
+            .sent
+            .iter()
+            .rev()
+            .find(|s| s.1 == seq && s.0 <= at)
+            .expect("r2 sent the segment before b learned of its loss");
+        let earliest = handed + size as Time * 8 * SEC / 20_000_000 + 2 * MS;
+        assert!(at >= earliest, "seq {seq}: noted at {at}, sent at {handed}");
+    }
+}
+
+#[test]
+fn links_in_per_frame_event_mode_note_the_same_losses() {
+    // A hook that sends ahead of the queue puts links in their per-frame event mode; what
+    // each node learns, and when, is the same.
+    let (a, la) = loss_logs(false);
+    let (b, lb) = loss_logs(true);
+    for k in 0..3 {
+        let x = &a.hook::<LossLog>(la[k]).unwrap().log;
+        let y = &b.hook::<LossLog>(lb[k]).unwrap().log;
+        assert_eq!(x, y, "node {k}");
+    }
 }
 
 #[test]
@@ -377,26 +434,19 @@ fn an_80211_sender_learns_only_that_it_gave_up() {
     let r = RunResult::from_sim(&sim);
     let mut gave_up_total = 0;
     for (i, h) in logs.iter().enumerate() {
-        let log = &sim.hook::<LossLog>(*h).unwrap().0;
-        let m = r
-            .macs
-            .iter()
-            .find(|m| m.node.starts_with(&format!("n{i}@")))
-            .unwrap();
-        let gave_up = log
-            .iter()
-            .filter(|e| matches!(e.1, LinkLoss::GaveUp(_)))
-            .count() as u64;
+        let log = &sim.hook::<LossLog>(*h).unwrap().log;
+        let name = format!("n{i}@air");
+        let dev = sim.device_named(&name).unwrap();
+        let m = r.macs.iter().find(|m| m.node == name).unwrap();
+        // Only the station's own give-ups (no queue drops happen here: the window stays
+        // below the queue), each naming the station's own device.
+        assert_eq!(m.count("drops_queue_overflow") + m.count("drops_aqm"), 0);
+        assert!(log.iter().all(|e| e.1 == LinkLoss::GaveUp(dev)), "{log:?}");
         assert_eq!(
-            gave_up,
+            log.len() as u64,
             m.count("drops_retry_limit") + m.count("gave_up_after_delivery")
         );
-        let queue = log.len() as u64 - gave_up;
-        assert_eq!(
-            queue,
-            m.count("drops_queue_overflow") + m.count("drops_aqm")
-        );
-        gave_up_total += gave_up;
+        gave_up_total += log.len();
     }
     assert!(gave_up_total > 20, "{gave_up_total}");
 }

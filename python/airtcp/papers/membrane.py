@@ -142,7 +142,7 @@ def topology(name: str, quick: bool) -> dict[str, Any]:
 VARIANTS: dict[str, str] = {
     "base": "the base schemes, no notification",
     "ecn": "NewReno with ECN: routers mark above 10 queued packets",
-    "eln": "NewReno with ELN: every mesh node reports frames it lost to channel errors",
+    "eln": "NewReno with ELN: a node that receives a damaged frame marks its duplicate ACKs",
     "ern": "NewReno with ERN: every node writes the rate its schedule offers",
     "adaptive": "adaptive NewReno: ERN below 1% channel-loss rate, ELN above",
     "online": "adaptive NewReno with its threshold estimated online from rate and RTT",

@@ -234,7 +234,8 @@ impl P2p {
     }
 
     /// The far end's receiver will see frame `id` arrive damaged, `at` (one propagation
-    /// delay after its serialization ended).
+    /// delay after its serialization ended). Only on a link without ARQ, where a damaged
+    /// frame is a lost packet; with ARQ the sender's give-up is the loss.
     fn damaged(&self, ctx: &mut DevCtx, id: PacketId, at: Time) {
         ctx.notes.push(LossNote {
             node: self.peer,
@@ -262,7 +263,9 @@ impl P2p {
         let now = ctx.now;
         let id = self.tx.take().expect("TxDone on an idle device");
         if self.error.corrupts(now, ctx.pool.get(id), ctx.snr) {
-            self.damaged(ctx, id, now + self.delay);
+            if self.arq.is_none() {
+                self.damaged(ctx, id, now + self.delay);
+            }
             let tries = ctx.pool.get(id).meta.link_tries;
             match self.arq {
                 Some(arq) if tries < arq.retry_limit => {

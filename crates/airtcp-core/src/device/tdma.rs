@@ -5,9 +5,10 @@
 //! point-to-point (directional antennas): slots keep them from interfering, so there are no
 //! collisions, only the per-link bit rate and error model.
 //!
-//! The device knows which frames it lost to channel errors (they are reported with that
-//! cause, so ELN hooks at its node hear of them) and offers its slot share of the link rate
-//! to explicit-rate hooks through its [`DeviceView`].
+//! There are no link acknowledgements: a damaged frame is noted for the receiving node (a
+//! [`LinkLoss::Damaged`] one propagation delay after the frame ends, which ELN hooks there
+//! hear of), never for the sender. The device offers its slot share of the link rate to
+//! explicit-rate hooks through its [`DeviceView`].
 
 use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote};
 use crate::engine::{tx_time, Time};

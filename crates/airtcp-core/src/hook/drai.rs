@@ -208,6 +208,33 @@ mod tests {
     }
 
     #[test]
+    fn queue_drops_and_give_ups_on_the_interface_count_damaged_frames_received_do_not() {
+        let wire = Wire {
+            flow: crate::ids::FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(2),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: crate::packet::IpHeader::default(),
+            tcp: crate::packet::TcpHeader::default(),
+            udp_seq: 0,
+        };
+        let mut actions = Vec::new();
+        for (loss, counts) in [
+            (LinkLoss::Queue(DevId(0)), true),
+            (LinkLoss::GaveUp(DevId(0)), true),
+            (LinkLoss::GaveUp(DevId(1)), false),
+            (LinkLoss::Damaged { from: NodeId(2) }, false),
+        ] {
+            let mut d = Drai::new(params());
+            let mut ctx = HookCtx::new(10 * MS, NodeId(0), &mut actions, &[]);
+            d.on_link_loss(&mut ctx, loss, &wire);
+            let want = if counts { 2 } else { 4 };
+            assert_eq!(d.index(50 * MS, &view(0, 0.9)), want, "{loss:?}");
+        }
+    }
+
+    #[test]
     fn a_drop_at_the_node_decelerates_for_one_window() {
         let mut d = Drai::new(params());
         d.state(DevId(0)).last_drop = Some(10 * MS);

@@ -134,4 +134,30 @@ mod tests {
         assert!(a.lost.is_empty());
         assert_eq!(a.marked, 1);
     }
+
+    #[test]
+    fn remembers_losses_on_links_not_queue_drops() {
+        use crate::ids::DevId;
+        let seg = |seq| Wire {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(2),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: crate::packet::IpHeader::default(),
+            tcp: TcpHeader {
+                seq,
+                len: 1000,
+                ..Default::default()
+            },
+            udp_seq: 0,
+        };
+        let mut a = Eln::new(NodeId(1));
+        let mut actions = Vec::new();
+        let mut ctx = HookCtx::new(0, NodeId(1), &mut actions, &[]);
+        a.on_link_loss(&mut ctx, LinkLoss::Queue(DevId(0)), &seg(1000));
+        a.on_link_loss(&mut ctx, LinkLoss::GaveUp(DevId(0)), &seg(2000));
+        a.on_link_loss(&mut ctx, LinkLoss::Damaged { from: NodeId(0) }, &seg(3000));
+        assert_eq!(a.lost, vec![(FlowId(0), 2000), (FlowId(0), 3000)]);
+    }
 }

@@ -781,8 +781,9 @@ tagged_enum! {
             #[serde(default = "one")]
             ewma_weight: f64,
         },
-        /// Explicit Loss Notification at a base station: duplicate ACKs for segments its
-        /// wireless links corrupted carry the ELN bit back to the sender.
+        /// Explicit Loss Notification: duplicate ACKs for segments this node learned were
+        /// lost on a link (a damaged frame it received, or its MAC giving up) carry the ELN
+        /// bit back to the sender.
         Eln = "eln" { node: String },
         /// Snoop at a base station: local retransmission of segments it forwarded onto its
         /// wireless links, duplicate-ACK suppression.
