@@ -59,8 +59,9 @@ pub enum LinkLoss {
     /// acknowledgement (the peer may even have the packet).
     GaveUp(DevId),
     /// A frame from neighbour `from` reached this node damaged: its check failed but its
-    /// header was readable (point-to-point and TDMA links, whose receivers report the
-    /// damaged frame's identity; an 802.11 receiver does not).
+    /// header was readable (TDMA links and point-to-point links without ARQ, whose receivers
+    /// report the damaged frame's identity; with ARQ the frame is resent, and an 802.11
+    /// receiver reports nothing).
     Damaged { from: NodeId },
 }
 
@@ -82,7 +83,7 @@ pub struct DevCtx<'a> {
     pub pool: &'a mut PacketPool,
     pub snr: &'a [SnrSeries],
     pub out: &'a mut Vec<DevOut>,
-    /// What nodes may learn of lost frames (devices with retries or damaged-frame reports).
+    /// What nodes may learn of lost frames (a MAC giving up, a damaged frame received).
     pub notes: &'a mut Vec<LossNote>,
     /// Frames put on the medium (each transmission of a packet over one hop).
     pub packet_hops: &'a mut u64,
