@@ -173,6 +173,23 @@ mod tests {
         }
     }
 
+    /// A 1000-byte data segment of flow 0 from node 0 to node 2.
+    fn data_segment() -> Wire {
+        Wire {
+            flow: crate::ids::FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(2),
+            size: 1040,
+            proto: Proto::Tcp,
+            ip: crate::packet::IpHeader::default(),
+            tcp: crate::packet::TcpHeader {
+                len: 1000,
+                ..Default::default()
+            },
+            udp_seq: 0,
+        }
+    }
+
     fn view(queue: usize, utilization: f64) -> DeviceView {
         DeviceView {
             dev: DevId(0),
@@ -209,16 +226,7 @@ mod tests {
 
     #[test]
     fn queue_drops_and_give_ups_on_the_interface_count_damaged_frames_received_do_not() {
-        let wire = Wire {
-            flow: crate::ids::FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(2),
-            size: 1040,
-            proto: Proto::Tcp,
-            ip: crate::packet::IpHeader::default(),
-            tcp: crate::packet::TcpHeader::default(),
-            udp_seq: 0,
-        };
+        let wire = data_segment();
         let mut actions = Vec::new();
         for (loss, counts) in [
             (LinkLoss::Queue(DevId(0)), true),
@@ -245,19 +253,7 @@ mod tests {
     #[test]
     fn the_field_keeps_the_path_minimum() {
         let mut d = Drai::new(params());
-        let mut w = Wire {
-            flow: crate::ids::FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(2),
-            size: 1040,
-            proto: Proto::Tcp,
-            ip: crate::packet::IpHeader::default(),
-            tcp: crate::packet::TcpHeader {
-                len: 1000,
-                ..Default::default()
-            },
-            udp_seq: 0,
-        };
+        let mut w = data_segment();
         let mut actions = vec![];
         let mut ctx = HookCtx::new(MS, NodeId(0), &mut actions, &[]);
         d.post_routing(&mut ctx, &mut w, &view(3, 0.9));
