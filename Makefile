@@ -44,8 +44,11 @@ $(STAMP_VENV):
 	$(VPY) -m pip install --quiet "maturin>=1.7,<2"
 	@touch $@
 
-$(STAMP_BUILD): $(STAMP_VENV) $(RUST_SRC) pyproject.toml
-	$(BIN)/maturin develop --release
+# Built with profile-guided optimization where rustc's llvm-profdata is at hand (tools/pgo.py:
+# an instrumented build runs the example scenarios first); otherwise the plain release build.
+# AIRTCP_PGO=0 asks for the plain build.
+$(STAMP_BUILD): $(STAMP_VENV) $(RUST_SRC) pyproject.toml tools/pgo.py tools/pgo/mix.toml
+	$(VPY) tools/pgo.py develop
 	@touch $@
 
 $(STAMP_DEV): $(STAMP_VENV) pyproject.toml

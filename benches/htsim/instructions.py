@@ -4,14 +4,15 @@ installed). Wall time on a shared machine varies by tens of percent from run to 
 counts do not, so they show what a change to the engine did.
 
     python benches/htsim/instructions.py [--revs REV,REV,...] [--only b,nodelack,500]
-                                         [--seconds 5] [--htsim [EXE]]
+                                         [--seconds 5] [--htsim [EXE]] [--pgo]
 
 Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-up, about
 2 % of a 5 s cut, is counted too). A revision is built in a git worktree under
 ``out/compare-builds/`` by ``tools/compare_builds.py`` (``--revs`` left out: the working tree).
 ``--htsim`` adds a row for htsim's program on the same points and simulated time, by default
 the one ``make bench-htsim`` built (``out/bench-htsim/htsim_dumbbell``); its packet-hops are
-the ones it counts itself.
+the ones it counts itself. ``--pgo`` adds a row for the working tree built as ``make setup``
+builds it, with profile-guided optimization (``tools/pgo.py``).
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="EXE",
         help="also count htsim's program (default: the one make bench-htsim built)",
     )
+    ap.add_argument(
+        "--pgo",
+        action="store_true",
+        help="also count the working tree built with profile-guided optimization",
+    )
     args = ap.parse_args(argv)
     htsim = Path(args.htsim) if args.htsim else None
     if htsim is not None and not htsim.is_file():
@@ -113,7 +119,12 @@ def main(argv: list[str] | None = None) -> int:
             f = OUT / f"point_{p.key}_{args.seconds:g}s.json"
             f.write_text(json.dumps(sc))
             files[p.key] = f
-    exes = {rev: build(rev, example="bench") for rev in revs}
+    exes = {(rev or "worktree"): build(rev, example="bench") for rev in revs}
+    if args.pgo:
+        profile = run.PGO.train()
+        if profile is None:
+            sys.exit("error: --pgo: no profile could be made (see the note above)")
+        exes["worktree+pgo"] = run.PGO.bench(profile)
     print(
         f"cachegrind, {args.seconds:g} s of each point; per packet-hop: instructions "
         "(first-level data misses)"
@@ -124,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in keys:
             ins, miss, hops = count(exe, files[k])
             cells.append(f"{ins / hops:>12.0f} ({miss / hops:>4.1f})")
-        print(f"{(rev or 'worktree'):<14}" + "".join(f"{c:>20}" for c in cells), flush=True)
+        print(f"{rev:<14}" + "".join(f"{c:>20}" for c in cells), flush=True)
     if htsim is not None:
         points = {p.key: p for p in run.POINTS}
         cells = []

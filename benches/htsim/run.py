@@ -32,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tools"))
+import pgo as PGO  # noqa: E402
 
 _FAST_TCP = {
     "initial_cwnd": 10,
@@ -118,7 +120,7 @@ def copy_htsim(src: Path, dst: Path) -> None:
         (dst / name).write_bytes(blob.stdout)
 
 
-def build(htsim_src: Path, out: Path) -> tuple[Path, Path]:
+def build(htsim_src: Path, out: Path, pgo: bool) -> tuple[Path, Path]:
     lib_dir = out / "htsim-sim"
     lib = lib_dir / "libhtsim.a"
     if not lib.exists():
@@ -133,13 +135,35 @@ def build(htsim_src: Path, out: Path) -> tuple[Path, Path]:
             ["g++", "-std=c++11", "-O3", "-w", f"-I{lib_dir}", str(prog), str(lib), "-o", str(exe)],
             check=True,
         )
+    # airtcp as `make setup` builds it: profile-guided where rustc's llvm-profdata is at hand,
+    # trained on scenarios other than these points (tools/pgo.py).
+    airtcp = PGO.bench(PGO.train() if pgo else None)
+    return exe, airtcp
+
+
+def build_htsim_pgo(out: Path, points: list[Point]) -> Path:
+    """htsim and the program built in one g++ run with GCC's profile-guided optimization,
+    trained on the very points measured (the most favourable training there can be)."""
+    lib_dir = out / "htsim-sim"
+    make = (lib_dir / "Makefile").read_text()
+    objs = re.search(r"^OBJS\s*=\s*(.*)$", make, re.M).group(1).split()
+    srcs = [o[:-2] + ".cpp" for o in objs if (lib_dir / (o[:-2] + ".cpp")).exists()]
+    name = "htsim_dumbbell_pgo"
+    exe = lib_dir / name
+    if exe.exists() and exe.stat().st_mtime >= (HERE / "dumbbell.cpp").stat().st_mtime:
+        return exe
+    for f in lib_dir.glob(f"{name}-*.gcda"):
+        f.unlink()
+    base = ["g++", "-std=c++11", "-O3", "-w", "-I.", *srcs, str(HERE / "dumbbell.cpp"), "-o", name]
+    print("htsim: instrumented build", file=sys.stderr, flush=True)
     subprocess.run(
-        ["cargo", "build", "--quiet", "--release", "-p", "airtcp-core", "--example", "bench"],
-        check=True,
-        cwd=ROOT,
+        [*base, "-fprofile-generate", "-fprofile-update=single"], check=True, cwd=lib_dir
     )
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return exe, target / "release" / "examples" / "bench"
+    for p in points:
+        run_htsim(exe, p, float(p.duration))
+    print("htsim: build with the profile", file=sys.stderr, flush=True)
+    subprocess.run([*base, "-fprofile-use", "-fprofile-correction"], check=True, cwd=lib_dir)
+    return exe
 
 
 # Both programs report their own wall time (of the simulation, not process start-up) and peak
@@ -176,6 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default=",".join(p.key for p in POINTS))
     ap.add_argument("--out", default=str(ROOT / "out" / "bench-htsim"))
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--no-pgo", action="store_true", help="airtcp's plain release build (no profile)"
+    )
+    ap.add_argument(
+        "--htsim-pgo",
+        action="store_true",
+        help="build htsim with GCC's profile-guided optimization, trained on these points",
+    )
     args = ap.parse_args(argv)
     if not args.htsim_src:
         print(
@@ -186,9 +218,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    htsim, airtcp = build(Path(args.htsim_src), out)
+    htsim, airtcp = build(Path(args.htsim_src), out, not args.no_pgo)
     keys = args.only.split(",")
     points = [p for p in POINTS if p.key in keys]
+    if args.htsim_pgo:
+        htsim = build_htsim_pgo(out, points)
     files = {p.key: scenario_file(p, out) for p in points}
 
     # Same work: scale htsim's duration until its packet-hops are within 1 % of airtcp's.
@@ -218,7 +252,11 @@ def main(argv: list[str] | None = None) -> int:
     rev = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    print(f"airtcp {rev}, {args.runs} runs each, interleaved; medians (min)")
+    builds = (
+        f"airtcp {'plain' if args.no_pgo else 'as make setup builds it'}, "
+        f"htsim {'with GCC PGO' if args.htsim_pgo else '-O3'}"
+    )
+    print(f"airtcp {rev}, {args.runs} runs each, interleaved; medians (min); {builds}")
     hdr = (
         f"{'point':<9} {'airtcp s':>15} {'htsim s':>15} {'airtcp hops':>12} "
         f"{'htsim hops':>12} {'diff':>6} {'htsim sim s':>11} {'airtcp ns/hop':>13} "
