@@ -56,6 +56,22 @@ def cases():
                 "per_bad": 0.5,
             },
         },
+        # Linux's recovery (SACK, RACK-TLP, F-RTO), with random and with bursty losses.
+        "linux_cubic": {
+            "flows.*.cc": "cubic",
+            "tcp.profile": "linux",
+            "links.R2-D1.error.per": 0.03,
+        },
+        "linux_bbr": {"flows.*.cc": "bbr", "tcp.profile": "linux"},
+        "linux_newreno_bursts": {
+            "tcp.profile": "linux",
+            "links.R2-D1.error": {
+                "model": "gilbert_elliott",
+                "mean_good": "0.5s",
+                "mean_bad": "0.05s",
+                "per_bad": 0.6,
+            },
+        },
         "list_file_cbr": {
             "links.R2-D1.error": {"model": "list", "packets": [5, 6, 30, 31, 32]},
             "flows.ftp1.app": {"kind": "file", "size": "300KB"},
