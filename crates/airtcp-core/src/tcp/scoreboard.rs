@@ -24,6 +24,23 @@ struct Seg {
     retrans_out: bool,
 }
 
+impl Seg {
+    /// What the segment adds to RACK's pipe, in segments: un-SACKed and not marked lost, plus
+    /// a retransmission in flight.
+    fn rack_weight(&self) -> u64 {
+        if self.sacked {
+            0
+        } else {
+            u64::from(!self.lost) + u64::from(self.retrans_out)
+        }
+    }
+
+    /// Marked lost and not resent since: what RACK resends next.
+    fn rack_resendable(&self) -> bool {
+        !self.sacked && self.lost && !self.retrans_out
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Scoreboard {
     segs: VecDeque<Seg>,
@@ -31,6 +48,18 @@ pub struct Scoreboard {
     mss: u64,
     /// Segments currently SACKed (RACK's reordering window needs the count).
     sacked: usize,
+    /// Sum of the segments' `rack_weight`, kept as they change: RACK's pipe is asked for on
+    /// every send and would otherwise be a pass over the window each time.
+    rack_weight: u64,
+    /// No segment below this index is `rack_resendable` (a lower bound, lowered whenever a
+    /// segment becomes so), where the search for the next one starts.
+    rack_lost_from: usize,
+    /// With RACK: each segment's first send time. Segments go out first in sequence order, so
+    /// these never decrease, and a segment first sent after a time was (re)sent after it.
+    first_sent: VecDeque<Time>,
+    /// The sums above and `first_sent` are kept (RACK marks losses); without RACK nothing
+    /// asks for them.
+    rack: bool,
 }
 
 /// What an advancing cumulative ACK removed from the scoreboard.
@@ -53,7 +82,17 @@ impl Scoreboard {
             base: 0,
             mss,
             sacked: 0,
+            rack_weight: 0,
+            rack_lost_from: 0,
+            first_sent: VecDeque::new(),
+            rack: false,
         }
+    }
+
+    /// Keep the sums RACK's pipe and its next lost segment are read from.
+    pub fn with_rack(mut self) -> Self {
+        self.rack = true;
+        self
     }
 
     fn idx(&self, seq: u64) -> usize {
@@ -73,16 +112,11 @@ impl Scoreboard {
     }
 
     /// Record a (re)transmission of the segment starting at `seq`.
+    #[inline]
     pub fn on_send(&mut self, now: Time, seq: u64, retx: bool, epoch: u32) {
         let i = self.idx(seq);
         if i < self.segs.len() {
-            let s = &mut self.segs[i];
-            s.retx |= retx;
-            s.sent = now;
-            if retx {
-                s.rexmit_epoch = epoch;
-                s.retrans_out = true;
-            }
+            self.on_resend(i, now, retx, epoch);
         } else {
             debug_assert_eq!(i, self.segs.len(), "segments are sent in order");
             self.segs.push_back(Seg {
@@ -93,7 +127,25 @@ impl Scoreboard {
                 lost: false,
                 retrans_out: false,
             });
+            self.rack_weight += 1;
+            if self.rack {
+                self.first_sent.push_back(now);
+            }
         }
+    }
+
+    /// A segment already on the board goes out again (a retransmission, or go-back-N).
+    #[inline(never)]
+    fn on_resend(&mut self, i: usize, now: Time, retx: bool, epoch: u32) {
+        let s = &mut self.segs[i];
+        let before = s.rack_weight();
+        s.retx |= retx;
+        s.sent = now;
+        if retx {
+            s.rexmit_epoch = epoch;
+            s.retrans_out = true;
+        }
+        self.rack_weight = self.rack_weight + s.rack_weight() - before;
     }
 
     /// Drop every segment ending at or below `ack` (`app_end` bounds the last, short one).
@@ -109,6 +161,9 @@ impl Scoreboard {
         app_end: u64,
         mut delivered: impl FnMut(Time, u64, bool),
     ) -> Acked {
+        if self.rack {
+            self.rack_forget_acked(ack, app_end);
+        }
         let mut out = Acked {
             newest_sent: None,
             any_retx: false,
@@ -131,6 +186,21 @@ impl Scoreboard {
             self.base += self.mss;
         }
         out
+    }
+
+    /// Take out of the RACK sums the segments a cumulative ACK to `ack` is about to drop.
+    #[inline(never)]
+    fn rack_forget_acked(&mut self, ack: u64, app_end: u64) {
+        let mut dropped = 0;
+        for (i, s) in self.segs.iter().enumerate() {
+            if (self.seq_of(i) + self.mss).min(app_end) > ack {
+                break;
+            }
+            self.rack_weight -= s.rack_weight();
+            dropped += 1;
+        }
+        self.rack_lost_from = self.rack_lost_from.saturating_sub(dropped);
+        self.first_sent.drain(..dropped);
     }
 
     /// Mark the segments wholly inside the blocks as SACKed; returns bytes newly SACKed.
@@ -163,6 +233,7 @@ impl Scoreboard {
                 }
                 let s = &mut self.segs[i];
                 if !s.sacked {
+                    self.rack_weight -= s.rack_weight();
                     s.sacked = true;
                     s.lost = false;
                     s.retrans_out = false;
@@ -304,6 +375,13 @@ impl Scoreboard {
             s.sacked = false;
         }
         self.sacked = 0;
+        self.recount_rack();
+    }
+
+    /// Recompute the RACK sums from the segments (after a change to many of them).
+    fn recount_rack(&mut self) {
+        self.rack_weight = self.segs.iter().map(Seg::rack_weight).sum();
+        self.rack_lost_from = 0;
     }
 
     // ---- RACK (RFC 8985) ------------------------------------------------------------------
@@ -327,7 +405,12 @@ impl Scoreboard {
     ) -> (usize, Time) {
         let (mut newly, mut wait) = (0, 0);
         let (base, mss) = (self.base, self.mss);
-        for (i, s) in self.segs.iter_mut().enumerate() {
+        let (mut removed, mut first_marked) = (0, usize::MAX);
+        // A segment first sent after `xmit_ts` was sent after it however often it was resent,
+        // so it is not `sent_before`: only the segments first sent up to `xmit_ts` are looked at.
+        debug_assert!(self.rack && self.first_sent.len() == self.segs.len());
+        let upto = self.first_sent.partition_point(|&t| t <= xmit_ts);
+        for (i, s) in self.segs.range_mut(..upto).enumerate() {
             // Already lost and not resent: nothing more to learn about it.
             if s.sacked || (s.lost && !s.retrans_out) {
                 continue;
@@ -339,6 +422,8 @@ impl Scoreboard {
             }
             let deadline = s.sent + rtt_plus_reo;
             if deadline <= now {
+                removed += s.rack_weight();
+                first_marked = first_marked.min(i);
                 s.lost = true;
                 s.retrans_out = false;
                 newly += 1;
@@ -346,6 +431,8 @@ impl Scoreboard {
                 wait = wait.max(deadline - now);
             }
         }
+        self.rack_weight -= removed;
+        self.rack_lost_from = self.rack_lost_from.min(first_marked);
         (newly, wait)
     }
 
@@ -356,6 +443,8 @@ impl Scoreboard {
         }
         let i = self.idx(seq);
         if let Some(s) = self.segs.get_mut(i).filter(|s| !s.sacked) {
+            self.rack_weight -= s.rack_weight();
+            self.rack_lost_from = self.rack_lost_from.min(i);
             s.lost = true;
             s.retrans_out = false;
         }
@@ -370,6 +459,7 @@ impl Scoreboard {
                 s.retrans_out = false;
             }
         }
+        self.recount_rack();
     }
 
     /// A timeout found spurious: the segments it marked lost are in flight after all.
@@ -377,29 +467,37 @@ impl Scoreboard {
         for s in &mut self.segs {
             s.lost = false;
         }
+        self.recount_rack();
     }
 
     /// Pipe under RACK (the count Linux keeps as packets_out - sacked - lost + retrans):
     /// un-SACKed segments not marked lost, plus retransmissions in flight.
     pub fn rack_pipe(&self, app_end: u64) -> u64 {
-        let mut pipe = 0;
-        for (i, s) in self.segs.iter().enumerate() {
-            if s.sacked {
-                continue;
-            }
-            let start = self.seq_of(i);
-            let len = (start + self.mss).min(app_end) - start;
-            pipe += len * (u64::from(!s.lost) + u64::from(s.retrans_out));
-        }
-        pipe
+        debug_assert!(self.rack, "a scoreboard without RACK keeps no RACK sums");
+        // Every segment is whole but perhaps the last (see the module's note), so the sum of
+        // weights in whole segments needs a correction for the last one only.
+        let Some(last) = self.segs.back() else {
+            return 0;
+        };
+        let start = self.seq_of(self.segs.len() - 1);
+        let short = self.mss - ((start + self.mss).min(app_end) - start);
+        self.rack_weight * self.mss - last.rack_weight() * short
     }
 
     /// The lowest segment marked lost that has not been retransmitted since.
-    pub fn next_rack_lost(&self) -> Option<u64> {
-        self.segs
-            .iter()
-            .position(|s| !s.sacked && s.lost && !s.retrans_out)
-            .map(|i| self.seq_of(i))
+    pub fn next_rack_lost(&mut self) -> Option<u64> {
+        debug_assert!(self.rack, "a scoreboard without RACK keeps no RACK sums");
+        let from = self.rack_lost_from.min(self.segs.len());
+        match self.segs.range(from..).position(Seg::rack_resendable) {
+            Some(p) => {
+                self.rack_lost_from = from + p;
+                Some(self.seq_of(from + p))
+            }
+            None => {
+                self.rack_lost_from = self.segs.len();
+                None
+            }
+        }
     }
 
     /// Start of the highest segment sent so far.
@@ -470,5 +568,112 @@ mod tests {
         let a = b.on_cumulative_ack(3000, u64::MAX);
         assert!(a.any_retx);
         assert_eq!(b.seq_of(0), 3000);
+    }
+
+    /// RACK's pipe and next lost segment straight from the definitions: a pass over all.
+    fn rack_by_definition(b: &Scoreboard, app_end: u64) -> (u64, Option<u64>) {
+        let mut pipe = 0;
+        for (i, s) in b.segs.iter().enumerate() {
+            if !s.sacked {
+                let start = b.seq_of(i);
+                let len = (start + b.mss).min(app_end) - start;
+                pipe += len * (u64::from(!s.lost) + u64::from(s.retrans_out));
+            }
+        }
+        let next = b
+            .segs
+            .iter()
+            .position(|s| !s.sacked && s.lost && !s.retrans_out)
+            .map(|i| b.seq_of(i));
+        (pipe, next)
+    }
+
+    /// RFC 8985 6.2 step 5 over every outstanding segment, as the definition reads.
+    fn detect_by_definition(
+        b: &mut Scoreboard,
+        now: Time,
+        xmit_ts: Time,
+        end_seq: u64,
+        wnd: Time,
+        app_end: u64,
+    ) -> (usize, Time) {
+        let (mut newly, mut wait) = (0, 0);
+        let (base, mss) = (b.base, b.mss);
+        for (i, s) in b.segs.iter_mut().enumerate() {
+            let end = (base + (i as u64 + 1) * mss).min(app_end);
+            let sent_before = xmit_ts > s.sent || (xmit_ts == s.sent && end_seq > end);
+            if s.sacked || (s.lost && !s.retrans_out) || !sent_before {
+                continue;
+            }
+            if s.sent + wnd <= now {
+                (s.lost, s.retrans_out) = (true, false);
+                newly += 1;
+            } else {
+                wait = wait.max(s.sent + wnd - now);
+            }
+        }
+        (newly, wait)
+    }
+
+    #[test]
+    fn rack_pipe_and_next_lost_kept_as_they_change_match_their_definition() {
+        // Random sends, resends, SACKs, cumulative ACKs, RACK marks, timeouts and undone
+        // timeouts, with a short last segment: the sums kept on the way equal a recount, and
+        // RACK's loss detection, which looks only at segments first sent in time, marks what
+        // a pass over every segment marks.
+        let mut rng = crate::engine::rng::Rng::new(11);
+        for round in 0..200 {
+            let app_end = 40_000 + rng.below(1000) * (round % 2);
+            let mut b = Scoreboard::new(1000).with_rack();
+            let (mut nxt, mut una, mut now) = (0u64, 0u64, 1u64);
+            for _ in 0..300 {
+                now += 1;
+                match rng.below(9) {
+                    0 | 1 if nxt < app_end => {
+                        b.on_send(now, nxt, false, 0);
+                        nxt = (nxt + 1000).min(app_end);
+                    }
+                    2 if nxt > una => {
+                        let seq = una + rng.below((nxt - una).div_ceil(1000)) * 1000;
+                        b.on_send(now, seq, true, 1);
+                    }
+                    3 if nxt > una => {
+                        let start = una + rng.below((nxt - una).div_ceil(1000)) * 1000;
+                        let end = (start + 1000 * (1 + rng.below(4))).min(nxt);
+                        b.on_sack(&[blk(start, end)], app_end);
+                    }
+                    4 if nxt > una => {
+                        let ack = (una + 1000 * rng.below(3)).min(nxt);
+                        b.on_cumulative_ack(ack, app_end);
+                        una = ack;
+                    }
+                    5 => {
+                        let xmit = now.saturating_sub(rng.below(5));
+                        let end_seq = una + 1000 * rng.below(4);
+                        let wnd = rng.below(20);
+                        let mut whole = b.clone();
+                        let want =
+                            detect_by_definition(&mut whole, now, xmit, end_seq, wnd, app_end);
+                        let got = b.rack_detect_loss(now, xmit, end_seq, wnd, app_end);
+                        assert_eq!(got, want, "round {round}");
+                        let marks = |b: &Scoreboard| -> Vec<(bool, bool)> {
+                            b.segs.iter().map(|s| (s.lost, s.retrans_out)).collect()
+                        };
+                        assert_eq!(marks(&b), marks(&whole), "round {round}");
+                    }
+                    6 if nxt > una => b.mark_lost(una),
+                    7 => match rng.below(10) {
+                        0 => b.mark_all_lost(),
+                        1 => b.clear_lost(),
+                        2 => b.clear_sacks(),
+                        _ => {}
+                    },
+                    _ => {}
+                }
+                let (pipe, next) = rack_by_definition(&b, app_end);
+                assert_eq!(b.rack_pipe(app_end), pipe, "round {round}");
+                assert_eq!(b.next_rack_lost(), next, "round {round}");
+            }
+        }
     }
 }

@@ -269,7 +269,11 @@ impl TcpSender {
             partial_seen: false,
             rtt,
             rto_deadline: None,
-            board: Scoreboard::new(mss),
+            board: if rack {
+                Scoreboard::new(mss).with_rack()
+            } else {
+                Scoreboard::new(mss)
+            },
             recovery_epoch: 0,
             recovery_entries: 0,
             pending_retx: None,
