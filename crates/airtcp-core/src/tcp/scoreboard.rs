@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::Time;
-use crate::packet::SackBlock;
+use crate::packet::{SackBlock, MAX_SACK_BLOCKS};
 
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -60,6 +60,11 @@ pub struct Scoreboard {
     /// The sums above and `first_sent` are kept (RACK marks losses); without RACK nothing
     /// asks for them.
     rack: bool,
+    /// The runs of whole segments the previous ACK's SACK blocks covered, as sequence ranges:
+    /// all SACKed (only `clear_sacks` undoes a SACK, and it forgets them), so the blocks of
+    /// the next ACK, which mostly repeat or extend them, step over them.
+    sack_seen: [(u64, u64); MAX_SACK_BLOCKS],
+    sack_seen_n: usize,
 }
 
 /// What an advancing cumulative ACK removed from the scoreboard.
@@ -86,6 +91,8 @@ impl Scoreboard {
             rack_lost_from: 0,
             first_sent: VecDeque::new(),
             rack: false,
+            sack_seen: [(0, 0); MAX_SACK_BLOCKS],
+            sack_seen_n: 0,
         }
     }
 
@@ -217,20 +224,39 @@ impl Scoreboard {
         mut delivered: impl FnMut(Time, u64, bool),
     ) -> u64 {
         let mut newly = 0;
+        let (mut seen, mut n_seen) = ([(0, 0); MAX_SACK_BLOCKS], 0);
         for b in blocks {
             if b.end <= self.base {
                 continue;
             }
-            let first = self.idx(b.start.max(self.base));
-            for i in first..self.segs.len() {
+            let (mut lo, mut hi) = (u64::MAX, 0);
+            let mut i = self.idx(b.start.max(self.base));
+            while i < self.segs.len() {
                 let start = self.seq_of(i);
                 let end = (start + self.mss).min(app_end);
                 if start < b.start {
+                    i += 1;
                     continue;
                 }
                 if end > b.end {
                     break;
                 }
+                lo = lo.min(start);
+                let run = self.sack_seen[..self.sack_seen_n]
+                    .iter()
+                    .find(|&&(from, to)| from <= start && start < to);
+                if let Some(&(_, to)) = run {
+                    // SACKed already, up to `to` (the run may reach past this block: its
+                    // segments are SACKed all the same).
+                    let past = (to - self.base).div_ceil(self.mss) as usize;
+                    let next = past.min(self.segs.len());
+                    if next > i + 1 {
+                        hi = self.seq_of(next);
+                        i = next;
+                        continue;
+                    }
+                }
+                hi = end;
                 let s = &mut self.segs[i];
                 if !s.sacked {
                     self.rack_weight -= s.rack_weight();
@@ -241,8 +267,14 @@ impl Scoreboard {
                     newly += end - start;
                     delivered(s.sent, end, s.retx);
                 }
+                i += 1;
+            }
+            if lo < hi && n_seen < MAX_SACK_BLOCKS {
+                seen[n_seen] = (lo, hi);
+                n_seen += 1;
             }
         }
+        (self.sack_seen, self.sack_seen_n) = (seen, n_seen);
         newly
     }
 
@@ -375,6 +407,7 @@ impl Scoreboard {
             s.sacked = false;
         }
         self.sacked = 0;
+        self.sack_seen_n = 0;
         self.recount_rack();
     }
 
@@ -620,7 +653,8 @@ mod tests {
         // Random sends, resends, SACKs, cumulative ACKs, RACK marks, timeouts and undone
         // timeouts, with a short last segment: the sums kept on the way equal a recount, and
         // RACK's loss detection, which looks only at segments first sent in time, marks what
-        // a pass over every segment marks.
+        // a pass over every segment marks, and SACK processing that steps over the runs the
+        // previous ACK covered finds what a board without that memory finds.
         let mut rng = crate::engine::rng::Rng::new(11);
         for round in 0..200 {
             let app_end = 40_000 + rng.below(1000) * (round % 2);
@@ -638,9 +672,24 @@ mod tests {
                         b.on_send(now, seq, true, 1);
                     }
                     3 if nxt > una => {
-                        let start = una + rng.below((nxt - una).div_ceil(1000)) * 1000;
-                        let end = (start + 1000 * (1 + rng.below(4))).min(nxt);
-                        b.on_sack(&[blk(start, end)], app_end);
+                        // One to three blocks, often repeating or extending earlier ones.
+                        let mut blocks = vec![];
+                        for _ in 0..1 + rng.below(3) {
+                            let start = una + rng.below((nxt - una).div_ceil(1000)) * 1000;
+                            let end = (start + 1000 * (1 + rng.below(8))).min(nxt);
+                            blocks.push(blk(start.saturating_sub(rng.below(2) * 300), end));
+                        }
+                        let mut fresh = b.clone();
+                        fresh.sack_seen_n = 0;
+                        let (mut want, mut got) = (vec![], vec![]);
+                        let n_want =
+                            fresh.on_sack_with(&blocks, app_end, |t, e, r| want.push((t, e, r)));
+                        let n_got = b.on_sack_with(&blocks, app_end, |t, e, r| got.push((t, e, r)));
+                        assert_eq!((n_got, &got), (n_want, &want), "round {round}");
+                        let sacks = |b: &Scoreboard| -> Vec<bool> {
+                            b.segs.iter().map(|s| s.sacked).collect()
+                        };
+                        assert_eq!(sacks(&b), sacks(&fresh), "round {round}");
                     }
                     4 if nxt > una => {
                         let ack = (una + 1000 * rng.below(3)).min(nxt);
