@@ -5,6 +5,7 @@ counts do not, so they show what a change to the engine did.
 
     python benches/htsim/instructions.py [--revs REV,REV,...] [--only b,nodelack,500]
                                          [--seconds 5] [--htsim [EXE]] [--pgo]
+                                         [--file SCENARIO ...]
 
 Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-up, about
 2 % of a 5 s cut, is counted too). A revision is built in a git worktree under
@@ -12,7 +13,8 @@ Each point is the one of ``run.py`` cut to ``--seconds`` of simulated time (set-
 ``--htsim`` adds a row for htsim's program on the same points and simulated time, by default
 the one ``make bench-htsim`` built (``out/bench-htsim/htsim_dumbbell``); its packet-hops are
 the ones it counts itself. ``--pgo`` adds a row for the working tree built as ``make setup``
-builds it, with profile-guided optimization (``tools/pgo.py``).
+builds it, with profile-guided optimization (``tools/pgo.py``). ``--file`` counts the given
+scenario files (TOML or JSON, also cut to ``--seconds``) in place of the scale points.
 """
 
 from __future__ import annotations
@@ -94,7 +96,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also count the working tree built with profile-guided optimization",
     )
+    ap.add_argument(
+        "--file",
+        nargs="+",
+        type=Path,
+        default=None,
+        metavar="SCENARIO",
+        help="count these scenario files instead of the scale points",
+    )
     args = ap.parse_args(argv)
+    if args.file and args.htsim:
+        sys.exit("error: --htsim counts the scale points only; leave out --file")
     htsim = Path(args.htsim) if args.htsim else None
     if htsim is not None and not htsim.is_file():
         sys.exit(
@@ -112,8 +124,19 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(f"error: --only: unknown point(s) {', '.join(unknown)}")
     OUT.mkdir(parents=True, exist_ok=True)
     files = {}
+    for f in args.file or []:
+        if not f.is_file():
+            sys.exit(f"error: --file: no scenario at {f}")
+        import airtcp
+
+        sc = airtcp.Scenario.load(f).set("duration", args.seconds)
+        out = OUT / f"{f.stem}_{args.seconds:g}s.json"
+        out.write_text(sc.to_json())
+        files[f.stem] = out
+    if args.file:
+        keys = list(files)
     for p in run.POINTS:
-        if p.key in keys:
+        if p.key in keys and not args.file:
             sc = json.loads(run.scenario_file(p, OUT).read_text())
             sc["duration"] = args.seconds
             f = OUT / f"point_{p.key}_{args.seconds:g}s.json"
