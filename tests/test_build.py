@@ -99,3 +99,14 @@ def _no_sysroot(run):
         return run(cmd, *a, **k)
 
     return wrapped
+
+
+def test_a_failed_training_falls_back_to_the_plain_build(monkeypatch, capsys):
+    pgo = _pgo()
+
+    def fail():
+        raise pgo.subprocess.CalledProcessError(1, ["llvm-profdata", "merge"])
+
+    monkeypatch.setattr(pgo, "_train", fail)
+    assert pgo.train() is None
+    assert "building without it" in capsys.readouterr().err
