@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 import run  # noqa: E402
 from compare_builds import build  # noqa: E402
 
+import airtcp  # noqa: E402
+
 
 def count(exe: Path, scenario: Path) -> tuple[int, int, int]:
     """(instructions, D1 misses, packet-hops) of one run under cachegrind."""
@@ -127,9 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     for f in args.file or []:
         if not f.is_file():
             sys.exit(f"error: --file: no scenario at {f}")
-        import airtcp
-
-        sc = airtcp.Scenario.load(f).set("duration", args.seconds)
+        try:
+            sc = airtcp.Scenario.load(f).set("duration", args.seconds).validate()
+        except ValueError as e:
+            sys.exit(f"error: --file {f}: {e}")
         out = OUT / f"{f.stem}_{args.seconds:g}s.json"
         out.write_text(sc.to_json())
         files[f.stem] = out
