@@ -6,9 +6,11 @@ registering the runs, starting the pool) plus a part per run, so each worker cou
 two sizes and the rate per run is taken from the difference: the marginal rate, the one a
 long sweep approaches. Efficiency is the 2-worker marginal rate over twice the 1-worker one.
 With ``--pinned`` the 1-worker sweep is also measured confined to one core (driver and worker
-sharing it, as on a one-core machine).
+sharing it, as on a one-core machine); with ``--pair`` two 1-worker sweeps run at once, each
+confined to its own core, and their runs count together: what the machine gives two
+single-core sweeps, the second core's share of memory and caches included.
 
-    python benches/sweep_rate.py [--runs N] [--duration 5s] [--reps 3] [--pinned]
+    python benches/sweep_rate.py [--runs N] [--duration 5s] [--reps 3] [--pinned] [--pair]
 
 Prints the median of ``--reps`` interleaved repetitions of every measurement.
 """
@@ -32,9 +34,9 @@ from airtcp.sweeps import run_sweep
 import airtcp
 
 def main():
-    n, workers, pinned, duration, store = sys.argv[1:6]
-    if pinned == "1":
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    n, workers, core, duration, store = sys.argv[1:6]
+    if core != "-":
+        os.sched_setaffinity(0, {int(core)})
     sc = airtcp.load(sys.argv[6]).set("duration", duration)
     cpu = time.process_time()
     out = run_sweep(sc, seeds=int(n), store=store, workers=int(workers), progress=False)
@@ -46,29 +48,37 @@ if __name__ == "__main__":
 """
 
 
-def measure(n: int, workers: int, pinned: bool, duration: str, tmp: Path) -> dict[str, float]:
-    store = tmp / f"s{n}-{workers}-{int(pinned)}.sqlite"
-    for p in tmp.glob(store.name + "*"):
-        p.unlink()
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CHILD,
-            str(n),
-            str(workers),
-            "1" if pinned else "0",
-            duration,
-            str(store),
-            str(ROOT / "scenarios" / "dumbbell.toml"),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode != 0:
-        lines = (out.stderr or out.stdout).strip().splitlines() or ["(no output)"]
-        sys.exit(f"error: the sweep of {n} runs on {workers} worker(s) failed: {lines[-1]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def measure(
+    n: int, workers: int, cores: list[int | None], duration: str, tmp: Path
+) -> dict[str, float]:
+    """One sweep of ``n`` runs per entry of ``cores``, all at once (each confined to that
+    core, or free with None); the wall time is the longest one's, the driver CPU the mean."""
+    procs = []
+    for i, core in enumerate(cores):
+        store = tmp / f"s{n}-{workers}-{i}.sqlite"
+        for p in tmp.glob(store.name + "*"):
+            p.unlink()
+        args = [str(n), str(workers), "-" if core is None else str(core), duration, str(store)]
+        scenario = str(ROOT / "scenarios" / "dumbbell.toml")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", CHILD, *args, scenario],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outs = []
+    for p in procs:
+        stdout, stderr = p.communicate()
+        if p.returncode != 0:
+            lines = (stderr or stdout).strip().splitlines() or ["(no output)"]
+            sys.exit(f"error: the sweep of {n} runs on {workers} worker(s) failed: {lines[-1]}")
+        outs.append(json.loads(stdout.strip().splitlines()[-1]))
+    return {
+        "wall": max(o["wall"] for o in outs),
+        "driver_cpu": statistics.fmean(o["driver_cpu"] for o in outs),
+    }
 
 
 def main() -> None:
@@ -77,6 +87,11 @@ def main() -> None:
     ap.add_argument("--duration", default="5s", help="simulated time of each run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pinned", action="store_true", help="also 1 worker on one core")
+    ap.add_argument(
+        "--pair",
+        action="store_true",
+        help="also two 1-worker sweeps at once, each confined to one core",
+    )
     a = ap.parse_args()
     if a.runs < 30:
         ap.error(f"--runs must be at least 30 (the smaller sweep is a third of it), got {a.runs}")
@@ -89,16 +104,25 @@ def main() -> None:
     except ValueError as e:
         ap.error(f"--duration {a.duration!r}: {e}")
     small, large = a.runs // 3, a.runs
-    kinds = [("1 worker", 1, False), ("2 workers", 2, False)]
+    first = min(os.sched_getaffinity(0))
+    kinds: list[tuple[str, int, list[int | None]]] = [
+        ("1 worker", 1, [None]),
+        ("2 workers", 2, [None]),
+    ]
     if a.pinned:
-        kinds.append(("1 worker, one core", 1, True))
+        kinds.append(("1 worker, one core", 1, [first]))
+    if a.pair:
+        if len(os.sched_getaffinity(0)) < 2:
+            ap.error("--pair needs two cores")
+        second = sorted(os.sched_getaffinity(0))[1]
+        kinds.append(("two 1-worker sweeps", 1, [first, second]))
     walls: dict[tuple[str, int], list[float]] = {}
     cpus: dict[tuple[str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as d:
         for rep in range(a.reps):
             for n in (small, large):
-                for name, w, pin in kinds:
-                    m = measure(n, w, pin, a.duration, Path(d))
+                for name, w, cores in kinds:
+                    m = measure(n, w, cores, a.duration, Path(d))
                     walls.setdefault((name, n), []).append(m["wall"])
                     cpus.setdefault((name, n), []).append(m["driver_cpu"])
                     print(
@@ -114,12 +138,13 @@ def main() -> None:
         f" {'driver CPU ms/run':>18}"
     )
     rate = {}
-    for name, _, _ in kinds:
+    for name, _, cores in kinds:
         ws, wl = (statistics.median(walls[(name, n)]) for n in (small, large))
         cs, cl = (statistics.median(cpus[(name, n)]) for n in (small, large))
-        per_run = (wl - ws) / (large - small)
+        # Sweeps run at once share the wall time: their runs are all counted.
+        per_run = (wl - ws) / (len(cores) * (large - small))
         rate[name] = 1 / per_run
-        fixed = ws - small * per_run
+        fixed = ws - len(cores) * small * per_run
         print(
             f"{name:<20} {ws:>12.2f} {wl:>12.2f} {rate[name]:>8.0f} {fixed:>8.2f}"
             f" {1e3 * (cl - cs) / (large - small):>18.3f}"
@@ -130,6 +155,9 @@ def main() -> None:
     if a.pinned:
         eff = rate["2 workers"] / (2 * rate["1 worker, one core"])
         print(f"efficiency (2 workers / twice 1 worker on one core): {eff:.0%}")
+    if a.pair:
+        eff = rate["2 workers"] / rate["two 1-worker sweeps"]
+        print(f"efficiency (2 workers / two 1-worker sweeps at once, one a core): {eff:.0%}")
 
 
 if __name__ == "__main__":

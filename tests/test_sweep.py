@@ -396,13 +396,46 @@ def _cli(*args):
     return [sys.executable, "-m", "airtcp", *args]
 
 
-def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path):
+#: The command line run by a process that has a second thread (as a notebook with polars
+#: loaded has): its pool cannot fork its workers and starts them from a fork server.
+THREADED_CLI = (
+    "import sys, threading, time\n"
+    "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
+    "from airtcp.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def _threaded_cli(*args):
+    return [sys.executable, "-c", THREADED_CLI, *args]
+
+
+def test_a_pool_forks_its_workers_only_from_a_process_of_one_thread():
+    code = (
+        "import threading, time\n"
+        "from airtcp.sweeps.backends import LocalPool, start_method\n"
+        "print(start_method())\n"
+        "p = LocalPool(2)\n"
+        "print(p.method, sorted(q.pid for q in p.pool._processes.values()) != [])\n"
+        "p.close(clean=True)\n"
+        "import polars\n"  # starts threads of its own
+        "print(start_method())\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    # The forked pool's workers exist as soon as the pool does.
+    assert p.stdout.split("\n")[:3] == ["fork", "fork True", "forkserver"], p.stdout
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path, method):
     scen = tmp_path / "heavy.toml"
     airtcp.dumbbell(per=0.01, wireless=[1], **HEAVY).to_toml(scen)
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     killed = tmp_path / "killed.sqlite"
+    cli = _cli if method == "fork" else _threaded_cli
     proc = subprocess.Popen(
-        _cli("sweep", str(scen), *HEAVY_GRID, "--store", str(killed), "--workers", "2"),
+        cli("sweep", str(scen), *HEAVY_GRID, "--store", str(killed), "--workers", "2"),
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -541,8 +574,13 @@ def test_a_sweep_name_reused_with_another_grid_is_refused(tmp_path, capsys):
 
 
 def test_a_script_without_the_main_guard_is_told_what_to_do(tmp_path):
+    # A process of one thread forks its workers, which do not import the script; with a
+    # second thread (polars or numpy loaded, say) they start from a fresh interpreter that
+    # does, and a script without the guard would sweep again in every worker.
     script = tmp_path / "noguard.py"
     script.write_text(
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
         "import airtcp\n"
         "airtcp.sweep(airtcp.dumbbell(1, duration=1.0), {'duration': [1.0, 2.0]}, seeds=2,"
         " workers=2)\n"

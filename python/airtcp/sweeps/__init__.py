@@ -1,6 +1,6 @@
 """Parameter sweeps: a grid of scenario values (cross product) times a range of seeds, run on a
 local process pool or a dask.distributed cluster, every finished run written to a
-:class:`~airtcp.store.Store` by this (the driving) process.
+:class:`~airtcp.store.Store` (by a local pool's workers, or by this, the driving, process).
 
     import airtcp
     df = airtcp.sweep(
@@ -21,9 +21,10 @@ deterministic, so a failure repeats until the scenario or the simulator changes)
 scenario is invalid, or that fails in the simulator, is recorded as ``failed`` with its error
 and the sweep goes on.
 
-On Linux the local pool uses the ``forkserver`` start method (elsewhere ``spawn``): a script
-that calls :func:`sweep` at top level must guard it with ``if __name__ == "__main__":``, as
-for any multiprocessing code.
+On Linux the local pool forks its workers while the driving process has a single thread, and
+otherwise starts them from a fork server (elsewhere ``spawn``): a script that calls
+:func:`sweep` at top level must guard it with ``if __name__ == "__main__":``, as for any
+multiprocessing code.
 """
 
 from __future__ import annotations

@@ -188,11 +188,16 @@ class ChunkSizer:
         return n
 
 
-def _worker_init(lifeline: Any) -> None:
+def _worker_init(lifeline: Any, writer: Any = None) -> None:
     """Pool worker start-up: exit as soon as the sweep driver is gone. ``lifeline`` is the read
     end of a pipe whose only writer is the driver; it never sends anything, so ``recv`` returns
-    (with EOFError) exactly when the driver has exited or been killed."""
+    (with EOFError) exactly when the driver has exited or been killed. A forked worker also
+    holds a copy of the write end (``writer``), closed here: otherwise the pipe would never
+    reach its end."""
     import threading
+
+    if writer is not None:
+        writer.close()
 
     def watch() -> None:
         try:
@@ -270,8 +275,30 @@ def run_jobs(
         backend.close(clean)
 
 
+def _single_threaded() -> bool:
+    """True on Linux when this process runs one thread, native ones included (polars, a BLAS
+    library and tqdm start threads of their own): forking it then leaves no lock held by a
+    thread the child does not have."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # pragma: no cover - no /proc
+        return False
+
+
+def start_method() -> str:
+    """How a local pool starts its workers: ``fork`` while this process has a single thread
+    (milliseconds a worker, a sweep of short runs is not held up), else ``forkserver``
+    where there is one (a fresh interpreter imports airtcp once, about 0.2 s, and forks the
+    workers from it), else ``spawn``."""
+    methods = mp.get_all_start_methods()
+    if "fork" in methods and _single_threaded():
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
 class LocalPool(Backend):
-    """A process pool whose workers exit when the driver dies (lifeline pipe)."""
+    """A process pool whose workers exit when the driver dies (lifeline pipe). The workers
+    start with the pool (see :func:`start_method`)."""
 
     def __init__(
         self, workers: int, window: int | None = None, sink: tuple[str, str] | None = None
@@ -279,20 +306,24 @@ class LocalPool(Backend):
         #: (store path, sweep name) the workers write their chunks to, or None (the driver
         #: writes what they return)
         self.sink = sink
-        methods = mp.get_all_start_methods()
-        if "forkserver" in methods:
-            ctx = mp.get_context("forkserver")
+        self.method = start_method()
+        ctx = mp.get_context(self.method)
+        if self.method == "forkserver":
             ctx.set_forkserver_preload(["airtcp.sweeps"])
-        else:  # pragma: no cover - macOS/Windows
-            ctx = mp.get_context("spawn")
         self.lifeline = ctx.Pipe(duplex=False)
+        forked = self.method == "fork"
         self.pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=ctx,
             initializer=_worker_init,
-            initargs=(self.lifeline[0],),
+            initargs=(self.lifeline[0], self.lifeline[1] if forked else None),
         )
+        if forked:
+            # A pool that forks starts all its workers at the first task, before the threads
+            # that feed them exist: start them now, while this process is still one thread.
+            self.pool.submit(os.getpid)
         self.workers = workers
+        self.closed = False
         # Two chunks a worker: one running, one queued behind it while a chunk is written.
         self.window = window or max(2 * workers, 4)
 
@@ -318,6 +349,9 @@ class LocalPool(Backend):
             return e
 
     def close(self, clean: bool) -> None:
+        if self.closed:
+            return
+        self.closed = True
         # Taken before shutdown, which forgets them.
         procs = list((self.pool._processes or {}).values())
         results = self.pool._result_queue

@@ -63,22 +63,26 @@ def _died(job: Job) -> tuple[RunRecord, None]:
 
 
 def _run_isolating_crashes(
-    jobs: Sequence[Job], workers: int, keep_series: bool, sink: tuple[str, str] | None = None
+    jobs: Sequence[Job],
+    workers: int,
+    keep_series: bool,
+    sink: tuple[str, str] | None = None,
+    first: LocalPool | None = None,
 ) -> Iterator[tuple[list[Job], list[Any]]]:
     """Run ``jobs`` on a local pool, yielding chunks as :func:`run_jobs` does. When a worker
     dies, every job in flight on the pool is a suspect: the suspects run again one at a time,
     and one that kills its worker again is recorded as failed with that cause, so a poisoned
     grid point cannot stop the sweep or make every rerun abort. The jobs not yet started go
     on in a fresh pool. With ``sink`` the workers write what they ran to the store (see
-    :func:`run_chunk`)."""
+    :func:`run_chunk`); ``first`` is the pool to start with, already started."""
     remaining = list(jobs)
     checked = False
     while remaining:
         seen: set[tuple[str, int]] = set()
         suspects: list[Job] = []
-        for chunk, outs in run_jobs(
-            LocalPool(min(workers, len(remaining)), sink=sink), remaining, keep_series
-        ):
+        pool = first or LocalPool(min(workers, len(remaining)), sink=sink)
+        first = None
+        for chunk, outs in run_jobs(pool, remaining, keep_series):
             seen.update(j.key for j in chunk)
             done = [
                 (j, r) for j, r in zip(chunk, outs, strict=True) if not isinstance(r, WorkerDied)
@@ -274,6 +278,14 @@ def run_sweep(
             out.skipped += 1
         else:
             todo.append(j)
+    # Invalid points fail without a worker: the core's validation is the whole run.
+    invalid = [j for j in todo if j.invalid is not None]
+    runnable = [j for j in todo if j.invalid is None]
+    sink = (str(st.path), sweep_name)
+    pool = None
+    if dask is None and runnable and not (nworkers == 1 and len(runnable) == 1):
+        # Started before the progress bar's thread, so that the workers can be forked.
+        pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
     bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
 
     def record(chunk: Sequence[Job], outs: Sequence[Any]) -> None:
@@ -303,9 +315,6 @@ def run_sweep(
         bar.update(failed + lost, len(chunk))
 
     try:
-        # Invalid points fail without a worker: the core's validation is the whole run.
-        invalid = [j for j in todo if j.invalid is not None]
-        runnable = [j for j in todo if j.invalid is None]
         if invalid:
             record(
                 invalid,
@@ -335,9 +344,7 @@ def run_sweep(
             else:
                 # The local workers write their own chunks: inserting is most of what the
                 # driver would do a run, on the cores the workers need.
-                results = _run_isolating_crashes(
-                    runnable, nworkers, trace, sink=(str(st.path), sweep_name)
-                )
+                results = _run_isolating_crashes(runnable, nworkers, trace, sink, pool)
             try:
                 for chunk, outs in results:
                     record(chunk, outs)
@@ -352,6 +359,8 @@ def run_sweep(
     except SweepAborted as e:
         out.aborted = str(e)
     finally:
+        if pool is not None:
+            pool.close(clean=False)  # if the sweep ended before the pool was used
         bar.close()
         final = st.status(out.keys)
         out.ok = sum(1 for s in final.values() if s == "ok")
