@@ -331,3 +331,87 @@ def test_a_worker_writes_its_chunk_to_the_store_or_loses_it_whole(tmp_path, shor
     lost = run_chunk(tasks, False, (str(tmp_path / "missing.sqlite"), "w"))
     assert len(lost) == 2 and all(isinstance(o, StoreError) for o in lost)
     assert not (tmp_path / "missing.sqlite").exists()
+
+
+def _record(seed: int, flows: list[dict], agents: list[dict]):
+    raw = {"name": "t", "flows": flows, "links": [{"name": "L", "rate_bps": 1e6}], "agents": agents}
+    rec = run_record(scenario_hash="h", seed=seed, scenario="{}", status="ok", raw=raw)
+    return (rec, "{}", "{}", "t", None)
+
+
+def _layout(db) -> dict[str, list[tuple]]:
+    con = sqlite3.connect(db)
+    try:
+        return {
+            t: con.execute(f'PRAGMA table_info("{t}")').fetchall()
+            for t in ("runs", "flows", "links", "agents")
+        }
+    finally:
+        con.close()
+
+
+def test_an_empty_table_gets_its_columns_in_one_schema_change(tmp_path, monkeypatch):
+    """A fresh store's flows and links gain their dozens of columns by being created again,
+    not by one ALTER TABLE each; the layout is the one the ALTERs give, and a table that
+    holds rows gains a new column without losing them."""
+    flows = [{"name": "f1", "src": "A", "goodput_bps": 1.5}, {"name": "f2", "src": "B"}]
+    agents = [{"node": "R", "kind": "eln", "notes": 3}]
+    fast, slow = tmp_path / "fast.sqlite", tmp_path / "slow.sqlite"
+    with Store(fast, create=True) as st:
+        st.record_many([_record(1, flows, agents)])
+    with monkeypatch.context() as m:
+        m.setattr(Store, "_rebuild_empty", lambda *a: False)
+        with Store(slow, create=True) as st:
+            st.record_many([_record(1, flows, agents)])
+    assert _layout(fast) == _layout(slow)
+    assert [c[1] for c in _layout(fast)["flows"]][:6] == [
+        "scenario_hash",
+        "seed",
+        "name",
+        "row",
+        "src",
+        "goodput_bps",
+    ]
+    with Store(fast) as a, Store(slow) as b:
+        for t in ("flows", "links", "agents"):
+            assert a.table(t).equals(b.table(t)), t
+    # A second run brings a column more: the table keeps the first run's rows.
+    with Store(fast) as st:
+        st.record_many([_record(2, [{"name": "f1", "src": "A", "extra": 7}], agents)])
+        got = st.flows().sort("seed")
+        assert got["seed"].to_list() == [1, 1, 2]
+        assert got["extra"].to_list() == [None, None, 7]
+        assert got["goodput_bps"].to_list() == [1.5, None, None]
+
+
+def _wal_frames(db) -> int:
+    wal = db.with_name(db.name + "-wal")
+    return (wal.stat().st_size - 32) // (4096 + 24) if wal.exists() else 0
+
+
+@pytest.mark.parametrize("leave", [False, True])
+def test_a_worker_connection_leaves_checkpoints_to_the_driver(tmp_path, leave):
+    """Commits on a connection that leaves checkpoints never copy the write-ahead log into
+    the database, however long it grows; the driver's checkpoint copies all of it. By
+    default SQLite checkpoints at 1000 pages."""
+    db = tmp_path / "c.sqlite"
+    big = [{"name": f"f{i}", "blob": "x" * 8000} for i in range(50)]  # about 100 pages a run
+    with Store(db, create=True) as driver, Store(db) as worker:
+        if leave:
+            worker.leave_checkpoints()
+        for seed in range(15):
+            worker.record_many([_record(seed, big, [])])
+        frames = _wal_frames(db)
+        if leave:
+            assert frames > 1400
+            driver.checkpoint()
+            # log frames, frames copied into the database: all of them
+            assert driver._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1:] == (
+                frames,
+                frames,
+            )
+        else:
+            # restarted after the automatic checkpoint, and the file reused
+            log = driver._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+            assert log < 1000 < frames < 1200
+        assert driver.flows().height == 15 * 50

@@ -92,6 +92,7 @@ def _worker_store(path: str) -> Store:
     st = _STORES.get(path)
     if st is None:
         st = _STORES[path] = Store(path)
+        st.leave_checkpoints()  # to the driver (see run_sweep)
     return st
 
 

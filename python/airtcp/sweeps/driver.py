@@ -127,6 +127,9 @@ def _importing_main_in_a_worker() -> bool:
     return False
 
 
+#: seconds between the driver's checkpoints of the store while the local workers write it
+CHECKPOINT_S = 0.25
+
 MAIN_GUARD = (
     "airtcp.sweep() ran while a worker process was importing your script: the sweep's "
     "worker processes import the script that started them, so a script must call sweep() "
@@ -287,6 +290,7 @@ def run_sweep(
         # Started before the progress bar's thread, so that the workers can be forked.
         pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
     bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
+    last_checkpoint = time.monotonic()
 
     def record(chunk: Sequence[Job], outs: Sequence[Any]) -> None:
         """Write a finished chunk in one transaction, then count it: a run counted (and shown
@@ -308,6 +312,14 @@ def run_sweep(
                 series_file = st.write_series(job.scenario_hash, job.seed, series)
             entries.append((rec, job.params, job.scenario_json, sweep_name, series_file))
         st.record_many(entries)
+        if stored:
+            # The local workers leave checkpoints to this process, which mostly waits: a
+            # few a second keep the write-ahead log to a few megabytes.
+            nonlocal last_checkpoint
+            now = time.monotonic()
+            if now - last_checkpoint > CHECKPOINT_S:
+                st.checkpoint()
+                last_checkpoint = now
         out.ran += len(chunk)
         out.lost += lost
         out.failed_now += failed
@@ -368,9 +380,9 @@ def run_sweep(
         if out.failed:
             failed = st.runs(keys=out.keys, status="failed")
             out.errors = Counter(failed["error"].to_list())
-        out.wall_s = time.perf_counter() - t0
         if not isinstance(store, Store):
-            st.close()
+            st.close()  # the last checkpoint of the store: part of the sweep's time
+        out.wall_s = time.perf_counter() - t0
     return out
 
 
