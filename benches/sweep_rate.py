@@ -11,6 +11,11 @@ confined to its own core, and their runs count together: what the machine gives 
 single-core sweeps, the second core's share of memory and caches included.
 
     python benches/sweep_rate.py [--runs N] [--duration 5s] [--reps 3] [--pinned] [--pair]
+                                 [--revs REV,REV,...]
+
+``--revs`` measures the Python front (sweep driver, workers, store) of several revisions
+interleaved, each with the installed core: a change to the front is measured against the
+one before it on the same machine minutes apart.
 
 Prints the median of ``--reps`` interleaved repetitions of every measurement.
 """
@@ -48,11 +53,40 @@ if __name__ == "__main__":
 """
 
 
+def front(rev: str, tmp: Path) -> dict[str, str] | None:
+    """The environment that makes a child import the Python front of revision ``rev`` (with
+    the installed core), or None for the working tree's."""
+    if rev == "-":
+        return None
+    import airtcp
+
+    dest = tmp / f"front-{rev}"
+    if not dest.exists():
+        dest.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "python/airtcp"],
+            capture_output=True,
+            check=False,
+        )
+        if archive.returncode != 0:
+            sys.exit(f"error: --revs: no revision {rev!r} here: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        core = Path(airtcp._core.__file__)
+        (dest / "python" / "airtcp" / core.name).symlink_to(core)
+    return {**os.environ, "PYTHONPATH": str(dest / "python")}
+
+
 def measure(
-    n: int, workers: int, cores: list[int | None], duration: str, tmp: Path
+    n: int,
+    workers: int,
+    cores: list[int | None],
+    duration: str,
+    tmp: Path,
+    env: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """One sweep of ``n`` runs per entry of ``cores``, all at once (each confined to that
-    core, or free with None); the wall time is the longest one's, the driver CPU the mean."""
+    core, or free with None); the wall time is the longest one's, the driver CPU the mean.
+    ``env`` (see :func:`front`) picks the Python front."""
     procs = []
     for i, core in enumerate(cores):
         store = tmp / f"s{n}-{workers}-{i}.sqlite"
@@ -66,6 +100,7 @@ def measure(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                env=env,
             )
         )
     outs = []
@@ -87,6 +122,11 @@ def main() -> None:
     ap.add_argument("--duration", default="5s", help="simulated time of each run")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--pinned", action="store_true", help="also 1 worker on one core")
+    ap.add_argument(
+        "--revs",
+        help="compare the Python fronts of these git revisions (comma-separated, '-' for the "
+        "working tree), interleaved, all with the installed core",
+    )
     ap.add_argument(
         "--pair",
         action="store_true",
@@ -116,48 +156,75 @@ def main() -> None:
             ap.error("--pair needs two cores")
         second = sorted(os.sched_getaffinity(0))[1]
         kinds.append(("two 1-worker sweeps", 1, [first, second]))
-    walls: dict[tuple[str, int], list[float]] = {}
-    cpus: dict[tuple[str, int], list[float]] = {}
+    revs = a.revs.split(",") if a.revs else ["-"]
+    walls: dict[tuple[str, str, int], list[float]] = {}
+    cpus: dict[tuple[str, str, int], list[float]] = {}
     with tempfile.TemporaryDirectory() as d:
+        envs = {rev: front(rev, Path(d)) for rev in revs}
         for rep in range(a.reps):
             for n in (small, large):
-                for name, w, cores in kinds:
-                    m = measure(n, w, cores, a.duration, Path(d))
-                    walls.setdefault((name, n), []).append(m["wall"])
-                    cpus.setdefault((name, n), []).append(m["driver_cpu"])
-                    print(
-                        f"  rep {rep + 1}: {name:<20} {n:>6} runs  {m['wall']:.2f} s",
-                        file=sys.stderr,
-                    )
+                for rev in revs:
+                    for name, w, cores in kinds:
+                        m = measure(n, w, cores, a.duration, Path(d), envs[rev])
+                        walls.setdefault((rev, name, n), []).append(m["wall"])
+                        cpus.setdefault((rev, name, n), []).append(m["driver_cpu"])
+                        print(
+                            f"  rep {rep + 1}: {rev if rev != '-' else 'working tree'} "
+                            f"{name:<20} {n:>6} runs  {m['wall']:.2f} s",
+                            file=sys.stderr,
+                        )
     print(
         f"sweeps of the dumbbell at {a.duration} ({os.cpu_count()} cores), medians of "
         f"{a.reps}: {small} and {large} runs"
     )
+    for rev in revs:
+        print(f"\nPython front: {'the working tree' if rev == '-' else rev}")
+        report(rev, kinds, walls, cpus, small, large)
+
+
+def report(
+    rev: str,
+    kinds: list[tuple[str, int, list[int | None]]],
+    walls: dict[tuple[str, str, int], list[float]],
+    cpus: dict[tuple[str, str, int], list[float]],
+    small: int,
+    large: int,
+) -> None:
+    """The table of one front: marginal rate (from the two sizes), whole rate (the larger
+    sweep's runs over its wall time), fixed cost, driver CPU; then the efficiencies."""
     print(
-        f"{'':<20} {'wall small s':>12} {'wall large s':>12} {'runs/s':>8} {'fixed s':>8}"
-        f" {'driver CPU ms/run':>18}"
+        f"{'':<20} {'wall small s':>12} {'wall large s':>12} {'runs/s':>8} {'whole':>8}"
+        f" {'fixed s':>8} {'driver CPU ms/run':>18}"
     )
-    rate = {}
+    rate, whole = {}, {}
     for name, _, cores in kinds:
-        ws, wl = (statistics.median(walls[(name, n)]) for n in (small, large))
-        cs, cl = (statistics.median(cpus[(name, n)]) for n in (small, large))
+        ws, wl = (statistics.median(walls[(rev, name, n)]) for n in (small, large))
+        cs, cl = (statistics.median(cpus[(rev, name, n)]) for n in (small, large))
         # Sweeps run at once share the wall time: their runs are all counted.
         per_run = (wl - ws) / (len(cores) * (large - small))
         rate[name] = 1 / per_run
+        whole[name] = len(cores) * large / wl
         fixed = ws - len(cores) * small * per_run
         print(
-            f"{name:<20} {ws:>12.2f} {wl:>12.2f} {rate[name]:>8.0f} {fixed:>8.2f}"
-            f" {1e3 * (cl - cs) / (large - small):>18.3f}"
+            f"{name:<20} {ws:>12.2f} {wl:>12.2f} {rate[name]:>8.0f} {whole[name]:>8.0f}"
+            f" {fixed:>8.2f} {1e3 * (cl - cs) / (large - small):>18.3f}"
         )
-    print(
-        f"efficiency (2 workers / twice 1 worker): {rate['2 workers'] / (2 * rate['1 worker']):.0%}"
-    )
-    if a.pinned:
-        eff = rate["2 workers"] / (2 * rate["1 worker, one core"])
-        print(f"efficiency (2 workers / twice 1 worker on one core): {eff:.0%}")
-    if a.pair:
-        eff = rate["2 workers"] / rate["two 1-worker sweeps"]
-        print(f"efficiency (2 workers / two 1-worker sweeps at once, one a core): {eff:.0%}")
+
+    def eff(baseline: str, times: int) -> str:
+        m = rate["2 workers"] / (times * rate[baseline])
+        w = whole["2 workers"] / (times * whole[baseline])
+        return f"{m:.0%} marginal, {w:.0%} whole"
+
+    print(f"efficiency (2 workers / twice 1 worker): {eff('1 worker', 2)}")
+    if "1 worker, one core" in rate:
+        print(
+            f"efficiency (2 workers / twice 1 worker on one core): {eff('1 worker, one core', 2)}"
+        )
+    if "two 1-worker sweeps" in rate:
+        print(
+            "efficiency (2 workers / two 1-worker sweeps at once, one a core): "
+            f"{eff('two 1-worker sweeps', 1)}"
+        )
 
 
 if __name__ == "__main__":
