@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 
 import polars as pl
 import pytest
@@ -415,3 +417,29 @@ def test_a_worker_connection_leaves_checkpoints_to_the_driver(tmp_path, leave):
             log = driver._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
             assert log < 1000 < frames < 1200
         assert driver.flows().height == 15 * 50
+
+
+def test_a_sweep_that_fails_before_its_pool_is_used_stops_the_workers(tmp_path):
+    # In a process of one thread, whose pool forks its workers as it starts.
+    code = (
+        "import multiprocessing as mp, sys\n"
+        "import airtcp\n"
+        "from airtcp.sweeps import progress, run_sweep\n"
+        "def broken(*a, **k):\n"
+        "    raise RuntimeError('no progress bar today')\n"
+        "progress._Progress.__init__ = broken\n"
+        "try:\n"
+        "    run_sweep(airtcp.dumbbell(1, duration=1.0), seeds=4, store=sys.argv[1],\n"
+        "              workers=2, progress=False)\n"
+        "except RuntimeError as e:\n"
+        "    kept = e  # its traceback keeps every frame's locals, the pool's too\n"
+        "print(len(mp.active_children()), kept)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s.sqlite")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "0 no progress bar today"

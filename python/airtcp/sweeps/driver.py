@@ -285,11 +285,8 @@ def run_sweep(
     invalid = [j for j in todo if j.invalid is not None]
     runnable = [j for j in todo if j.invalid is None]
     sink = (str(st.path), sweep_name)
-    pool = None
-    if dask is None and runnable and not (nworkers == 1 and len(runnable) == 1):
-        # Started before the progress bar's thread, so that the workers can be forked.
-        pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
-    bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
+    pool: LocalPool | None = None
+    bar: _Progress | None = None
     last_checkpoint = time.monotonic()
 
     def record(chunk: Sequence[Job], outs: Sequence[Any]) -> None:
@@ -325,9 +322,14 @@ def run_sweep(
         out.lost += lost
         out.failed_now += failed
         out.ok_now += len(entries) + stored - failed
-        bar.update(failed + lost, len(chunk))
+        if bar is not None:
+            bar.update(failed + lost, len(chunk))
 
     try:
+        if dask is None and runnable and not (nworkers == 1 and len(runnable) == 1):
+            # Started before the progress bar's thread, so that the workers can be forked.
+            pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
+        bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
         if invalid:
             record(
                 invalid,
@@ -374,7 +376,8 @@ def run_sweep(
     finally:
         if pool is not None:
             pool.close(clean=False)  # if the sweep ended before the pool was used
-        bar.close()
+        if bar is not None:
+            bar.close()
         final = st.status(out.keys)
         out.ok = sum(1 for s in final.values() if s == "ok")
         out.failed = sum(1 for s in final.values() if s == "failed")
