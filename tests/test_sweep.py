@@ -412,7 +412,6 @@ def _threaded_cli(*args):
 
 def test_a_pool_forks_its_workers_only_from_a_process_of_one_thread():
     code = (
-        "import threading, time\n"
         "from airtcp.sweeps.backends import LocalPool, start_method\n"
         "print(start_method())\n"
         "p = LocalPool(2)\n"
