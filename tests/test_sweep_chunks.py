@@ -336,7 +336,12 @@ def test_a_worker_writes_its_chunk_to_the_store_or_loses_it_whole(tmp_path, shor
 
 
 def _record(seed: int, flows: list[dict], agents: list[dict]):
-    raw = {"name": "t", "flows": flows, "links": [{"name": "L", "rate_bps": 1e6}], "agents": agents}
+    raw = {
+        "name": "t",
+        "flows": flows,
+        "links": [{"name": "L", "rate_bps": 1e6, "tx_packets": 5}],
+        "agents": agents,
+    }
     rec = run_record(scenario_hash="h", seed=seed, scenario="{}", status="ok", raw=raw)
     return (rec, "{}", "{}", "t", None)
 
@@ -366,6 +371,16 @@ def test_an_empty_table_gets_its_columns_in_one_schema_change(tmp_path, monkeypa
         with Store(slow, create=True) as st:
             st.record_many([_record(1, flows, agents)])
     assert _layout(fast) == _layout(slow)
+    # The fast store's tables were created again (SQLite keeps the text that made each
+    # table); the other's are the schema's, with the columns appended by ALTER TABLE.
+    made = []
+    for db in (fast, slow):
+        con = sqlite3.connect(db)
+        q = "SELECT sql FROM sqlite_master WHERE name IN ('flows', 'links') ORDER BY name"
+        made.append([r[0] for r in con.execute(q)])
+        con.close()
+    assert all(m.startswith(('CREATE TABLE "flows" (', 'CREATE TABLE "links" (')) for m in made[0])
+    assert all(m.startswith(("CREATE TABLE flows (", "CREATE TABLE links (")) for m in made[1])
     assert [c[1] for c in _layout(fast)["flows"]][:6] == [
         "scenario_hash",
         "seed",

@@ -444,7 +444,8 @@ class Store:
             f"seed INTEGER NOT NULL, row INTEGER NOT NULL, {data}"
             "PRIMARY KEY (scenario_hash, seed, row))"
         )
-        self._ensure_columns(table, ["row"])
+        # flows and links exist from the start, without these: one rebuild gives them all.
+        self._ensure_columns(table, ["row", *names])
 
     def _ensure_columns(self, table: str, names: Iterable[str]) -> None:
         # Columns are never dropped, so a column seen once stays; only a miss reads the
