@@ -64,9 +64,11 @@ __all__ = [
     "Outcome",
     "Paper",
     "PaperData",
+    "Reading",
     "ResolvedSweep",
     "SweepSpec",
     "TableSpec",
+    "Variant",
     "get",
     "load_data",
     "papers",
@@ -205,6 +207,50 @@ class ClaimSpec:
     test: str = ""
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One way to set up a paper's runs: edits applied to each sweep's base scenario (and grid)
+    before it runs. ``set`` maps scenario paths (as :meth:`Scenario.set` takes them) to values;
+    ``grid`` replaces or adds grid axes; ``transform(scenario, sweep_name)`` makes edits a path
+    cannot say and returns the scenario. ``sweeps`` names the sweeps it applies to (None: all;
+    the others run as under the default). ``why`` says why this reading or value is plausible."""
+
+    name: str
+    why: str = ""
+    set: Mapping[str, Any] = field(default_factory=dict)
+    grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    transform: Callable[[Scenario, str], Scenario] | None = None
+    sweeps: tuple[str, ...] | None = None
+
+    def applies(self, sweep: str) -> bool:
+        return self.sweeps is None or sweep in self.sweeps
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.set and not self.grid and self.transform is None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A place where the paper is ambiguous (``kind="reading"``: ``passage`` quotes it, with its
+    section) or a setup value it leaves open (``kind="axis"``, a sensitivity axis). ``default``
+    is the choice made before running (usually the identity variant: the paper's sweeps as
+    declared), ``alternatives`` the other plausible choices. Every claim (or those named in
+    ``claims``) is decided under the default and under each alternative, one reading or axis
+    varied at a time, the others at their defaults."""
+
+    name: str
+    title: str
+    default: Variant
+    alternatives: tuple[Variant, ...]
+    kind: str = "reading"
+    passage: str = ""
+    claims: tuple[str, ...] | None = None
+
+    def variants(self) -> tuple[Variant, ...]:
+        return (self.default, *self.alternatives)
+
+
 @dataclass
 class Paper:
     key: str
@@ -223,6 +269,14 @@ class Paper:
     doc_tables: dict[str, Callable[[PaperData], str]] = field(default_factory=dict)
     #: the paper's tables beside the measured ones, shown in the report
     tables: list[TableSpec] = field(default_factory=list)
+    #: ambiguous passages and sensitivity axes, each decided claim by claim
+    readings: list[Reading] = field(default_factory=list)
+
+    def reading(self, name: str) -> Reading:
+        for r in self.readings:
+            if r.name == name:
+                return r
+        raise KeyError(f"paper {self.key}: no reading {name!r}")
 
     def sweep(self, name: str) -> SweepSpec:
         for s in self.sweeps:
@@ -358,6 +412,26 @@ def register(paper: Paper) -> Paper:
     tables = [t.name for t in paper.tables]
     if len(set(tables)) != len(tables):
         raise ValueError(f"paper {paper.key}: table names repeat: {tables}")
+    rnames = [r.name for r in paper.readings]
+    if len(set(rnames)) != len(rnames):
+        raise ValueError(f"paper {paper.key}: reading names repeat: {rnames}")
+    for r in paper.readings:
+        if r.kind not in ("reading", "axis"):
+            raise ValueError(f"paper {paper.key}: reading {r.name}: kind must be reading or axis")
+        vnames = [v.name for v in r.variants()]
+        if len(set(vnames)) != len(vnames):
+            raise ValueError(f"paper {paper.key}: reading {r.name}: variant names repeat")
+        if not r.alternatives:
+            raise ValueError(f"paper {paper.key}: reading {r.name} has no alternative")
+        for v in r.variants():
+            for sw in v.sweeps or ():
+                if sw not in names:
+                    raise ValueError(
+                        f"paper {paper.key}: reading {r.name}/{v.name}: unknown sweep {sw!r}"
+                    )
+        for c in r.claims or ():
+            if c not in ids:
+                raise ValueError(f"paper {paper.key}: reading {r.name}: unknown claim {c!r}")
     _REGISTRY[paper.key] = paper
     return paper
 
