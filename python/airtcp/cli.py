@@ -415,7 +415,29 @@ def _print_claims(report: Any) -> None:
     labels = {"supported": "supported", "not supported": "NOT supported"}
     for cid, statement, outcome in report.claims:
         print(f"{labels.get(outcome, str(outcome)):<13}  {statement} [{cid}]")
+        rob = getattr(report, "robustness", None)
+        if rob is not None and rob.deciders.get(cid):
+            # The verdict changes under another reading: say which.
+            print(f"{'':<13}  turns on: {', '.join(rob.deciders[cid])}")
     print(f"report: {report.path}")
+
+
+def _readings_arg(paper: Any, args: argparse.Namespace) -> bool | list[str]:
+    """--no-readings / --reading NAME... as papers.reproduce takes them."""
+    if args.no_readings and args.reading:
+        raise UserError("--no-readings and --reading exclude each other")
+    if args.no_readings:
+        return False
+    if not args.reading:
+        return True
+    known = [r.name for r in paper.readings]
+    bad = [n for n in args.reading if n not in known]
+    if bad:
+        raise UserError(
+            f"paper {paper.key} has no reading {', '.join(map(repr, bad))}; "
+            f"its readings: {', '.join(known) or 'none'}"
+        )
+    return list(args.reading)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -444,6 +466,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             progress=not args.quiet,
             log=lambda s: print(s, file=sys.stderr),
+            readings=_readings_arg(paper, args),
         )
     except (DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
@@ -466,7 +489,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             "(or give --store)"
         )
     try:
-        report = write_report(paper, store, out=args.out, quick=args.quick, seeds=args.seeds)
+        report = write_report(
+            paper,
+            store,
+            out=args.out,
+            quick=args.quick,
+            seeds=args.seeds,
+            readings=_readings_arg(paper, args),
+        )
     except (StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     _print_claims(report)
@@ -622,6 +652,20 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--sweep", metavar="NAME", help="only the runs of this sweep")
     ex.set_defaults(func=cmd_export)
 
+    def add_readings(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--no-readings",
+            action="store_true",
+            help="leave out the robustness table (the paper's readings and setup axes)",
+        )
+        parser.add_argument(
+            "--reading",
+            action="append",
+            metavar="NAME",
+            help="decide the claims under this reading or axis only (repeatable; default: "
+            "all the paper declares; --quick runs the default and one alternative of each)",
+        )
+
     rp = sub.add_parser(
         "reproduce",
         help="run a paper's sweeps (what the store lacks) and write its HTML report",
@@ -638,6 +682,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
     rp.add_argument("--retry-failed", action="store_true", help="rerun failed runs")
     rp.add_argument("--quiet", action="store_true", help="no progress output")
+    add_readings(rp)
     rp.set_defaults(func=cmd_reproduce)
 
     rr = sub.add_parser("report", help="rebuild a paper's HTML report from the store only")
@@ -648,6 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="PATH", help="results database (default OUT/<paper>/runs.sqlite)"
     )
     rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
+    add_readings(rr)
     rr.set_defaults(func=cmd_report)
 
     dt = sub.add_parser(
