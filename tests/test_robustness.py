@@ -269,6 +269,14 @@ def test_reproduce_runs_each_variant_and_the_report_shows_the_table(tmp_path, mo
     rob = json.loads((tmp_path / "tiny" / "quick" / "robustness.json").read_text())
     assert rob["deciders"] == {"fast": ["rate"]}
     assert "not supported under rate=500kbps" in rob["sentences"]["fast"]
+    # The docs' verdict map and generated sentences come from the same store.
+    from airtcp import docgen
+
+    data = papers.load_data(paper, tmp_path / "tiny" / "runs.sqlite", quick=True)
+    vmap = docgen.verdict_map(data)
+    assert "| claim | default | rate=500kbps |" in vmap
+    assert "| `fast` | yes +" in vmap and "| **no** −" in vmap
+    assert docgen.robustness_sentences(data) == f"- `fast`: {rob['sentences']['fast']}\n"
     # --no-readings leaves the table out; an unknown --reading is a clear error.
     code = main(
         ["report", "tiny", "--quick", "--out", str(tmp_path), "--no-readings"],

@@ -516,6 +516,24 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
         rows = [[n, src] for n, src in sorted(docgen.known_names().items())]
         print(table(rows, ["region", "numbers from"], "ll"))
         return 0
+    if args.check:
+        # Nothing runs: the committed pages' prose against their generated regions.
+        try:
+            found = docgen.check_prose(docs)
+        except docgen.DocGenError as e:
+            raise UserError(str(e)) from None
+        for f in found:
+            print(f)
+        pages = docgen.prose_pages(docs)
+        if found:
+            print(
+                f"error: {len(found)} typed figure(s) disagree with the generated regions",
+                file=sys.stderr,
+            )
+            return EXIT_INTERNAL
+        print(f"{len(pages)} page(s): no typed figure disagrees with the generated regions")
+        if not args.stale:
+            return 0
     try:
         changed = docgen.generate(
             docs,
@@ -523,16 +541,16 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
             out=args.out,
             workers=args.workers,
             only=args.only or None,
-            write=not args.check,
+            write=not args.stale,
             log=None if args.quiet else (lambda s: print(s, file=sys.stderr)),
         )
     except (docgen.DocGenError, DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     stale = [f for f, c in changed.items() if c]
     for f, c in changed.items():
-        state = ("out of date" if args.check else "rewritten") if c else "up to date"
+        state = ("out of date" if args.stale else "rewritten") if c else "up to date"
         print(f"{state:<11}  {f}")
-    if args.check and stale:
+    if args.stale and stale:
         print(f"error: {len(stale)} file(s) out of date; run airtcp docs-tables", file=sys.stderr)
         return EXIT_INTERNAL
     return 0
@@ -719,7 +737,13 @@ def build_parser() -> argparse.ArgumentParser:
     dt.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if a file would change",
+        help="run nothing: exit 1 if a figure typed in a scheme page's prose disagrees with "
+        "the page's generated tables and sentences",
+    )
+    dt.add_argument(
+        "--stale",
+        action="store_true",
+        help="regenerate in memory, write nothing; exit 1 if a file would change",
     )
     dt.add_argument("--list", action="store_true", help="list the region names and sources")
     dt.add_argument("--quiet", action="store_true", help="no progress output")
