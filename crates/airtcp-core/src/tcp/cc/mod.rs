@@ -17,6 +17,7 @@ pub mod newreno;
 pub mod oracle;
 pub mod params;
 pub mod rttround;
+pub mod scalable;
 pub mod tibet;
 pub mod vegas;
 pub mod veno;
@@ -33,6 +34,7 @@ pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
 pub use oracle::Oracle;
+pub use scalable::Scalable;
 pub use tibet::Tibet;
 pub use vegas::Vegas;
 pub use veno::Veno;
@@ -467,6 +469,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: highspeed::PARAMS,
+    },
+    SchemeInfo {
+        name: "scalable",
+        description: "Scalable TCP (Kelly 2003): above 16 segments cwnd += 0.01 per ACK and x 0.875 on loss, a recovery time independent of the window",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Scalable::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: scalable::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
