@@ -6,6 +6,7 @@
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod bbr;
+pub mod bic;
 pub mod crosslayer;
 pub mod cubic;
 pub mod ewr;
@@ -25,6 +26,7 @@ pub mod westwood;
 pub mod wmecn;
 
 pub use bbr::Bbr;
+pub use bic::Bic;
 pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
 pub use ewr::{Ewr, EwrReceiver};
@@ -478,6 +480,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: scalable::PARAMS,
+    },
+    SchemeInfo {
+        name: "bic",
+        description: "BIC TCP (Xu, Harfoush & Rhee 2004): binary search toward the window of the last loss W_max (steps 0.01..32 segments per RTT), max probing past it, cut by 1/8, fast convergence; standard TCP below 14 segments",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Bic::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: bic::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
