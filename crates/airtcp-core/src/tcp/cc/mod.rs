@@ -11,6 +11,7 @@ pub mod crosslayer;
 pub mod cubic;
 pub mod ewr;
 pub mod highspeed;
+pub mod hybla;
 pub mod jersey;
 pub mod mecn;
 pub mod muzha;
@@ -31,6 +32,7 @@ pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
 pub use ewr::{Ewr, EwrReceiver};
 pub use highspeed::HighSpeed;
+pub use hybla::Hybla;
 pub use jersey::Jersey;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
@@ -489,6 +491,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: bic::PARAMS,
+    },
+    SchemeInfo {
+        name: "hybla",
+        description: "TCP Hybla (Caini & Firrincieli 2004): rho = RTT/25 ms scales slow start (+2^rho - 1 per ACK) and congestion avoidance (+rho^2/cwnd), so long-delay paths gain window as a 25 ms one",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Hybla::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: hybla::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
