@@ -12,6 +12,7 @@ pub mod cubic;
 pub mod ewr;
 pub mod highspeed;
 pub mod hybla;
+pub mod illinois;
 pub mod jersey;
 pub mod mecn;
 pub mod muzha;
@@ -33,6 +34,7 @@ pub use cubic::Cubic;
 pub use ewr::{Ewr, EwrReceiver};
 pub use highspeed::HighSpeed;
 pub use hybla::Hybla;
+pub use illinois::Illinois;
 pub use jersey::Jersey;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
@@ -500,6 +502,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: hybla::PARAMS,
+    },
+    SchemeInfo {
+        name: "illinois",
+        description: "TCP-Illinois (Liu, Basar & Srikant 2006): AIMD with increase alpha 10..0.3 and decrease beta 1/8..1/2 set each RTT from the average queueing delay against the largest seen; standard TCP below 15 segments",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Illinois::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: illinois::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
