@@ -11,6 +11,7 @@ pub mod crosslayer;
 pub mod cubic;
 pub mod ewr;
 pub mod highspeed;
+pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod jersey;
@@ -33,6 +34,7 @@ pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
 pub use ewr::{Ewr, EwrReceiver};
 pub use highspeed::HighSpeed;
+pub use htcp::Htcp;
 pub use hybla::Hybla;
 pub use illinois::Illinois;
 pub use jersey::Jersey;
@@ -511,6 +513,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: illinois::PARAMS,
+    },
+    SchemeInfo {
+        name: "htcp",
+        description: "H-TCP (Leith & Shorten 2004): increase alpha = 1 + 10(D - 1) + ((D - 1)/2)^2 segments per RTT after D > 1 s without congestion, scaled 2(1 - beta); backoff beta = RTTmin/RTTmax in [0.5, 0.8], 0.5 when the throughput moved > 20%",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Htcp::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: htcp::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
