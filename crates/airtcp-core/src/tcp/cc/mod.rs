@@ -15,6 +15,7 @@ pub mod htcp;
 pub mod hybla;
 pub mod illinois;
 pub mod jersey;
+pub mod ledbat;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
@@ -38,6 +39,7 @@ pub use htcp::Htcp;
 pub use hybla::Hybla;
 pub use illinois::Illinois;
 pub use jersey::Jersey;
+pub use ledbat::Ledbat;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
@@ -522,6 +524,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: htcp::PARAMS,
+    },
+    SchemeInfo {
+        name: "ledbat",
+        description: "LEDBAT (RFC 6817): less-than-best-effort; one-way delay from timestamps, cwnd += off_target x MSS/cwnd per ACK with off_target = (100 ms - queueing delay)/100 ms, so it yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Ledbat::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: ledbat::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
