@@ -9,6 +9,7 @@ pub mod bbr;
 pub mod bic;
 pub mod crosslayer;
 pub mod cubic;
+pub mod dctcp;
 pub mod ewr;
 pub mod highspeed;
 pub mod htcp;
@@ -33,6 +34,7 @@ pub use bbr::Bbr;
 pub use bic::Bic;
 pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use ewr::{Ewr, EwrReceiver};
 pub use highspeed::HighSpeed;
 pub use htcp::Htcp;
@@ -533,6 +535,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: true,
         params: ledbat::PARAMS,
+    },
+    SchemeInfo {
+        name: "dctcp",
+        description: "DCTCP (RFC 8257): alpha = EWMA (g = 1/16) of the fraction of CE-marked bytes per window; cwnd x (1 - alpha/2) once per window with marks; needs an ecn_threshold queue (marking above K)",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Dctcp::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: dctcp::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
