@@ -217,3 +217,13 @@ def test_toml_examples_are_what_the_builders_write():
         text = (root / "scenarios" / name).read_text()
         assert text == mod.render(name), f"{name} is stale: run python tools/make_examples.py"
         airtcp.Scenario.from_toml(root / "scenarios" / name).validate()
+
+
+@pytest.mark.parametrize("builder", [airtcp.chain, airtcp.cross, airtcp.grid])
+def test_mesh_builders_document_their_parameters(builder):
+    doc = builder.__doc__ or ""
+    # Their own parameters and the ones they share, as help() shows them.
+    assert "Parameters" in doc and "mac:" in doc and "queue_limit:" in doc
+    own = {"chain": "hops:", "cross": "hops:", "grid": "rows, cols:"}[builder.__name__]
+    assert own in doc
+
