@@ -227,3 +227,11 @@ def test_mesh_builders_document_their_parameters(builder):
     own = {"chain": "hops:", "cross": "hops:", "grid": "rows, cols:"}[builder.__name__]
     assert own in doc
 
+
+def test_a_wifi_result_has_its_stations_table_and_says_so():
+    r = airtcp.run(airtcp.chain(2, duration=1.0))
+    assert r.links.height == 0  # no [[links]] in a wifi chain
+    assert r.macs["node"].to_list() == ["n0@air", "n1@air", "n2@air"]
+    assert r.macs.equals(r.table("macs"))
+    assert "media=air (wifi) stations=3" in repr(r)
+    assert "media=" not in repr(airtcp.run(airtcp.dumbbell(1, duration=1.0)))
