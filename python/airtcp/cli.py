@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -384,17 +385,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .store import Store, StoreError
+    from .store import MixedSweepsWarning, Store, StoreError
 
     if not Path(args.store).is_file():
         raise UserError(
             f"{args.store}: no such store (`airtcp sweep ... --store {args.store}` makes one)"
         )
     try:
-        with Store(args.store, create=False) as st:
+        with Store(args.store, create=False) as st, warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", MixedSweepsWarning)
             paths = st.export(args.out, fmt=args.format, sweep=args.sweep)
     except StoreError as e:
         raise UserError(str(e)) from None
+    for w in seen:
+        print(f"warning: {w.message}", file=sys.stderr)
     for p in paths.values():
         print(f"wrote {p}")
     return 0
@@ -617,9 +621,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a store's runs, flows, links and other tables, and the runs' time series",
     )
     ex.add_argument("store", metavar="STORE", help="results database")
-    ex.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    ex.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        default="parquet",
+        help="file format of the tables: parquet (default; typed columns, compact) or csv",
+    )
     ex.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    ex.add_argument("--sweep", metavar="NAME", help="only the runs of this sweep")
+    ex.add_argument(
+        "--sweep",
+        metavar="NAME",
+        help="only the runs of this sweep (every table has a sweep column; without --sweep a "
+        "store of several sweeps is written whole, with a warning)",
+    )
     ex.set_defaults(func=cmd_export)
 
     rp = sub.add_parser(
