@@ -333,21 +333,61 @@ def _cellv(v: Any) -> str:
     return str(v)
 
 
+BUILDERS = ("dumbbell", "chain", "cross", "grid")
+
+
+def _builder_grid(builder: Any, items: Sequence[str]) -> dict[str, list[Any]]:
+    """``--set`` axes of a builder sweep: the builder's arguments and scenario paths; the
+    paths are checked against the scenario the first value of each argument builds."""
+    from .sweeps import parse_axis
+    from .sweeps.plan import builder_axes
+
+    args: dict[str, list[Any]] = {}
+    paths: list[str] = []
+    for item in items:
+        try:
+            path, values = parse_axis(item)
+        except ValueError as e:
+            raise UserError(f"--set {item!r}: {e}") from None
+        if path in args or path in paths:
+            raise UserError(f"--set {item!r}: {path} is set twice")
+        if builder_axes(builder, [path]):
+            args[path] = values
+        else:
+            paths.append(item)
+    try:
+        sc = builder(**{k: v[0] for k, v in args.items()})
+    except (TypeError, ValueError) as e:
+        raise UserError(f"--builder {builder.__name__}: {e}") from None
+    return {**args, **_sweep_grid(sc, paths)}
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import builders
     from .store import Store, StoreError
     from .sweeps import DaskError, point_table, run_sweep
 
-    sc = load_scenario(args.file)
-    grid = _sweep_grid(sc, args.set)
+    source: Any
+    if (args.file is None) == (args.builder is None):
+        raise UserError("give a scenario FILE or --builder NAME (one of them)")
+    if args.builder is not None:
+        source = getattr(builders, args.builder)
+        grid = _builder_grid(source, args.set)
+        name = args.name or args.builder
+    else:
+        source = load_scenario(args.file)
+        grid = _sweep_grid(source, args.set)
+        name = args.name or (
+            str(source.data["name"]) if "name" in source.data else Path(args.file).stem
+        )
     _positive("--seeds", args.seeds)
     _positive("--seed-start", args.seed_start, 0)
     _positive("--workers", args.workers)
-    name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
     try:
         # run_sweep checks every grid value against the scenario before it opens the store,
         # so a mistyped value leaves no store behind.
         outcome = run_sweep(
-            sc,
+            source,
             grid,
             seeds=args.seeds,
             seed_start=args.seed_start,
@@ -568,21 +608,30 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep",
         help="run a scenario over a grid of values and seeds into a results store",
         description=(
-            "Run FILE at every point of the grid given by --set PATH=V1,V2,... (cross product "
-            "of all --set axes) with seeds --seed-start .. --seed-start+N-1, on a local process "
-            "pool or a dask cluster. Every finished run is written to the store; runs already "
-            "there are skipped, so an interrupted sweep resumes where it stopped."
+            "Run FILE (or the scenarios --builder builds) at every point of the grid given by "
+            "--set PATH=V1,V2,... (cross product of all --set axes) with seeds --seed-start .. "
+            "--seed-start+N-1, on a local process pool or a dask cluster. Every finished run "
+            "is written to the store; runs already there are skipped, so an interrupted sweep "
+            "resumes where it stopped."
         ),
     )
-    sw.add_argument("file", metavar="FILE.toml", help="scenario file (TOML, or .json)")
+    sw.add_argument("file", metavar="FILE.toml", nargs="?", help="scenario file (TOML, or .json)")
+    sw.add_argument(
+        "--builder",
+        choices=BUILDERS,
+        help="build each point's scenario with this builder (airtcp.chain, ...) instead of "
+        "reading FILE; --set axes named after its arguments (hops=1,2,4, n_flows, spacing, "
+        "per, duration, ...) go to it, the others are scenario paths",
+    )
     sw.add_argument(
         "--set",
         metavar="PATH=V1,V2",
         action="append",
         default=[],
-        help="a grid axis: a scenario path and comma-separated values, each read like a --set "
-        "value of `airtcp run` (e.g. links.R2-D1.error.per=0,0.01,0.05 or "
-        "'flows.*.cc=newreno,westwood+'); repeatable, one axis each",
+        help="a grid axis: a scenario path (or, with --builder, a builder argument) and "
+        "comma-separated values, each read like a --set value of `airtcp run` (e.g. "
+        "links.R2-D1.error.per=0,0.01,0.05 or 'flows.*.cc=newreno,westwood+'); repeatable, "
+        "one axis each",
     )
     sw.add_argument("--seeds", type=int, default=10, metavar="N", help="seeds per point (10)")
     sw.add_argument(
