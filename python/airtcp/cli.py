@@ -198,6 +198,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import airtcp
 
     sc = load_scenario(args.file, args.set)
+    if args.pcap:
+        # What the scenario's trace.pcap names (every node and 802.11 medium if nothing).
+        sc.set("trace.pcap_dir", args.pcap)
+        if not sc.data["trace"].get("pcap"):
+            sc.set("trace.pcap", ["*"])
     t0 = time.perf_counter()
     result = airtcp.run(sc, seed=args.seed, allow_paths=args.allow_path)
     wall = time.perf_counter() - t0
@@ -222,6 +227,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(mt)
     print()
     print(summary_line(result, wall))
+    if args.pcap:
+        print(f"wrote packet traces into {args.pcap}")
     if args.json:
         result.to_json(args.json)
         print(f"wrote {args.json}")
@@ -587,6 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(cwnd, queue) and verdicts.parquet when the scenario records them",
     )
     r.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
+    r.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="write packet traces (pcap) into DIR: of the nodes and 802.11 media the "
+        "scenario's trace.pcap names, or of all of them",
+    )
     r.add_argument(
         "--all-links",
         action="store_true",

@@ -135,6 +135,8 @@ pub struct Sim {
     /// Notes a node learns later, by slot (`Ev::LossNote`), and the free slots.
     held_notes: Vec<LossNote>,
     free_notes: Vec<u32>,
+    /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
+    pub capture: Option<Box<crate::pcap::Capture>>,
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a
@@ -222,6 +224,7 @@ impl Sim {
             notes: Vec::new(),
             held_notes: Vec::new(),
             free_notes: Vec::new(),
+            capture: None,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -384,6 +387,10 @@ impl Sim {
     /// Hand a packet to the output device toward `next_hop`.
     #[inline(always)]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
+        if let Some(c) = self.capture.as_deref_mut() {
+            let node = self.devices[d.idx()].node().idx();
+            c.packet(node, self.sched.now(), &self.pool.get(id).wire);
+        }
         if let (false, AnyDevice::P2p(p)) = (front, &mut self.devices[d.idx()]) {
             // The common case without the closure: a point-to-point link reports at most one
             // thing on accepting a packet, its drop.
@@ -567,6 +574,9 @@ impl Sim {
     /// A device of `node` received a packet.
     #[inline]
     fn receive(&mut self, node: NodeId, id: PacketId) {
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.packet(node.idx(), self.sched.now(), &self.pool.get(id).wire);
+        }
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
             return;
