@@ -387,9 +387,9 @@ impl Sim {
     /// Hand a packet to the output device toward `next_hop`.
     #[inline(always)]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
-        if let Some(c) = self.capture.as_deref_mut() {
-            let node = self.devices[d.idx()].node().idx();
-            c.packet(node, self.sched.now(), &self.pool.get(id).wire);
+        if self.capture.is_some() {
+            let node = self.devices[d.idx()].node();
+            self.capture_packet(node, id);
         }
         if let (false, AnyDevice::P2p(p)) = (front, &mut self.devices[d.idx()]) {
             // The common case without the closure: a point-to-point link reports at most one
@@ -571,11 +571,22 @@ impl Sim {
         self.transmit(d, next, id, front);
     }
 
+    /// Write a packet `node` sends or receives to its trace, if it has one (out of line: runs
+    /// without traces keep only the test of `capture` in the packet path).
+    #[cold]
+    #[inline(never)]
+    fn capture_packet(&mut self, node: NodeId, id: PacketId) {
+        let now = self.sched.now();
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.packet(node.idx(), now, &self.pool.get(id).wire);
+        }
+    }
+
     /// A device of `node` received a packet.
     #[inline]
     fn receive(&mut self, node: NodeId, id: PacketId) {
-        if let Some(c) = self.capture.as_deref_mut() {
-            c.packet(node.idx(), self.sched.now(), &self.pool.get(id).wire);
+        if self.capture.is_some() {
+            self.capture_packet(node, id);
         }
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {

@@ -518,7 +518,10 @@ impl WifiNet {
     }
 
     /// Write a frame station `s` starts sending to the medium's trace. A data frame's packet
-    /// is the sender's copy of it (a resend after a lost ACK has no other).
+    /// is the sender's copy of it (a resend after a lost ACK has no other). Out of line: a
+    /// medium without a trace keeps only the test of `capture`.
+    #[cold]
+    #[inline(never)]
     fn capture_frame(&mut self, s: usize, kind: Kind, to: u32, nav: Time, seq: u32, now: Time) {
         use crate::pcap::{frame_80211, ip_packet, FrameKind};
         let from = self.stations[s].node.0;
