@@ -743,6 +743,9 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
+    if !sc.trace.pcap.is_empty() {
+        super::pcap::captures(sc, &mut sim)?;
+    }
     Ok(sim)
 }
 
