@@ -17,6 +17,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod jersey;
 pub mod ledbat;
+pub mod lp;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
@@ -42,6 +43,7 @@ pub use hybla::Hybla;
 pub use illinois::Illinois;
 pub use jersey::Jersey;
 pub use ledbat::Ledbat;
+pub use lp::Lp;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
@@ -544,6 +546,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: dctcp::PARAMS,
+    },
+    SchemeInfo {
+        name: "lp",
+        description: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; a smoothed one-way delay past 15% of its min-max range halves cwnd and starts a 3-RTT inference phase (a second indication in it: 1 segment); yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Lp::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: lp::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
