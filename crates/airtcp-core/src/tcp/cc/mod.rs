@@ -30,6 +30,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod wmecn;
+pub mod yeah;
 
 pub use bbr::Bbr;
 pub use bic::Bic;
@@ -54,6 +55,7 @@ pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
 pub use wmecn::Wmecn;
+pub use yeah::Yeah;
 
 pub use params::{ParamSpec, Params};
 use serde::Serialize;
@@ -555,6 +557,15 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: true,
         params: lp::PARAMS,
+    },
+    SchemeInfo {
+        name: "yeah",
+        description: "YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable increase while the estimated backlog Q < 80 segments and the queueing delay < RTTbase/8, Reno otherwise with precautionary decongestion; a loss removes max(Q, cwnd/8) unless competing with Reno",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Yeah::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: yeah::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
