@@ -466,7 +466,29 @@ def _print_claims(report: Any) -> None:
     labels = {"supported": "supported", "not supported": "NOT supported"}
     for cid, statement, outcome in report.claims:
         print(f"{labels.get(outcome, str(outcome)):<13}  {statement} [{cid}]")
+        rob = getattr(report, "robustness", None)
+        if rob is not None and rob.deciders.get(cid):
+            # The verdict changes under another reading: say which.
+            print(f"{'':<13}  turns on: {', '.join(rob.deciders[cid])}")
     print(f"report: {report.path}")
+
+
+def _readings_arg(paper: Any, args: argparse.Namespace) -> bool | list[str]:
+    """--no-readings / --reading NAME... as papers.reproduce takes them."""
+    if args.no_readings and args.reading:
+        raise UserError("--no-readings and --reading exclude each other")
+    if args.no_readings:
+        return False
+    if not args.reading:
+        return True
+    known = [r.name for r in paper.readings]
+    bad = [n for n in args.reading if n not in known]
+    if bad:
+        raise UserError(
+            f"paper {paper.key} has no reading {', '.join(map(repr, bad))}; "
+            f"its readings: {', '.join(known) or 'none'}"
+        )
+    return list(args.reading)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -495,6 +517,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             progress=not args.quiet,
             log=lambda s: print(s, file=sys.stderr),
+            readings=_readings_arg(paper, args),
         )
     except (DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
@@ -517,7 +540,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             "(or give --store)"
         )
     try:
-        report = write_report(paper, store, out=args.out, quick=args.quick, seeds=args.seeds)
+        report = write_report(
+            paper,
+            store,
+            out=args.out,
+            quick=args.quick,
+            seeds=args.seeds,
+            readings=_readings_arg(paper, args),
+        )
     except (StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     _print_claims(report)
@@ -537,6 +567,24 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
         rows = [[n, src] for n, src in sorted(docgen.known_names().items())]
         print(table(rows, ["region", "numbers from"], "ll"))
         return 0
+    if args.check:
+        # Nothing runs: the committed pages' prose against their generated regions.
+        try:
+            found = docgen.check_prose(docs)
+        except docgen.DocGenError as e:
+            raise UserError(str(e)) from None
+        for f in found:
+            print(f)
+        pages = docgen.prose_pages(docs)
+        if found:
+            print(
+                f"error: {len(found)} typed figure(s) disagree with the generated regions",
+                file=sys.stderr,
+            )
+            return EXIT_INTERNAL
+        print(f"{len(pages)} page(s): no typed figure disagrees with the generated regions")
+        if not args.stale:
+            return 0
     try:
         changed = docgen.generate(
             docs,
@@ -544,16 +592,16 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
             out=args.out,
             workers=args.workers,
             only=args.only or None,
-            write=not args.check,
+            write=not args.stale,
             log=None if args.quiet else (lambda s: print(s, file=sys.stderr)),
         )
     except (docgen.DocGenError, DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     stale = [f for f, c in changed.items() if c]
     for f, c in changed.items():
-        state = ("out of date" if args.check else "rewritten") if c else "up to date"
+        state = ("out of date" if args.stale else "rewritten") if c else "up to date"
         print(f"{state:<11}  {f}")
-    if args.check and stale:
+    if args.stale and stale:
         print(f"error: {len(stale)} file(s) out of date; run airtcp docs-tables", file=sys.stderr)
         return EXIT_INTERNAL
     return 0
@@ -698,6 +746,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ex.set_defaults(func=cmd_export)
 
+    def add_readings(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--no-readings",
+            action="store_true",
+            help="leave out the robustness table (the paper's readings and setup axes)",
+        )
+        parser.add_argument(
+            "--reading",
+            action="append",
+            metavar="NAME",
+            help="decide the claims under this reading or axis only (repeatable; default: "
+            "all the paper declares; --quick runs the default and one alternative of each)",
+        )
+
     rp = sub.add_parser(
         "reproduce",
         help="run a paper's sweeps (what the store lacks) and write its HTML report",
@@ -714,6 +776,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
     rp.add_argument("--retry-failed", action="store_true", help="rerun failed runs")
     rp.add_argument("--quiet", action="store_true", help="no progress output")
+    add_readings(rp)
     rp.set_defaults(func=cmd_reproduce)
 
     rr = sub.add_parser("report", help="rebuild a paper's HTML report from the store only")
@@ -724,6 +787,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="PATH", help="results database (default OUT/<paper>/runs.sqlite)"
     )
     rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
+    add_readings(rr)
     rr.set_defaults(func=cmd_report)
 
     dt = sub.add_parser(
@@ -749,7 +813,13 @@ def build_parser() -> argparse.ArgumentParser:
     dt.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if a file would change",
+        help="run nothing: exit 1 if a figure typed in a scheme page's prose disagrees with "
+        "the page's generated tables and sentences",
+    )
+    dt.add_argument(
+        "--stale",
+        action="store_true",
+        help="regenerate in memory, write nothing; exit 1 if a file would change",
     )
     dt.add_argument("--list", action="store_true", help="list the region names and sources")
     dt.add_argument("--quiet", action="store_true", help="no progress output")

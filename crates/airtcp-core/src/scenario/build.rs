@@ -1578,6 +1578,9 @@ fn transport(
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
         }
+        if cfg.ns3_schemes {
+            cc::apply_ns3_defaults(&cc_name, &mut params);
+        }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {
                 ScenarioError::new(format!("{p}.cc"), m)
