@@ -830,8 +830,11 @@ impl Sim {
         for d in deps {
             let dep = &mut self.flows[d.idx()];
             dep.waiting = false;
-            dep.start = now;
-            self.sched.at(now, Ev::FlowStart(d));
+            // A waiting flow's `start` holds its start-jitter draw (0 without one): the
+            // response follows its request after that delay (a server's response time).
+            let at = now + dep.start;
+            dep.start = at;
+            self.sched.at(at, Ev::FlowStart(d));
         }
     }
 

@@ -1467,19 +1467,34 @@ impl<'a> Builder<'a> {
                     }
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
                 }
-                AgentSpec::ExplicitRate { node, share } => {
+                AgentSpec::ExplicitRate {
+                    node,
+                    share,
+                    per_flow,
+                    active,
+                } => {
                     if !(*share > 0.0 && *share <= 1.0) {
                         return err(
                             format!("{p}.share"),
                             format!("must be in (0, 1], got {share}"),
                         );
                     }
+                    if active.ns() == 0 {
+                        return err(format!("{p}.active"), "must be > 0");
+                    }
+                    let make = || -> Box<dyn Hook> {
+                        if *per_flow {
+                            Box::new(ExplicitRate::per_flow(*share, active.ns()))
+                        } else {
+                            Box::new(ExplicitRate::new(*share))
+                        }
+                    };
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
-                        self.install(&mut hooks, n, Box::new(ExplicitRate::new(*share)));
+                        self.install(&mut hooks, n, make());
                     }
-                    (targets[last], Box::new(ExplicitRate::new(*share)))
+                    (targets[last], make())
                 }
                 AgentSpec::Drai {
                     node,

@@ -605,7 +605,8 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
-    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase. A flow
+    /// with `after` starts that draw after the flow it follows is delivered.
     pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     /// Start when the named TCP flow's file has all reached its receiver (a response that
@@ -809,6 +810,12 @@ tagged_enum! {
             node: String,
             #[serde(default = "one")]
             share: f64,
+            /// Divide the offer among the flows the node forwards (those that sent a data
+            /// segment through it within `active`): the rate available to each flow.
+            #[serde(default)]
+            per_flow: bool,
+            #[serde(default = "explicit_rate_active")]
+            active: Duration,
         },
         /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index
         /// of its output interfaces into data segments' MRAI field (docs/schemes/muzha.md).
@@ -852,4 +859,8 @@ fn drai_window() -> Duration {
 
 fn snoop_min_rto() -> Duration {
     Duration(0.02)
+}
+
+fn explicit_rate_active() -> Duration {
+    Duration(1.0)
 }
