@@ -356,6 +356,14 @@ def test_queue_rtt_jitter_and_ack_axes_edit_what_they_say():
     assert small.get("tcp.rcv_window") == 65536
 
 
+def test_the_single_bottleneck_grid_has_the_low_error_points():
+    grid = ewr.PAPER.sweep("single").grid[ewr.SINGLE_PER]
+    assert {0.001, 0.005} <= set(grid)
+    # The low-error claim is decided at each of them.
+    res = _claim(_single({}, 0.01), "single_similar")
+    assert {r["error"] for r in res.numbers} == {"0%", "0.1%", "0.5%", "1%"}
+
+
 @pytest.mark.parametrize("sweep", ["single", "fairness", "mixed", "friend37"])
 def test_seeds_differ_without_errors_in_every_sweep(sweep):
     spec = ewr.PAPER.sweep(sweep)
