@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import polars as pl
+import pytest
 
 import airtcp
 from airtcp import Store, papers
@@ -250,3 +251,47 @@ def test_newreno_starves_vegas_takes_each_outcome():
     assert _claim(_cross_flows(150e3, 100e3, 1.0), "newreno_starves_vegas").outcome == (
         INCONCLUSIVE
     )
+
+
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes
+
+
+def _apply(v, sweep: str):
+    sc = muzha.PAPER.sweep(sweep).scenario(True)
+    if v.transform is not None:
+        sc = v.transform(sc, sweep)
+    for path, value in v.set.items():
+        sc = sc.set(path, value)
+    return sc
+
+
+def test_the_declared_readings_and_axes():
+    names = {r.name: r.kind for r in muzha.PAPER.readings}
+    assert names == {
+        "drop_memory": "reading",
+        "queue": "axis",
+        "rcv_window": "axis",
+        "start_jitter": "axis",
+        "ack_errors": "axis",
+    }
+    for r in muzha.PAPER.readings:
+        assert r.passage and r.default.is_identity
+        for v in r.alternatives:
+            assert v.why and not v.is_identity
+            for spec in muzha.PAPER.sweeps:
+                if v.applies(spec.name):
+                    _apply(v, spec.name).validate()
+    memory = muzha.PAPER.reading("drop_memory")
+    rtts = next(v for v in memory.alternatives if v.name == "2 round trips")
+    assert _apply(rtts, "cross8").get("agents.0.drop_memory_rtts") == 2.0
+    assert not rtts.applies("drai") and not rtts.applies("trace")
+    acks = muzha.PAPER.reading("ack_errors").alternatives[0]
+    assert _apply(acks, "lossy").get(muzha.PER_PATH.replace("per", "applies_to")) == "all"
+
+
+def test_a_bad_drop_memory_is_an_error_at_its_path():
+    sc = muzha.chain_scenario(True).set("agents.0.drop_memory_rtts", -1)
+    with pytest.raises(airtcp.ScenarioError) as e:
+        sc.validate()
+    assert e.value.path == "agents[0].drop_memory_rtts"

@@ -37,7 +37,9 @@ from . import (
     FigureSpec,
     Paper,
     PaperData,
+    Reading,
     SweepSpec,
+    Variant,
     register,
 )
 
@@ -622,6 +624,144 @@ FIGURES = [
 ]
 
 
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes (docs/schemes/muzha.md gives each passage, the alternatives and
+# why the default was chosen, all before running)
+
+CLAIM_SWEEPS = ("chains", "lossy", "cross4", "cross8")
+
+
+def drai_set(**params: Any) -> Any:
+    """Set DRAI parameters on every DRAI agent of the scenario."""
+
+    def transform(sc: Scenario, sweep: str) -> Scenario:
+        sc = sc.copy()
+        for a in sc.data.get("agents", []):
+            if a.get("kind") == "drai":
+                a.update(params)
+        return sc
+
+    return transform
+
+
+def flows_set(key: str, value: Any) -> Any:
+    def transform(sc: Scenario, sweep: str) -> Scenario:
+        sc = sc.copy()
+        for f in sc.data["flows"]:
+            f[key] = value
+        return sc
+
+    return transform
+
+
+READINGS = [
+    Reading(
+        "drop_memory",
+        "How long a router's drop marks its DRAI",
+        default=Variant(
+            "100 ms",
+            "the DRAI's busy-fraction window, fixed before running; shorter than the time "
+            "from a drop to the third duplicate ACK on long chains",
+        ),
+        alternatives=(
+            Variant(
+                "2 round trips",
+                "the router times round trips of the flows it sends data for (data segment to "
+                "the ACK covering it) and remembers a drop for two of them, so the duplicate "
+                "ACKs a drop causes come back marked whatever the chain's length",
+                transform=drai_set(drop_memory_rtts=2.0),
+                sweeps=CLAIM_SWEEPS,
+            ),
+            Variant(
+                "1 s",
+                "a long fixed memory: every loss near a recent drop is called congestion",
+                transform=drai_set(drop_memory="1s"),
+                sweeps=CLAIM_SWEEPS,
+            ),
+        ),
+        passage=(
+            "§III 'Dealing with Random Loss': 'When a marked duplicated ACK with a data rate "
+            "deceleration index is received, the sender knows that the loss was caused by "
+            "congestion. Otherwise, the loss can be classified into random loss'; how long a "
+            "router's deceleration index follows a drop is not said."
+        ),
+    ),
+    Reading(
+        "queue",
+        "Interface queue size",
+        kind="axis",
+        default=Variant("50 packets", "ns-2's default IFQ (Table 2: 'Queue Management IFQ')"),
+        alternatives=(
+            Variant(
+                "20 packets",
+                "a short queue, closer to the few segments a chain carries",
+                set={"media.air.queue.limit": 20},
+                sweeps=("chains", "cross4", "cross8"),
+            ),
+            Variant(
+                "100 packets",
+                "a long queue",
+                set={"media.air.queue.limit": 100},
+                sweeps=("chains", "cross4", "cross8"),
+            ),
+        ),
+        passage="Table 2 names the queue management (IFQ) but not its size.",
+    ),
+    Reading(
+        "rcv_window",
+        "Receive window",
+        kind="axis",
+        default=Variant("20000 bytes", "ns-2's default window_ of 20 packets (the ns2 profile)"),
+        alternatives=(
+            Variant(
+                "4 segments",
+                "the small window bound that [14]-[16] find best on 802.11 chains, which the "
+                "paper cites",
+                set={"tcp.rcv_window": 4 * 1460},
+                sweeps=CLAIM_SWEEPS,
+            ),
+            Variant(
+                "64 KiB",
+                "a window that never binds",
+                set={"tcp.rcv_window": 65536},
+                sweeps=CLAIM_SWEEPS,
+            ),
+        ),
+        passage="The paper gives no window (Table 2 lists none).",
+    ),
+    Reading(
+        "start_jitter",
+        "Flows' start times",
+        kind="axis",
+        default=Variant("uniform in 1 s", "random phases, so seeds differ beyond the MAC's"),
+        alternatives=(
+            Variant(
+                "at once",
+                "every flow starts at 0 (the seeds still differ in the MAC's backoff draws)",
+                transform=flows_set("start_jitter", "0s"),
+                sweeps=("chains", "cross4", "cross8"),
+            ),
+        ),
+        passage="The paper gives no start times.",
+    ),
+    Reading(
+        "ack_errors",
+        "Whether ACK frames see the random frame errors",
+        kind="axis",
+        default=Variant("data frames", "the paper's 'random loss' read as losses of data"),
+        alternatives=(
+            Variant(
+                "all frames",
+                "TCP ACKs (and the MAC's frames carrying them) lost at the same rate",
+                set={"media.air.error.applies_to": "all"},
+                sweeps=("lossy",),
+            ),
+        ),
+        passage="§IV speaks of 'random loss' without a rate or what it hits.",
+        claims=("random_loss",),
+    ),
+]
+
 PAPER = register(
     Paper(
         key="muzha",
@@ -798,6 +938,7 @@ PAPER = register(
             ),
         ],
         derive=derive,
+        readings=READINGS,
         doc_tables={
             "goodput": _doc_goodput,
             "oracle-share": _doc_oracle,
