@@ -182,7 +182,11 @@ def test_fairness_claim_takes_each_outcome():
 
 def test_a_long_chain_with_an_early_destination_is_the_short_chain():
     long = muzha.chain_scenario(quick=True).set(muzha.DST_PATH, "n4").set(muzha.CC_PATH, "muzha")
-    short = airtcp.chain(4, duration=20, cc="muzha").set("agents", [{"kind": "drai", "node": "*"}])
+    short = (
+        airtcp.chain(4, duration=20, cc="muzha")
+        .set("agents", [{"kind": "drai", "node": "*"}])
+        .set("flows.ftp.start_jitter", muzha.START_JITTER)
+    )
     a, b = airtcp.run(long), airtcp.run(short)
     assert a.flows["goodput_bps"][0] == b.flows["goodput_bps"][0]
     assert a.summary["events"] == b.summary["events"]
@@ -295,3 +299,17 @@ def test_a_bad_drop_memory_is_an_error_at_its_path():
     with pytest.raises(airtcp.ScenarioError) as e:
         sc.validate()
     assert e.value.path == "agents[0].drop_memory_rtts"
+
+
+def test_seeds_differ_without_errors():
+    for sc in (
+        muzha.chain_scenario(True).set(muzha.DST_PATH, "n2").set(muzha.CC_PATH, "newreno"),
+        muzha._cross(4)(True).set(muzha.RIVAL_PATH, "vegas"),
+    ):
+        sc = sc.set("duration", 4)
+        a = airtcp.run(sc.with_values(seed=1))
+        b = airtcp.run(sc.with_values(seed=2))
+        assert a.flows["goodput_bps"].to_list() != b.flows["goodput_bps"].to_list()
+    assert all(
+        f["start_jitter"] == muzha.START_JITTER for f in muzha.chain_scenario(True).data["flows"]
+    )

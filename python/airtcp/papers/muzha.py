@@ -67,8 +67,19 @@ JAIN_STEP = 0.05  # Muzha's pair fairer than Vegas's: no number; 0.05 of Jain's 
 NEWRENO_OVER_VEGAS_PCT = 20.0  # "consumes most of the bandwidth": 20% ahead counted
 
 
+#: every flow starts at a uniformly random time in the first second (drawn from the run's
+#: seed), so seeds differ in phase as well as in the MAC's backoff draws
+START_JITTER = "1s"
+
+
 def _agents() -> list[dict[str, Any]]:
     return [{"kind": "drai", "node": "*"}]
+
+
+def _jitter(sc: Scenario) -> Scenario:
+    for f in sc.data["flows"]:
+        f["start_jitter"] = START_JITTER
+    return sc
 
 
 def _duration(quick: bool) -> int:
@@ -83,7 +94,7 @@ def chain_scenario(quick: bool) -> Scenario:
     for n in d["nodes"]:
         n["kind"] = "host"
     d["agents"] = _agents()
-    return Scenario(d)
+    return _jitter(Scenario(d))
 
 
 def traced_scenario(quick: bool) -> Scenario:
@@ -103,7 +114,7 @@ def lossy_scenario(quick: bool) -> Scenario:
 def _cross(hops: int):
     def build(quick: bool) -> Scenario:
         sc = cross(hops, cc=["newreno", "vegas"], duration=_duration(quick), name=f"cross{hops}")
-        return sc.set("agents", _agents())
+        return _jitter(sc.set("agents", _agents()))
 
     return build
 
