@@ -385,12 +385,17 @@ def test_the_overshoot_sentence_is_generated_from_the_runs():
             "name": f"ftp{i}",
             "cc": "ewr",
             ewr.SINGLE_PER: 0.0,
-            "ewr_rx_estimate_bps": 8e6 + 1e5 * i,
-            "timeouts": 150 + i,
+            "seed": seed,
+            "ewr_rx_estimate_bps": 8e6 + 1e5 * i + 1e4 * seed,
+            "timeouts": 150 + i + seed,
         }
         for i in range(1, 11)
+        for seed in (1, 2, 3)
     ]
     data = _data({"fairness": {"flows": pl.DataFrame(rows)}})
     text = ewr._doc_overshoot(data)
     assert "10 EWR flows on the 10 Mbit/s bottleneck" in text
-    assert "estimate 8.6 Mbit/s" in text and "time out 156 times a minute" in text
+    # One value a run: the mean over its ten flows (8.55, 8.56, 8.57 Mbit/s; 157.5 + seed
+    # timeouts in a 60 s run).
+    assert "estimate 8.6 Mbit/s each on average" in text and "over 3 runs" in text
+    assert "time out 158 times a minute each" in text
