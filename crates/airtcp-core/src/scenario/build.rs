@@ -267,6 +267,8 @@ fn drai_params(
         busy_low,
         weight,
         window,
+        drop_memory: window,
+        drop_memory_rtts: 0.0,
     })
 }
 
@@ -1504,8 +1506,10 @@ impl<'a> Builder<'a> {
                     busy_low,
                     weight,
                     window,
+                    drop_memory,
+                    drop_memory_rtts,
                 } => {
-                    let params = drai_params(
+                    let mut params = drai_params(
                         &p,
                         *queue_low,
                         *queue_mid,
@@ -1514,6 +1518,11 @@ impl<'a> Builder<'a> {
                         *weight,
                         *window,
                     )?;
+                    if let Some(m) = drop_memory {
+                        params.drop_memory = m.ns();
+                    }
+                    params.drop_memory_rtts =
+                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {

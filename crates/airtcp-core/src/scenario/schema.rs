@@ -834,6 +834,12 @@ tagged_enum! {
             weight: f64,
             #[serde(default = "drai_window")]
             window: Duration,
+            /// How long a drop decelerates; by default the window.
+            #[serde(default)]
+            drop_memory: Option<Duration>,
+            /// > 0: that many of the node's smoothed round trips instead.
+            #[serde(default)]
+            drop_memory_rtts: f64,
         },
     }
 }
