@@ -577,8 +577,8 @@ def _doc_claims(data: PaperData) -> str:
         )
     return (
         "Paired over the traces (each run with and without the gate). Supported needs the "
-        "interval above 0 and reaching half the paper's change; the magnitude column sets the "
-        "interval against the paper's own number.\n\n"
+        "interval on the paper's side of 0 and reaching half the paper's change; the magnitude "
+        "column sets the interval against the paper's own number.\n\n"
         + md_table(
             ["claim", "paper", "measured (paired 95% CI)", "p, d_z", "outcome", "magnitude"],
             rows,
