@@ -11,6 +11,7 @@ pub mod ids;
 pub mod link;
 pub mod medium;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod scenario;
 pub mod sim;
@@ -43,6 +44,10 @@ pub fn run_owned(sc: Scenario, files: &FileAccess) -> Result<RunResult, Scenario
 
 fn finish_run(mut sim: Sim) -> Result<RunResult, ScenarioError> {
     sim.run();
+    if let Some(c) = sim.capture.as_mut() {
+        c.finish()
+            .map_err(|m| ScenarioError::new("trace.pcap_dir", m))?;
+    }
     if sim.budget_exceeded {
         return Err(ScenarioError::new(
             "max_events",

@@ -752,6 +752,9 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
+    if !sc.trace.pcap.is_empty() {
+        super::pcap::captures(sc, &mut sim)?;
+    }
     Ok(sim)
 }
 
@@ -1590,6 +1593,9 @@ fn transport(
             params
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
+        }
+        if cfg.ns3_schemes {
+            cc::apply_ns3_defaults(&cc_name, &mut params);
         }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {

@@ -754,6 +754,13 @@ pub struct TraceSpec {
     pub queue: Vec<String>,
     #[serde(default = "default_queue_interval")]
     pub queue_interval: Duration,
+    /// Packet traces (pcap files): node names (the IP packets each sends and receives) and
+    /// 802.11 medium names (every frame on the medium); `"*"` for all of them.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+    /// Where the pcap files go (`<name>.pcap`), relative to the working directory; "pcap".
+    #[serde(default)]
+    pub pcap_dir: Option<String>,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -765,6 +772,8 @@ impl Default for TraceSpec {
             verdicts: false,
             queue: vec![],
             queue_interval: default_queue_interval(),
+            pcap: vec![],
+            pcap_dir: None,
         }
     }
 }
