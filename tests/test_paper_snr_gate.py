@@ -348,5 +348,9 @@ def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
     w = deep.get("links.0.error.synth.waypoints")
     assert w[2][1] == 120 and (w[2][0] - w[1][0]) == pytest.approx(100 / snr_gate.WALK_MPS, 0.01)
     hyst = paper.reading("hysteresis").alternatives[0]
-    assert hyst.sweeps == ("gate", "delay", "coh-gate")
+    assert hyst.sweeps == ("gate",)
+    # Every reading is applied to the sweeps the claims read, no other.
+    for r in paper.readings:
+        for v in r.alternatives:
+            assert set(v.sweeps) <= {"reno", "gate"}, (r.name, v.name)
     assert not paper.reading("fading-speed").alternatives[0].applies("coh-gate")

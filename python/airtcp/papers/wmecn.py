@@ -565,13 +565,26 @@ def _claim_beats_at(winner: str, others: list[str], n: int) -> Callable[[PaperDa
         mine = [r for r in rows if r["sources"] == n]
         outcome = combine(r["outcome"] for r in mine)
         sentence = _beats_sentence(outcome, winner, mine)
-        if mine:
-            sentence = (
-                f"At {n} sources. "
-                + sentence
-                + (f" Intervals are simultaneous over all {len(rows)} comparisons of every load.")
-            )
-        return ClaimResult(outcome, sentence, mine)
+        if not mine:
+            return ClaimResult(outcome, sentence, mine)
+        sentence = (
+            f"At {n} sources. "
+            + sentence
+            + f" Intervals are simultaneous over all {len(rows)} comparisons of every load."
+        )
+        # The effect shown for the claim: its weakest comparison, in % of the other scheme.
+        finite = [r for r in mine if r["other kbps"] > 0 and math.isfinite(r["CI low kbps"])]
+        if not finite:
+            return ClaimResult(outcome, sentence, mine)
+        worst = min(finite, key=lambda r: r["CI low kbps"] / r["other kbps"])
+        pct = 100.0 / worst["other kbps"]
+        return ClaimResult(
+            outcome,
+            sentence,
+            mine,
+            effect=worst["difference %"],
+            ci=(worst["CI low kbps"] * pct, worst["CI high kbps"] * pct),
+        )
 
     return check
 
@@ -621,6 +634,13 @@ def _doc_goodput(data: PaperData) -> str:
     return "Mean total FTP goodput (kbps) over seeds, 95% CI in brackets:\n\n" + md_table(
         ["sources", "PER", *names], rows, "rr" + "r" * len(names)
     )
+
+
+def _doc_readings(data: PaperData) -> str:
+    """Every claim under every reading and axis (the robustness engine's verdict map)."""
+    from ..docgen import verdict_map
+
+    return verdict_map(data)
 
 
 def _doc_oracle(data: PaperData) -> str:
@@ -1122,6 +1142,7 @@ PAPER = register(
             "verdicts": _doc_verdicts,
             "udp-share": _doc_udp_share,
             "timeouts": _doc_timeouts,
+            "readings": _doc_readings,
         },
     )
 )
