@@ -662,7 +662,16 @@ def build_parser() -> argparse.ArgumentParser:
     allow_path(v)
     v.set_defaults(func=cmd_validate)
 
-    s = sub.add_parser("schemes", help="list congestion-control schemes")
+    s = sub.add_parser(
+        "schemes",
+        help="list congestion-control schemes",
+        description=(
+            'List the congestion-control schemes a flow can use (cc = "NAME" in a scenario, '
+            "--set 'flows.*.cc=NAME', or the builders' cc=), one line each: the name and what "
+            "it is. Parameters go in a flow's cc_params table; each scheme's page in "
+            "docs/schemes/ gives them with their defaults."
+        ),
+    )
     s.set_defaults(func=cmd_schemes)
 
     sw = sub.add_parser(
