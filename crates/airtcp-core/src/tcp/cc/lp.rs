@@ -194,13 +194,14 @@ mod tests {
     #[test]
     fn threshold_is_fifteen_percent_between_min_and_max_of_the_smoothed_delay() {
         let mut l = lp(false);
-        l.sample(100.0);
-        l.sample(200.0);
-        // sd = 7/8 x 100 + 1/8 x 200 = 112.5; threshold 100 + 0.15 x 100 = 115.
-        assert!((l.sowd.unwrap() - 112.5).abs() < 1e-9);
+        let ms = MS as f64;
+        l.sample(100.0 * ms);
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 100 + 1/8 x 200 = 112.5 ms; threshold 100 + 0.15 x 100 = 115 ms.
+        assert!((l.sowd.unwrap() - 112.5 * ms).abs() < 1e-3);
         assert!(!l.early_indication());
-        l.sample(200.0);
-        // sd = 7/8 x 112.5 + 25 = 123.4 > 115.
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 112.5 + 25 = 123.4 ms > 115 ms.
         assert!(l.early_indication());
     }
 
