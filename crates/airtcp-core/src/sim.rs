@@ -128,6 +128,8 @@ pub struct Sim {
     /// Event budget; `budget_exceeded` is set when a run stopped on it.
     pub max_events: u64,
     pub budget_exceeded: bool,
+    /// The other budgets, the stop flag and progress reports (`budget.rs`).
+    pub watch: crate::budget::Watch,
     /// Scratch buffers, reused so the steady state allocates nothing per event.
     dev_out: Vec<DevOut>,
     hook_actions: Vec<HookAction>,
@@ -217,6 +219,7 @@ impl Sim {
             finished: false,
             max_events: u64::MAX,
             budget_exceeded: false,
+            watch: Default::default(),
             dev_out: Vec::new(),
             hook_actions: Vec::new(),
             notes: Vec::new(),
@@ -236,7 +239,13 @@ impl Sim {
 
     /// Run to the end of the scenario.
     pub fn run(&mut self) {
+        self.watch.planned_end = self.end;
         self.run_until(self.end);
+        if self.watch.stopped.is_some() {
+            // Stopped early: what was measured so far ends here.
+            self.watch.error = self.stop_error();
+            self.end = self.now();
+        }
         self.finish();
     }
 
@@ -247,10 +256,10 @@ impl Sim {
         while let Some((_, ev)) = self.sched.pop_before(until) {
             self.counters.events += 1;
             self.dispatch(ev);
-            // Checked every 4096 events: the budget guards against runaway runs, and a
-            // compare per event would cost more than the rest of the loop's bookkeeping.
-            if self.counters.events & 0xfff == 0 && self.counters.events >= self.max_events {
-                self.budget_exceeded = true;
+            // Every 4096 events, out of line: the budgets and the stop flag guard against
+            // runaway runs, and a check per event would cost more than the rest of the
+            // loop's bookkeeping.
+            if self.counters.events & 0xfff == 0 && self.checkpoint() {
                 return;
             }
         }
