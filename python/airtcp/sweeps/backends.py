@@ -79,6 +79,21 @@ def run_job(
     return out
 
 
+def died_record(job: Job, error: str) -> tuple[Any, None]:
+    """The store's record of a run whose worker process died running it."""
+    rec = run_record(
+        scenario_hash=job.scenario_hash,
+        seed=job.seed,
+        scenario=job.scenario_json,
+        status="failed",
+        error=error,
+        error_kind="WorkerDied",
+        airtcp_version=_core.__version__,
+        wall_s=0.0,
+    )
+    return rec, None
+
+
 #: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files, grid point
 #: JSON).
 Task = tuple[str, int, str, dict[str, Any] | None, str]
@@ -413,6 +428,8 @@ class DaskCluster(Backend):
         self.client, self.cluster = _dask_client(address, workers)
         nthreads = sum(self.client.nthreads().values()) or 1
         self.workers = nthreads
+        #: each pending task's jobs, by task key
+        self.chunks: dict[str, list[Job]] = {}
         self.window = max(4 * nthreads, 16)
         self.ac = as_completed()
 
@@ -421,12 +438,16 @@ class DaskCluster(Backend):
             run_chunk, [task(j) for j in chunk], keep_series, None, self.limits, pure=False
         )
         self.ac.add(fut)
+        self.chunks[fut.key] = chunk
         return fut
 
     def finished(self, pending: dict[Any, list[Job]]) -> Iterable[Any]:
         return [next(self.ac)]
 
     def outcome(self, handle: Any) -> Any:
+        from distributed import KilledWorker
+
+        chunk = self.chunks.pop(handle.key, [])
         if handle.status == "error":
             out: Any = handle.exception()
         else:
@@ -435,6 +456,12 @@ class DaskCluster(Backend):
             except Exception as e:  # noqa: BLE001 - cancelled, worker lost
                 out = e
         handle.release()
+        if isinstance(out, KilledWorker):
+            # The scheduler moves the tasks of a worker that dies to the others; a task
+            # whose workers died as often as it allows (distributed.scheduler.allowed-
+            # failures, 3 by default) is suspect, as a local pool's run that kills its
+            # worker twice: recorded failed with the cause, not lost.
+            return [died_record(j, f"dask workers died running this run ({out})") for j in chunk]
         return out
 
     def close(self, clean: bool) -> None:

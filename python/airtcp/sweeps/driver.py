@@ -25,6 +25,7 @@ from .backends import (
     Stored,
     SweepAborted,
     WorkerDied,
+    died_record,
     run_chunk,
     run_jobs,
     task,
@@ -48,18 +49,11 @@ def _pool_can_run() -> bool:
 
 def _died(job: Job) -> tuple[RunRecord, None]:
     """The outcome of a run that killed its worker process."""
-    rec = run_record(
-        scenario_hash=job.scenario_hash,
-        seed=job.seed,
-        scenario=job.scenario_json,
-        status="failed",
-        error="the worker process died running this run (killed, out of memory, or a crash "
-        "in the simulator)",
-        error_kind="WorkerDied",
-        airtcp_version=_core.__version__,
-        wall_s=0.0,
+    return died_record(
+        job,
+        "the worker process died running this run (killed, out of memory, or a crash in the "
+        "simulator)",
     )
-    return rec, None
 
 
 def _run_isolating_crashes(
