@@ -265,6 +265,15 @@ impl Sim {
         false
     }
 
+    /// A run stopped early: its error, and what was measured so far ends here. Out of line,
+    /// so that the run loop around it is compiled (inlined) as without budgets.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn end_early(&mut self) {
+        self.watch.error = self.stop_error();
+        self.end = self.now();
+    }
+
     /// Where the run is now.
     pub fn progress(&self) -> Progress {
         Progress {
@@ -451,6 +460,7 @@ impl Sim {
 
     /// Why the run stopped early, as the error the run reports; None for a run that ended or
     /// was interrupted. Asked before the run's end moves to where it stopped.
+    #[inline(never)]
     pub fn stop_error(&self) -> Option<ScenarioError> {
         let (now, end) = (secs(self.now()), secs(self.end.max(self.watch.planned_end)));
         match self.watch.stopped.as_ref()? {

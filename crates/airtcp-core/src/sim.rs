@@ -242,9 +242,7 @@ impl Sim {
         self.watch.planned_end = self.end;
         self.run_until(self.end);
         if self.watch.stopped.is_some() {
-            // Stopped early: what was measured so far ends here.
-            self.watch.error = self.stop_error();
-            self.end = self.now();
+            self.end_early();
         }
         self.finish();
     }
@@ -253,17 +251,31 @@ impl Sim {
     /// [0, duration)).
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.end);
-        while let Some((_, ev)) = self.sched.pop_before(until) {
-            self.counters.events += 1;
-            self.dispatch(ev);
-            // Every 4096 events, out of line: the budgets and the stop flag guard against
-            // runaway runs, and a check per event would cost more than the rest of the
-            // loop's bookkeeping.
-            if self.counters.events & 0xfff == 0 && self.checkpoint() {
+        // Every 4096 events the budgets and the stop flag are checked (`budget.rs`): they
+        // guard against runaway runs, and a check per event would cost more than the rest
+        // of the loop's bookkeeping.
+        while self.run_batch(until) {
+            if self.checkpoint() {
                 return;
             }
         }
         self.sched.set_now(until);
+    }
+
+    /// Process events before `until` until the event count reaches a multiple of 4096
+    /// (true) or none is left (false). A function of its own: with the checkpoint's call in
+    /// the same body, the compiler stopped inlining the scheduler into this loop (4 % more
+    /// instructions per packet-hop).
+    #[inline(never)]
+    fn run_batch(&mut self, until: Time) -> bool {
+        while let Some((_, ev)) = self.sched.pop_before(until) {
+            self.counters.events += 1;
+            self.dispatch(ev);
+            if self.counters.events & 0xfff == 0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// Process the next event, if there is one before the end; returns its time.
