@@ -163,6 +163,16 @@ def test_run_display_shows_progress_after_two_seconds_then_every_30(capsys):
     ]
 
 
+def test_run_display_as_a_bar(capsys):
+    d = budgets.RunDisplay("x", bar=True)
+    d(budgets.RunProgress(1.0, 100.0, 10**6, 1.0))  # too early: nothing yet
+    assert capsys.readouterr().err == ""
+    d(budgets.RunProgress(50.0, 100.0, 10**7, 4.0))
+    d.close()
+    err = capsys.readouterr().err
+    assert "run x: t = 50 s of 100 s (50 %), 2.50 M events/s, 4s elapsed, ETA 4s |" in err
+
+
 def test_cli_run_shows_progress_and_ctrl_c_prints_a_partial_result(tmp_path):
     out_json = tmp_path / "partial.json"
     p = subprocess.Popen(

@@ -127,11 +127,11 @@ class RunDisplay:
                     unit="s sim",
                     file=sys.stderr,
                     dynamic_ncols=True,
-                    bar_format="{l_bar}{bar}| {n:.3g}/{total:g} s sim [{elapsed}<{remaining}"
-                    "{postfix}]",
+                    # The run's own figures: the bar starts late, tqdm's clock with it.
+                    bar_format="{desc} |{bar}|",
                 )
             self.bar.n = p.now_s
-            self.bar.set_postfix_str(f"{p.events_per_s / 1e6:.2f} M ev/s", refresh=False)
+            self.bar.set_description_str(f"run {self.name}: {describe(p)}", refresh=False)
             self.bar.refresh()
         elif p.wall_s >= self.next_line:
             self.next_line = p.wall_s + LINE_INTERVAL_S
