@@ -621,6 +621,12 @@ def conservation_problem(raw: dict[str, Any]) -> str | None:
     link = sum(
         x["drops_queue_overflow"] + x["drops_aqm"] + x["drops_channel_error"] for x in raw["links"]
     )
+    # 802.11 stations count their drops in the macs table (a channel error ends a frame
+    # only when its retries run out).
+    link += sum(
+        x.get("drops_queue_overflow", 0) + x.get("drops_aqm", 0) + x.get("drops_retry_channel", 0)
+        for x in raw.get("macs", [])
+    )
     net = sum(raw["drops"].get(c, 0) for c in ("queue_overflow", "aqm", "channel_error"))
     if link != net:
         return f"link drop counters {link} != drops at links {net}"
