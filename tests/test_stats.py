@@ -16,11 +16,16 @@ from airtcp.stats import (
     clip,
     combine,
     contrast,
+    degenerate,
     direction,
+    holm,
+    interval_outcome,
     magnitude,
     one_sample,
     part_outcome,
     part_outcome_one,
+    per_condition,
+    per_condition_sentence,
     rate_ci,
     relative_samples,
     welch,
@@ -185,3 +190,83 @@ def test_a_one_sample_part_is_ruled_out_only_by_its_corrected_interval():
     assert one["ci_low"] > 0.6 and part_outcome_one(inside, xs, parts=1) is NOT_SUPPORTED
     assert one_sample(xs, bonferroni(0.95, 12))["ci_low"] < 0.6
     assert part_outcome_one(inside, xs, parts=12) is INCONCLUSIVE
+
+
+# --------------------------------------------------------------------------------------------
+# degenerate samples decide nothing
+
+
+def _up(lo, hi):
+    return direction(lo, hi, sign=1)
+
+
+def test_identical_runs_give_no_interval_and_no_verdict():
+    # Every seed gave the same run (0% loss, no jitter): a 0.35-point margin, no spread.
+    a, b = [100.35] * 10, [100.0] * 10
+    w = welch(a, b)
+    assert w.diff == pytest.approx(0.35)
+    assert math.isnan(w.ci_low) and math.isnan(w.ci_high) and math.isnan(w.p)
+    assert "a has zero variance" in w.reason and "b has zero variance" in w.reason
+    assert direction(w.ci_low, w.ci_high, sign=1) is INCONCLUSIVE
+    # One constant sample is enough: its spread is not estimable.
+    w = welch([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
+    assert math.isnan(w.ci_low) and w.reason == "b has zero variance (3 runs, all 0)"
+    assert part_outcome(_up, a, b, 3)[0] is INCONCLUSIVE
+    assert part_outcome_one(_up, [5.0] * 4, 2) is INCONCLUSIVE
+    s = one_sample([7.0] * 5)
+    assert math.isnan(s["ci_low"]) and "zero variance" in s["reason"]
+    c = contrast([[1.0, 2.0], [3.0, 3.0], [1.0, 5.0]], [1, -1, 0])
+    assert math.isnan(c["ci_low"]) and c["reason"] == "sample 2 has zero variance (2 runs, all 3)"
+    # A sample with a zero coefficient does not count.
+    c = contrast([[1.0, 2.0], [3.0, 3.0], [1.0, 5.0]], [1, 0, -1])
+    assert not c["reason"] and c["ci_low"] < c["diff"] < c["ci_high"]
+    assert degenerate([1.0], [1.0, 2.0]) == "sample 1 has 1 value"
+    assert degenerate([1.0, 2.0]) == ""
+
+
+def test_a_zero_width_bootstrap_interval_is_inconclusive_with_its_reason():
+    out, why = interval_outcome(_up, 0.01, 0.01, what="bootstrap interval")
+    assert out is INCONCLUSIVE and why == "the bootstrap interval has zero width (every value 0.01)"
+    assert interval_outcome(_up, math.nan, 1.0)[0] is INCONCLUSIVE
+    assert interval_outcome(_up, 0.5, 1.0) == (SUPPORTED, "")
+    assert interval_outcome(_up, -2.0, -1.0) == (NOT_SUPPORTED, "")
+
+
+def test_holm_adjusts_step_down():
+    # Sorted p 0.01, 0.02, 0.04 over k = 3: 0.03, 0.04, 0.04 (monotone).
+    assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    adj = holm([0.5, math.nan, 0.01])
+    assert adj[0] == pytest.approx(0.5) and math.isnan(adj[1]) and adj[2] == pytest.approx(0.02)
+
+
+def test_a_claim_per_condition_is_decided_at_each_and_not_pooled():
+    import random
+
+    rng = random.Random(3)
+
+    def sample(m):
+        return [m + rng.gauss(0, 1.0) for _ in range(10)]
+
+    # a beats b by 10 at 8 hops, loses by 10 at 4 hops: pooled, the two cancel.
+    parts = {
+        4: (sample(90), sample(100)),
+        8: (sample(110), sample(100)),
+        2: ([100.0] * 10, [100.0] * 10),
+    }
+    pooled = welch(parts[4][0] + parts[8][0], parts[4][1] + parts[8][1])
+    assert direction(pooled.ci_low, pooled.ci_high, sign=1) is INCONCLUSIVE
+    res = {r.condition: r for r in per_condition(parts, _up)}
+    assert res[8].outcome is SUPPORTED and res[4].outcome is NOT_SUPPORTED
+    assert res[2].outcome is INCONCLUSIVE and "zero variance" in res[2].reason
+    # Simultaneous intervals: Bonferroni over the three conditions; Holm p beside.
+    assert res[8].level == pytest.approx(1 - 0.05 / 3)
+    assert res[8].p_holm >= res[8].p
+    wide = welch(*parts[8], level=1 - 0.05 / 3)
+    assert res[8].ci_low == pytest.approx(wide.ci_low)
+    text = per_condition_sentence(list(res.values()), "hops")
+    assert text.startswith("supported at hops 8; not supported at hops 4; inconclusive at hops 2 (")
+    # Relative: a in % of b's mean; a one-sample condition by its mean.
+    r = per_condition({1: (sample(110), sample(100))}, _up, relative=True)[0]
+    assert r.outcome is SUPPORTED and 5 < r.diff < 15
+    r = per_condition({1: (sample(3), None)}, _up)[0]
+    assert r.outcome is SUPPORTED and r.n_b == 0

@@ -12,6 +12,7 @@ pub mod ids;
 pub mod link;
 pub mod medium;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod scenario;
 pub mod sim;
@@ -46,10 +47,20 @@ pub fn run_owned(sc: Scenario, files: &FileAccess) -> Result<RunResult, Scenario
 fn finish_run(mut sim: Sim) -> Result<RunResult, ScenarioError> {
     sim.watch.arm(Limits::default());
     sim.run();
+    finish_capture(&mut sim)?;
     if let Some(e) = sim.watch.error.take() {
         return Err(e);
     }
     Ok(RunResult::from_finished(sim))
+}
+
+/// Close a run's packet capture files, if it writes any.
+fn finish_capture(sim: &mut Sim) -> Result<(), ScenarioError> {
+    if let Some(c) = sim.capture.as_mut() {
+        c.finish()
+            .map_err(|m| ScenarioError::new("trace.pcap_dir", m))?;
+    }
+    Ok(())
 }
 
 /// What a run under [`Limits`] gives: its result, partial (`result.partial`) when the run
@@ -71,6 +82,7 @@ pub fn run_limited(
     drop(sc);
     sim.watch.arm(limits);
     sim.run();
+    finish_capture(&mut sim)?;
     let error = sim.watch.error.clone();
     Ok(Outcome {
         result: RunResult::from_finished(sim),

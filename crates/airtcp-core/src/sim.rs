@@ -137,6 +137,8 @@ pub struct Sim {
     /// Notes a node learns later, by slot (`Ev::LossNote`), and the free slots.
     held_notes: Vec<LossNote>,
     free_notes: Vec<u32>,
+    /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
+    pub capture: Option<Box<crate::pcap::Capture>>,
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a
@@ -225,6 +227,7 @@ impl Sim {
             notes: Vec::new(),
             held_notes: Vec::new(),
             free_notes: Vec::new(),
+            capture: None,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -405,6 +408,10 @@ impl Sim {
     /// Hand a packet to the output device toward `next_hop`.
     #[inline(always)]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
+        if self.capture.is_some() {
+            let node = self.devices[d.idx()].node();
+            self.capture_packet(node, id);
+        }
         if let (false, AnyDevice::P2p(p)) = (front, &mut self.devices[d.idx()]) {
             // The common case without the closure: a point-to-point link reports at most one
             // thing on accepting a packet, its drop.
@@ -585,9 +592,23 @@ impl Sim {
         self.transmit(d, next, id, front);
     }
 
+    /// Write a packet `node` sends or receives to its trace, if it has one (out of line: runs
+    /// without traces keep only the test of `capture` in the packet path).
+    #[cold]
+    #[inline(never)]
+    fn capture_packet(&mut self, node: NodeId, id: PacketId) {
+        let now = self.sched.now();
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.packet(node.idx(), now, &self.pool.get(id).wire);
+        }
+    }
+
     /// A device of `node` received a packet.
     #[inline]
     fn receive(&mut self, node: NodeId, id: PacketId) {
+        if self.capture.is_some() {
+            self.capture_packet(node, id);
+        }
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
             return;
@@ -830,8 +851,11 @@ impl Sim {
         for d in deps {
             let dep = &mut self.flows[d.idx()];
             dep.waiting = false;
-            dep.start = now;
-            self.sched.at(now, Ev::FlowStart(d));
+            // A waiting flow's `start` holds its start-jitter draw (0 without one): the
+            // response follows its request after that delay (a server's response time).
+            let at = now + dep.start;
+            dep.start = at;
+            self.sched.at(at, Ev::FlowStart(d));
         }
     }
 

@@ -30,7 +30,7 @@ from .backends import (
     run_jobs,
     task,
 )
-from .plan import Job, normalise_grid, plan, unusable_value
+from .plan import Job, Source, builder_source, normalise_grid, plan, unusable_value
 from .progress import _Progress
 
 _PROBE = '{"name": "airtcp-probe", "duration": "1ms", "nodes": [{"name": "a"}]}'
@@ -199,9 +199,10 @@ def _backend_name(dask: str | None, workers: int) -> str:
 
 
 def run_sweep(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    scenario: Source,
     grid: Mapping[str, Any] | None = None,
     *,
+    base: Mapping[str, Any] | None = None,
     seeds: int | Sequence[int] = 10,
     seed_start: int = 1,
     store: Store | str | os.PathLike[str],
@@ -228,13 +229,24 @@ def run_sweep(
         raise SystemExit(2)
 
     t0 = time.perf_counter()
-    base = as_scenario(scenario)
+    if callable(scenario) and not isinstance(scenario, Scenario):
+        # A builder: its fixed arguments, not one scenario, are the sweep's base.
+        source, base_name = builder_source(scenario, base), scenario.__name__
+    else:
+        sc0 = as_scenario(scenario)
+        scenario, source, base_name = sc0, sc0.canonical_json(), sc0.name
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be >= 1, got {workers!r}")
     budget = memory_bytes(memory_budget)
     limits: dict[str, Any] = {"memory_budget": budget, "timeout": seconds(timeout)}
     points, seeds_, jobs = plan(
-        base, grid, seeds, seed_start=seed_start, trace=trace, allow_paths=allow_paths
+        scenario,
+        grid,
+        seeds,
+        seed_start=seed_start,
+        trace=trace,
+        allow_paths=allow_paths,
+        base=base,
     )
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
@@ -248,12 +260,12 @@ def run_sweep(
             "", f"{message} (sweep value {path} = {json.dumps(value, default=str)})"
         )
     st = store if isinstance(store, Store) else Store(store, create=True)
-    sweep_name = name or base.name
+    sweep_name = name or base_name
     axes = normalise_grid(grid)
     try:
         st.register_sweep(
             sweep_name,
-            base_scenario=base.canonical_json(),
+            base_scenario=source,
             grid=axes,
             seeds=seeds_,
             members=((j.scenario_hash, j.seed, j.params) for j in jobs),
@@ -397,9 +409,10 @@ def run_sweep(
 
 
 def sweep(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    scenario: Source,
     grid: Mapping[str, Any] | None = None,
     *,
+    base: Mapping[str, Any] | None = None,
     seeds: int | Sequence[int] = 10,
     seed_start: int = 1,
     store: Store | str | os.PathLike[str] | None = None,
@@ -425,9 +438,14 @@ def sweep(
     local process pool (default: every core); ``dask="tcp://host:8786"`` runs on a
     dask.distributed cluster instead, ``dask="local"`` on a local one with worker processes.
     ``trace=True`` records cwnd and queue time series (``Store.series``). ``progress``:
-    True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the summary
-    goes to stderr when progress is on. Files the scenario names are read as
+    True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the closing
+    summary goes to stderr unless ``progress=False``. Files the scenario names are read as
     :func:`airtcp.run` reads them (``allow_paths``).
+
+    ``scenario`` may also be a builder (``airtcp.chain``): grid axes named after its
+    arguments (``{"hops": [1, 2, 4]}``) are given to it, with ``base`` (its fixed arguments,
+    ``{"duration": 10}``), to build each point, and are columns of the tables like paths; the
+    sweep is named after the builder unless ``name`` says otherwise.
 
     Budgets of each run: ``timeout`` (seconds, or ``"5min"``) of wall time and
     ``memory_budget`` (bytes, or ``"1GiB"``; by default the default of :func:`airtcp.run`
@@ -446,14 +464,17 @@ def sweep(
     if store is None:
         tmp = tempfile.TemporaryDirectory(prefix="airtcp-sweep-")
         store = Path(tmp.name) / "store.sqlite"
-    st = store if isinstance(store, Store) else Store(store, create=True)
+    # A path is opened by run_sweep once the grid is checked, so a sweep refused before it
+    # starts leaves no empty store file behind.
+    st: Store | None = store if isinstance(store, Store) else None
     try:
         res = run_sweep(
             scenario,
             grid,
+            base=base,
             seeds=seeds,
             seed_start=seed_start,
-            store=st,
+            store=st if st is not None else store,
             workers=workers,
             dask=dask,
             name=name,
@@ -464,13 +485,16 @@ def sweep(
             memory_budget=memory_budget,
             timeout=timeout,
         )
-        if progress or (progress is None and sys.stderr.isatty()):
+        if progress is not False:
+            # On a terminal or not: a log of a sweep ends with what it did.
             print(res.summary(), file=sys.stderr)
         if res.aborted:
             raise SweepAborted(res.aborted)
+        if st is None:
+            st = Store(store)
         return getattr(st, table)(res.name, keys=res.keys)
     finally:
-        if st is not store:
+        if st is not None and st is not store:
             st.close()
         if tmp is not None:
             tmp.cleanup()

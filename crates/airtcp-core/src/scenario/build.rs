@@ -766,6 +766,9 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     sim.watch.dev_fields = dev_fields;
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
+    if !sc.trace.pcap.is_empty() {
+        super::pcap::captures(sc, &mut sim)?;
+    }
     Ok(sim)
 }
 
@@ -1488,19 +1491,34 @@ impl<'a> Builder<'a> {
                     }
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
                 }
-                AgentSpec::ExplicitRate { node, share } => {
+                AgentSpec::ExplicitRate {
+                    node,
+                    share,
+                    per_flow,
+                    active,
+                } => {
                     if !(*share > 0.0 && *share <= 1.0) {
                         return err(
                             format!("{p}.share"),
                             format!("must be in (0, 1], got {share}"),
                         );
                     }
+                    if active.ns() == 0 {
+                        return err(format!("{p}.active"), "must be > 0");
+                    }
+                    let make = || -> Box<dyn Hook> {
+                        if *per_flow {
+                            Box::new(ExplicitRate::per_flow(*share, active.ns()))
+                        } else {
+                            Box::new(ExplicitRate::new(*share))
+                        }
+                    };
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
-                        self.install(&mut hooks, n, Box::new(ExplicitRate::new(*share)));
+                        self.install(&mut hooks, n, make());
                     }
-                    (targets[last], Box::new(ExplicitRate::new(*share)))
+                    (targets[last], make())
                 }
                 AgentSpec::Drai {
                     node,
@@ -1598,6 +1616,9 @@ fn transport(
             params
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
+        }
+        if cfg.ns3_schemes {
+            cc::apply_ns3_defaults(&cc_name, &mut params);
         }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {

@@ -608,7 +608,8 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
-    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase. A flow
+    /// with `after` starts that draw after the flow it follows is delivered.
     pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     /// Start when the named TCP flow's file has all reached its receiver (a response that
@@ -746,6 +747,13 @@ pub struct TraceSpec {
     pub queue: Vec<String>,
     #[serde(default = "default_queue_interval")]
     pub queue_interval: Duration,
+    /// Packet traces (pcap files): node names (the IP packets each sends and receives) and
+    /// 802.11 medium names (every frame on the medium); `"*"` for all of them.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+    /// Where the pcap files go (`<name>.pcap`), relative to the working directory; "pcap".
+    #[serde(default)]
+    pub pcap_dir: Option<String>,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -757,6 +765,8 @@ impl Default for TraceSpec {
             verdicts: false,
             queue: vec![],
             queue_interval: default_queue_interval(),
+            pcap: vec![],
+            pcap_dir: None,
         }
     }
 }
@@ -803,6 +813,12 @@ tagged_enum! {
             node: String,
             #[serde(default = "one")]
             share: f64,
+            /// Divide the offer among the flows the node forwards (those that sent a data
+            /// segment through it within `active`): the rate available to each flow.
+            #[serde(default)]
+            per_flow: bool,
+            #[serde(default = "explicit_rate_active")]
+            active: Duration,
         },
         /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index
         /// of its output interfaces into data segments' MRAI field (docs/schemes/muzha.md).
@@ -846,4 +862,8 @@ fn drai_window() -> Duration {
 
 fn snoop_min_rto() -> Duration {
     Duration(0.02)
+}
+
+fn explicit_rate_active() -> Duration {
+    Duration(1.0)
 }

@@ -81,6 +81,10 @@ pub struct TcpConfig {
     /// 2`, slow start not capped at ssthresh). Set by profiles only; `cc_params.linux`
     /// overrides it.
     pub linux_cubic: u8,
+    /// Schemes take the `ns3` defaults of their parameters where ns-3.44's code departs from
+    /// the scheme's source (`ParamSpec::ns3_default`). Set by the `ns3` profile only;
+    /// `cc_params` override it key by key.
+    pub ns3_schemes: bool,
     /// A repeated timeout of the same loss episode (the head already resent after a
     /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
     pub timeout_keeps_ssthresh: bool,
@@ -217,6 +221,8 @@ impl Profile {
                 partial_ack_retransmit: true,
                 // TcpCubic ports tcp_cubic.c's integer bictcp_update.
                 linux_cubic: 2,
+                // Scheme parameters where ns-3.44's TcpCongestionOps depart from their sources.
+                ns3_schemes: true,
                 // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
                 // already retransmitted.
                 timeout_keeps_ssthresh: true,
@@ -303,6 +309,7 @@ impl Default for TcpConfig {
             fast_retransmit_restarts_rto: true,
             partial_ack_retransmit: false,
             linux_cubic: 0,
+            ns3_schemes: false,
             timeout_keeps_ssthresh: false,
             exit_ack_grows: false,
             pipe_keeps_retransmissions: false,
