@@ -145,8 +145,13 @@ fn error_model(
             synth,
             interval,
             applies_to,
+            shared,
+            per_size,
         } => {
             let iv = interval.ns();
+            if per_size == &Some(0) {
+                return err(format!("{path}.per_size"), "must be > 0 bytes");
+            }
             if iv == 0 {
                 return err(format!("{path}.interval"), "must be > 0");
             }
@@ -194,11 +199,14 @@ fn error_model(
                     ),
                     );
                 }
-                sy.generate(
-                    n,
-                    iv,
-                    &mut Rng::for_component(seed, &format!("{stream}/snr")),
-                )
+                // A shared trace is the a->b direction's, drawn from that direction's stream.
+                let own = format!("{stream}/snr");
+                let from = if *shared {
+                    own.replace("/ba/error/snr", "/ab/error/snr")
+                } else {
+                    own
+                };
+                sy.generate(n, iv, &mut Rng::for_component(seed, &from))
             };
             let total: usize = snr.iter().map(|s| s.samples_db.len()).sum();
             if total + series.samples_db.len() > MAX_SERIES_TOTAL {
@@ -220,6 +228,7 @@ fn error_model(
                     modulation: *modulation,
                     rng: rng(),
                     cache: None,
+                    per_size: *per_size,
                 })),
             )
         }
@@ -267,6 +276,8 @@ fn drai_params(
         busy_low,
         weight,
         window,
+        drop_memory: window,
+        drop_memory_rtts: 0.0,
     })
 }
 
@@ -1416,6 +1427,7 @@ impl<'a> Builder<'a> {
                     interval,
                     measurement_delay,
                     ewma_weight,
+                    hysteresis_db,
                 } => {
                     let n = self.lookup(node, format!("{p}.node"))?;
                     let Some(&(l, devs)) = self.link_names.get(link) else {
@@ -1444,18 +1456,21 @@ impl<'a> Builder<'a> {
                     if interval.ns() == 0 {
                         return err(format!("{p}.interval"), "must be > 0");
                     }
-                    // A sample describes its whole interval: it cannot be known before the
-                    // interval ends, so no delay shorter than that is accepted.
+                    // A reading is of the past: any age above 0. Shorter than the channel's
+                    // sample interval it reads into the sample still running, which the
+                    // channel holds (the `reading-age` axis of docs/schemes/snr_gate.md).
                     let sample_iv = self.snr[series].interval;
                     let delay = measurement_delay.map_or(sample_iv, |d| d.ns());
-                    if delay < sample_iv {
+                    if delay == 0 {
                         return err(
                             format!("{p}.measurement_delay"),
-                            format!(
-                                "must be at least the channel's SNR sample interval ({} s): a \
-                                 sample is not measured before its interval ends",
-                                crate::engine::secs(sample_iv)
-                            ),
+                            "must be > 0: a reading is of frames already received",
+                        );
+                    }
+                    if !(hysteresis_db.is_finite() && *hysteresis_db >= 0.0) {
+                        return err(
+                            format!("{p}.hysteresis_db"),
+                            format!("must be >= 0 dB, got {hysteresis_db}"),
                         );
                     }
                     if !(*ewma_weight > 0.0 && *ewma_weight <= 1.0) {
@@ -1466,14 +1481,17 @@ impl<'a> Builder<'a> {
                     }
                     (
                         n,
-                        Box::new(SnrGate::new(
-                            n,
-                            series,
-                            *threshold_db,
-                            interval.ns(),
-                            delay,
-                            *ewma_weight,
-                        )),
+                        Box::new(
+                            SnrGate::new(
+                                n,
+                                series,
+                                *threshold_db,
+                                interval.ns(),
+                                delay,
+                                *ewma_weight,
+                            )
+                            .with_hysteresis(*hysteresis_db),
+                        ),
                     )
                 }
                 AgentSpec::Eln { node } => {
@@ -1528,8 +1546,10 @@ impl<'a> Builder<'a> {
                     busy_low,
                     weight,
                     window,
+                    drop_memory,
+                    drop_memory_rtts,
                 } => {
-                    let params = drai_params(
+                    let mut params = drai_params(
                         &p,
                         *queue_low,
                         *queue_mid,
@@ -1538,6 +1558,11 @@ impl<'a> Builder<'a> {
                         *weight,
                         *window,
                     )?;
+                    if let Some(m) = drop_memory {
+                        params.drop_memory = m.ns();
+                    }
+                    params.drop_memory_rtts =
+                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {

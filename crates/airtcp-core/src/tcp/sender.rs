@@ -249,7 +249,7 @@ impl TcpSender {
         let recovery_kind = if cfg.sack {
             RecoveryKind::Sack
         } else {
-            recovery_kind
+            cfg.recovery.unwrap_or(recovery_kind)
         };
         let rwnd = cfg.rcv_window;
         let ecn_ok = cfg.ecn && !cfg.handshake;
