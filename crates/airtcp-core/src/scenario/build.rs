@@ -697,6 +697,8 @@ struct Builder<'a> {
     /// TDMA media by name: (index in `media`, slot frame, schedule, member devices).
     tdma: BTreeMap<String, TdmaBuild>,
     sched: Scheduler<Ev>,
+    /// Each 802.11 station's device and the index of its medium.
+    stations: Vec<(DevId, usize)>,
 }
 
 struct TdmaBuild {
@@ -727,6 +729,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         adjacency: Vec::with_capacity(2 * sc.links.len()),
         snr: Vec::new(),
         link_names: BTreeMap::new(),
+        stations: Vec::new(),
         tdma: BTreeMap::new(),
         sched: Scheduler::new(),
     };
@@ -738,6 +741,18 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
+    // The scenario path of each device's link or medium, for the memory budget's error.
+    let mut dev_fields = vec![String::new(); b.devices.len()];
+    for (i, ds) in b.link_names.values() {
+        for d in ds {
+            if let Some(f) = dev_fields.get_mut(d.idx()) {
+                *f = format!("links[{i}]");
+            }
+        }
+    }
+    for (d, m) in &b.stations {
+        dev_fields[d.idx()] = format!("media[{m}]");
+    }
     let mut sim = Sim::new(
         sc.name.clone(),
         sc.seed,
@@ -752,6 +767,14 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     );
     sim.trace_verdicts = sc.trace.verdicts;
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+    if let Some(m) = sc.memory_budget {
+        if m.bytes() == 0 {
+            return err("memory_budget", "must be > 0 bytes");
+        }
+        sim.watch.memory = m.bytes();
+        sim.watch.memory_source = crate::budget::BudgetSource::Scenario;
+    }
+    sim.watch.dev_fields = dev_fields;
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
     if !sc.trace.pcap.is_empty() {
@@ -1181,6 +1204,7 @@ impl<'a> Builder<'a> {
             for (k, (node, _)) in members.iter().enumerate() {
                 let d = DevId(first + k as u32);
                 self.nodes[node.idx()].devices.push(d);
+                self.stations.push((d, i));
                 self.devices
                     .push(AnyDevice::Other(Box::new(WifiDev::new(net.clone(), k))));
             }

@@ -21,6 +21,9 @@ pub struct Scenario {
     /// Event budget of the run: a run that would process more events stops with an error
     /// naming this key (protects sweeps from a scenario that would run for days).
     pub max_events: Option<u64>,
+    /// Memory budget of the run ("2GiB"): a run whose queued packets, drop records, series
+    /// and per-flow state outgrow it stops with an error naming the field that drives them.
+    pub memory_budget: Option<Size>,
     #[serde(default)]
     pub tcp: TcpOptions,
     #[serde(default)]
