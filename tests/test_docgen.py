@@ -211,7 +211,7 @@ def test_a_typed_figure_that_disagrees_with_the_generated_table_is_caught():
 
 
 #: scheme pages whose typed figures their own reproductions' owners are correcting
-PROSE_PENDING = {"muzha.md", "snr_gate.md", "wmecn.md"}
+PROSE_PENDING = {"muzha.md"}
 
 
 def test_no_figure_typed_in_the_committed_docs_disagrees_with_their_tables():

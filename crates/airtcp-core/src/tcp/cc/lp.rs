@@ -11,9 +11,10 @@
 //!
 //! An indication is acted on at most once per window of data (only ACKs for data sent after
 //! the last reaction carry news of it; the paper does not say how often the test runs).
+//! Delays are taken at the timestamp clock's granularity, 1 ms (Linux's and ns-3's tick).
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpLp` (from Linux's
-//! `tcp_lp.c`): whole-millisecond delays, tested on every ACK, and after each reaction
+//! `tcp_lp.c`): tested on every ACK, and after each reaction
 //! d_min and d_max restart from the smoothed delay (d_min = sd, d_max = 2·sd).
 
 use super::{
@@ -34,7 +35,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction, ms delays)",
+        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction)",
     ),
 ];
 
@@ -89,11 +90,8 @@ impl Lp {
 
     /// Feed a one-way delay sample (ns).
     pub fn sample(&mut self, owd: f64) {
-        let owd = if self.ns3 {
-            (owd / MS as f64).floor() * MS as f64
-        } else {
-            owd
-        };
+        // At the TCP timestamp clock's granularity (1 ms, as Linux and ns-3 tick).
+        let owd = (owd / MS as f64).floor() * MS as f64;
         self.d_min = self.d_min.min(owd);
         if self.ns3 {
             if owd > self.d_max {
@@ -196,13 +194,14 @@ mod tests {
     #[test]
     fn threshold_is_fifteen_percent_between_min_and_max_of_the_smoothed_delay() {
         let mut l = lp(false);
-        l.sample(100.0);
-        l.sample(200.0);
-        // sd = 7/8 x 100 + 1/8 x 200 = 112.5; threshold 100 + 0.15 x 100 = 115.
-        assert!((l.sowd.unwrap() - 112.5).abs() < 1e-9);
+        let ms = MS as f64;
+        l.sample(100.0 * ms);
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 100 + 1/8 x 200 = 112.5 ms; threshold 100 + 0.15 x 100 = 115 ms.
+        assert!((l.sowd.unwrap() - 112.5 * ms).abs() < 1e-3);
         assert!(!l.early_indication());
-        l.sample(200.0);
-        // sd = 7/8 x 112.5 + 25 = 123.4 > 115.
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 112.5 + 25 = 123.4 ms > 115 ms.
         assert!(l.early_indication());
     }
 
