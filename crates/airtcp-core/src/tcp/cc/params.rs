@@ -158,6 +158,21 @@ pub const ADAPTIVE: &[ParamSpec] = &[
         500.0,
         "segments over which the channel-loss rate is estimated",
     ),
+    ParamSpec::new(
+        "hops",
+        1.0,
+        "hops of the route: the path's loss estimate is put on the per-link scale of the threshold",
+    ),
+    ParamSpec::new(
+        "online_model",
+        1.0,
+        "online threshold from Padhye's model with timeouts (1) or Mathis's without (0)",
+    ),
+    ParamSpec::new(
+        "min_rto",
+        0.2,
+        "floor of the RTO (s) the online threshold's model uses",
+    ),
 ];
 pub const CROSSLAYER: &[ParamSpec] = &[
     ParamSpec::new(
@@ -169,6 +184,21 @@ pub const CROSSLAYER: &[ParamSpec] = &[
         "per_window",
         500.0,
         "segments over which the channel-loss rate is estimated",
+    ),
+    ParamSpec::new(
+        "hops",
+        1.0,
+        "hops of the route: the path's loss estimate is put on the per-link scale of the threshold",
+    ),
+    ParamSpec::new(
+        "online_model",
+        1.0,
+        "online threshold from Padhye's model with timeouts (1) or Mathis's without (0)",
+    ),
+    ParamSpec::new(
+        "min_rto",
+        0.2,
+        "floor of the RTO (s) the online threshold's model uses",
     ),
 ];
 pub const TIBET: &[ParamSpec] = &[ParamSpec::new(
