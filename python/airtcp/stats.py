@@ -669,3 +669,135 @@ def per_condition_sentence(
         return f"no {name} had runs"
     order = (SUPPORTED, NOT_SUPPORTED, INCONCLUSIVE)
     return "; ".join(f"{o} at {name} {', '.join(groups[o])}" for o in order if o in groups)
+
+
+# --------------------------------------------------------------------------------------------
+# paired samples: runs that share a channel (the same trace, the same seed)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A paired comparison of ``a`` against ``b`` (``a[i]`` and ``b[i]`` measured on the same
+    trace or seed): ``diff`` = mean(a) − mean(b), or with ``relative`` the change
+    100·(mean(a)/mean(b) − 1) in %, its standard error from the spread of the per-pair
+    differences (relative: of 100·(aᵢ − R·bᵢ)/mean(b), R = mean(a)/mean(b), the delta method of
+    a ratio of paired means), Student-t degrees of freedom n − 1, t, the two-sided p-value,
+    the ``level`` interval and d_z (mean difference / standard deviation of the differences).
+    ``degenerate`` when there are fewer than two pairs or the differences have no spread:
+    the interval, t and p are then NaN, so no rule can decide on them."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    sd: float
+    se: float
+    df: float
+    t: float
+    p: float
+    ci_low: float
+    ci_high: float
+    dz: float
+    level: float
+    relative: bool
+    degenerate: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _pairs(a: Sequence[float], b: Sequence[float]) -> tuple[list[float], list[float]]:
+    if len(a) != len(b):
+        raise ValueError(f"paired samples need equal lengths, got {len(a)} and {len(b)}")
+    keep = [
+        (float(x), float(y))
+        for x, y in zip(a, b, strict=True)
+        if x is not None and y is not None and not math.isnan(float(x)) and not math.isnan(y)
+    ]
+    return [x for x, _ in keep], [y for _, y in keep]
+
+
+def paired(
+    a: Sequence[float], b: Sequence[float], level: float = 0.95, *, relative: bool = False
+) -> Paired:
+    """The paired t-test of ``a`` against ``b`` (pairs with a None or NaN left out); see
+    :class:`Paired`. Two samples that share their noise (the same fading trace) differ far
+    less than two independent ones: Welch's test would count that shared noise twice."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    xa, xb = _pairs(a, b)
+    n = len(xa)
+    nan = math.nan
+    ma = math.fsum(xa) / n if n else nan
+    mb = math.fsum(xb) / n if n else nan
+    d = [x - y for x, y in zip(xa, xb, strict=True)]
+    sd_raw = _mean_var(d)[1] ** 0.5 if n >= 2 else nan
+    mean_d = math.fsum(d) / n if n else nan
+    dz = mean_d / sd_raw if n >= 2 and sd_raw > 0 else nan
+    if relative:
+        if n == 0 or mb == 0:
+            diff, z = nan, []
+        else:
+            ratio = ma / mb
+            diff = 100.0 * (ratio - 1.0)
+            z = [100.0 * (x - ratio * y) / mb for x, y in zip(xa, xb, strict=True)]
+    else:
+        diff, z = mean_d, d
+    sd = _mean_var(z)[1] ** 0.5 if len(z) >= 2 else nan
+    if n < 2 or math.isnan(diff) or not sd > 0:
+        return Paired(n, ma, mb, diff, sd, nan, nan, nan, nan, nan, nan, dz, level, relative, True)
+    se = sd / math.sqrt(n)
+    df = float(n - 1)
+    t = diff / se
+    p = min(1.0, 2.0 * (1.0 - t_cdf(abs(t), df)))
+    half = t_ppf(1.0 - (1.0 - level) / 2.0, df) * se
+    return Paired(
+        n, ma, mb, diff, sd, se, df, t, p, diff - half, diff + half, dz, level, relative, False
+    )
+
+
+def paired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    level: float = 0.95,
+    *,
+    relative: bool = False,
+    resamples: int = 2000,
+    seed: int = 1,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the paired change (as :func:`paired` states it:
+    mean(a) − mean(b), or 100·(mean(a)/mean(b) − 1) with ``relative``), resampling whole
+    pairs; seeded, so the same data give the same interval. (NaN, NaN) when the pairs are
+    fewer than two or their differences have no spread (nothing to resample)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    import random
+
+    xa, xb = _pairs(a, b)
+    n = len(xa)
+    if n < 2 or len({x - y for x, y in zip(xa, xb, strict=True)}) < 2:
+        return math.nan, math.nan
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(resamples):
+        idx = [rng.randrange(n) for _ in range(n)]
+        sa = math.fsum(xa[i] for i in idx)
+        sb = math.fsum(xb[i] for i in idx)
+        if relative:
+            if sb == 0:
+                continue
+            stats.append(100.0 * (sa / sb - 1.0))
+        else:
+            stats.append((sa - sb) / n)
+    if not stats:
+        return math.nan, math.nan
+    stats.sort()
+    lo_q, hi_q = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+
+    def q(p: float) -> float:
+        k = p * (len(stats) - 1)
+        i = int(math.floor(k))
+        j = min(i + 1, len(stats) - 1)
+        return stats[i] + (stats[j] - stats[i]) * (k - i)
+
+    return q(lo_q), q(hi_q)

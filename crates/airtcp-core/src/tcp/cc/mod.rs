@@ -17,6 +17,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod jersey;
 pub mod ledbat;
+pub mod lp;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
@@ -29,6 +30,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod wmecn;
+pub mod yeah;
 
 pub use bbr::Bbr;
 pub use bic::Bic;
@@ -42,6 +44,7 @@ pub use hybla::Hybla;
 pub use illinois::Illinois;
 pub use jersey::Jersey;
 pub use ledbat::Ledbat;
+pub use lp::Lp;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
@@ -52,6 +55,7 @@ pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
 pub use wmecn::Wmecn;
+pub use yeah::Yeah;
 
 pub use params::{ParamSpec, Params};
 use serde::Serialize;
@@ -544,6 +548,24 @@ pub const SCHEMES: &[SchemeInfo] = &[
         receiver: None,
         timestamps: false,
         params: dctcp::PARAMS,
+    },
+    SchemeInfo {
+        name: "lp",
+        description: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; a smoothed one-way delay past 15% of its min-max range halves cwnd and starts a 3-RTT inference phase (a second indication in it: 1 segment); yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Lp::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: lp::PARAMS,
+    },
+    SchemeInfo {
+        name: "yeah",
+        description: "YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable increase while the estimated backlog Q < 80 segments and the queueing delay < RTTbase/8, Reno otherwise with precautionary decongestion; a loss removes max(Q, cwnd/8) unless competing with Reno",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Yeah::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: yeah::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
