@@ -19,6 +19,7 @@ from typing import Any
 
 from . import __version__, _core
 from ._common import UserError, parse_value, table
+from .budgets import partial_banner
 from .result import Result
 from .scenario import PathError, Scenario
 
@@ -204,9 +205,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not sc.data["trace"].get("pcap"):
             sc.set("trace.pcap", ["*"])
     t0 = time.perf_counter()
-    result = airtcp.run(sc, seed=args.seed, allow_paths=args.allow_path)
+    with warnings.catch_warnings():
+        # The partial result is announced below, in its place.
+        warnings.simplefilter("ignore", airtcp.PartialResultWarning)
+        result = airtcp.run(
+            sc,
+            seed=args.seed,
+            allow_paths=args.allow_path,
+            memory_budget=args.memory_budget,
+            timeout=args.timeout,
+            progress=not args.no_progress,
+        )
     wall = time.perf_counter() - t0
     src = f" ({args.file})" if args.file else ""
+    partial = result.partial
+    if partial:
+        print(partial_banner(partial))
     print(f"scenario {result.summary.get('name', '?')}{src}")
     print()
     if result.raw.get("flows"):
@@ -235,6 +249,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.parquet:
         paths = result.to_parquet(args.parquet)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
+    if partial:
+        print(partial_banner(partial), file=sys.stderr)
+        return 130
     return 0
 
 
@@ -406,6 +423,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             progress=not args.quiet,
             allow_paths=args.allow_path,
+            memory_budget=args.memory_budget,
+            timeout=args.run_timeout,
         )
     except (DaskError, StoreError) as e:
         raise UserError(str(e)) from None
@@ -631,6 +650,21 @@ def build_parser() -> argparse.ArgumentParser:
         "flows.*.cc=newreno, duration=10s (repeatable)"
     )
 
+    def budgets(parser: argparse.ArgumentParser, timeout: str) -> None:
+        parser.add_argument(
+            "--memory-budget",
+            metavar="SIZE",
+            help="memory a run may hold for what grows with its input (e.g. 2GiB; default: "
+            "the scenario's memory_budget, else a quarter of the memory available, shared "
+            "by a sweep's local workers)",
+        )
+        parser.add_argument(
+            timeout,
+            metavar="SECONDS",
+            help="wall-time budget of a run (e.g. 600 or 10min); a run past it stops with "
+            "an error" + (" and is recorded failed" if timeout == "--run-timeout" else ""),
+        )
+
     r = sub.add_parser("run", help="run a scenario file and print flow and link tables")
     r.add_argument("file", metavar="FILE.toml", help="scenario file (TOML, or .json)")
     r.add_argument("--seed", type=int, help="override the scenario's seed")
@@ -652,6 +686,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--all-links",
         action="store_true",
         help="list every link direction, not only those with drops",
+    )
+    budgets(r, "--timeout")
+    r.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress display (by default shown once a run has taken 2 s)",
     )
     allow_path(r)
     r.set_defaults(func=cmd_run)
@@ -723,6 +763,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run again the runs that failed before (by default they are skipped)",
     )
     sw.add_argument("--quiet", action="store_true", help="no progress output")
+    budgets(sw, "--run-timeout")
     allow_path(sw)
     sw.set_defaults(func=cmd_sweep)
 

@@ -284,15 +284,35 @@ class Result:
     def fairness(self) -> float:
         return float(self.raw.get("fairness", float("nan")))
 
+    @property
+    def partial(self) -> dict[str, Any] | None:
+        """For a run that stopped before its end: ``reason`` (``interrupted``, ``timeout``,
+        ``memory_budget``, ``max_events``), ``reached_s`` (simulated time reached, which
+        every figure of the result covers) and ``duration_s`` (the scenario's); else None."""
+        p = self.raw.get("partial")
+        return p if p else None
+
+    @property
+    def complete(self) -> bool:
+        """True for a run that reached the end of its scenario."""
+        return self.partial is None
+
     def __repr__(self) -> str:
         s = self.raw
         macs = s.get("macs", [])
         media = sorted({f"{m.get('medium')} ({m.get('kind')})" for m in macs})
         on_media = f" media={','.join(media)} stations={len(macs)}" if media else ""
+        p = self.partial
+        cut = (
+            f" PARTIAL ({p.get('reason')} at t = {p.get('reached_s'):.6g} s of "
+            f"{p.get('duration_s'):g} s)"
+            if p
+            else ""
+        )
         return (
             f"<Result {s.get('name', '?')!r} seed={s.get('seed')} "
             f"duration={s.get('duration_s')}s flows={len(s.get('flows', []))} "
-            f"links={len(s.get('links', []))}{on_media} events={s.get('events')}>"
+            f"links={len(s.get('links', []))}{on_media} events={s.get('events')}{cut}>"
         )
 
     def _repr_html_(self) -> str:

@@ -197,6 +197,8 @@ def run_record(
     if status not in ("ok", "failed"):
         raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
     raw = raw or {}
+    if status == "ok" and raw.get("partial"):
+        raise ValueError("a partial result (a run stopped before its end) is never a complete run")
     seed = int(seed)
     tables = result_tables(raw)
     summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}

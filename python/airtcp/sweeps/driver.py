@@ -25,6 +25,7 @@ from .backends import (
     Stored,
     SweepAborted,
     WorkerDied,
+    died_record,
     run_chunk,
     run_jobs,
     task,
@@ -48,18 +49,11 @@ def _pool_can_run() -> bool:
 
 def _died(job: Job) -> tuple[RunRecord, None]:
     """The outcome of a run that killed its worker process."""
-    rec = run_record(
-        scenario_hash=job.scenario_hash,
-        seed=job.seed,
-        scenario=job.scenario_json,
-        status="failed",
-        error="the worker process died running this run (killed, out of memory, or a crash "
-        "in the simulator)",
-        error_kind="WorkerDied",
-        airtcp_version=_core.__version__,
-        wall_s=0.0,
+    return died_record(
+        job,
+        "the worker process died running this run (killed, out of memory, or a crash in the "
+        "simulator)",
     )
-    return rec, None
 
 
 def _run_isolating_crashes(
@@ -68,6 +62,7 @@ def _run_isolating_crashes(
     keep_series: bool,
     sink: tuple[str, str] | None = None,
     first: LocalPool | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> Iterator[tuple[list[Job], list[Any]]]:
     """Run ``jobs`` on a local pool, yielding chunks as :func:`run_jobs` does. When a worker
     dies, every job in flight on the pool is a suspect: the suspects run again one at a time,
@@ -80,7 +75,7 @@ def _run_isolating_crashes(
     while remaining:
         seen: set[tuple[str, int]] = set()
         suspects: list[Job] = []
-        pool = first or LocalPool(min(workers, len(remaining)), sink=sink)
+        pool = first or LocalPool(min(workers, len(remaining)), sink=sink, limits=limits)
         first = None
         for chunk, outs in run_jobs(pool, remaining, keep_series):
             seen.update(j.key for j in chunk)
@@ -103,7 +98,10 @@ def _run_isolating_crashes(
         while suspects:
             n = 0
             for chunk, outs in run_jobs(
-                LocalPool(1, window=1, sink=sink), suspects, keep_series, single=True
+                LocalPool(1, window=1, sink=sink, limits=limits),
+                suspects,
+                keep_series,
+                single=True,
             ):
                 n += len(chunk)
                 yield (
@@ -216,8 +214,11 @@ def run_sweep(
     progress: bool | None = None,
     replace: bool = False,
     allow_paths: AllowPaths = None,
+    memory_budget: int | str | None = None,
+    timeout: float | str | None = None,
 ) -> SweepOutcome:
     """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
+    from ..budgets import memory_bytes, seconds
     from ..store import Store
 
     if _importing_main_in_a_worker():
@@ -236,6 +237,8 @@ def run_sweep(
         scenario, source, base_name = sc0, sc0.canonical_json(), sc0.name
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be >= 1, got {workers!r}")
+    budget = memory_bytes(memory_budget)
+    limits: dict[str, Any] = {"memory_budget": budget, "timeout": seconds(timeout)}
     points, seeds_, jobs = plan(
         scenario,
         grid,
@@ -273,6 +276,9 @@ def run_sweep(
             st.close()
         raise
     nworkers = workers or (os.cpu_count() or 1)
+    if budget is None and dask is None:
+        # The default is a share of the machine for one run; a local pool's runs share it.
+        limits["memory_budget"] = max(1, _core.default_memory_budget() // nworkers)
     out = SweepOutcome(
         name=sweep_name,
         store=st.path,
@@ -340,7 +346,7 @@ def run_sweep(
     try:
         if dask is None and runnable and not (nworkers == 1 and len(runnable) == 1):
             # Started before the progress bar's thread, so that the workers can be forked.
-            pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
+            pool = LocalPool(min(nworkers, len(runnable)), sink=sink, limits=limits)
         bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
         if invalid:
             record(
@@ -365,13 +371,13 @@ def run_sweep(
         if runnable:
             results: Iterable[tuple[list[Job], list[Any]]]
             if dask is not None:
-                results = run_jobs(DaskCluster(dask, workers), runnable, trace)
+                results = run_jobs(DaskCluster(dask, workers, limits), runnable, trace)
             elif nworkers == 1 and len(runnable) == 1:
-                results = [(runnable, run_chunk([task(runnable[0])], trace))]
+                results = [(runnable, run_chunk([task(runnable[0])], trace, None, limits))]
             else:
                 # The local workers write their own chunks: inserting is most of what the
                 # driver would do a run, on the cores the workers need.
-                results = _run_isolating_crashes(runnable, nworkers, trace, sink, pool)
+                results = _run_isolating_crashes(runnable, nworkers, trace, sink, pool, limits)
             try:
                 for chunk, outs in results:
                     record(chunk, outs)
@@ -418,6 +424,8 @@ def sweep(
     progress: bool | None = None,
     table: str = "runs",
     allow_paths: AllowPaths = None,
+    memory_budget: int | str | None = None,
+    timeout: float | str | None = None,
 ) -> pl.DataFrame:
     """Run ``scenario`` at every point of ``grid`` (``{path: [values]}``, cross product; paths
     as in :meth:`Scenario.set`, e.g. ``"links.R2-D1.error.per"`` or ``"flows.*.cc"``) with
@@ -438,6 +446,12 @@ def sweep(
     arguments (``{"hops": [1, 2, 4]}``) are given to it, with ``base`` (its fixed arguments,
     ``{"duration": 10}``), to build each point, and are columns of the tables like paths; the
     sweep is named after the builder unless ``name`` says otherwise.
+
+    Budgets of each run: ``timeout`` (seconds, or ``"5min"``) of wall time and
+    ``memory_budget`` (bytes, or ``"1GiB"``; by default the default of :func:`airtcp.run`
+    divided among a local pool's workers, and each dask worker's own default). A run that
+    exceeds one is stopped, recorded failed with the budget's error (which names the field
+    that drives it) and the sweep goes on; ``retry_failed=True`` runs it again.
 
     Raises ValueError/PathError for a bad grid and ScenarioError when every point is invalid;
     a run that fails is recorded (``status == "failed"``, ``error``) and the sweep goes on.
@@ -468,6 +482,8 @@ def sweep(
             retry_failed=retry_failed,
             progress=progress,
             allow_paths=allow_paths,
+            memory_budget=memory_budget,
+            timeout=timeout,
         )
         if progress is not False:
             # On a terminal or not: a log of a sweep ends with what it did.

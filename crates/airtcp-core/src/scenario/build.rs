@@ -276,6 +276,8 @@ fn drai_params(
         busy_low,
         weight,
         window,
+        drop_memory: window,
+        drop_memory_rtts: 0.0,
     })
 }
 
@@ -695,6 +697,8 @@ struct Builder<'a> {
     /// TDMA media by name: (index in `media`, slot frame, schedule, member devices).
     tdma: BTreeMap<String, TdmaBuild>,
     sched: Scheduler<Ev>,
+    /// Each 802.11 station's device and the index of its medium.
+    stations: Vec<(DevId, usize)>,
 }
 
 struct TdmaBuild {
@@ -725,6 +729,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         adjacency: Vec::with_capacity(2 * sc.links.len()),
         snr: Vec::new(),
         link_names: BTreeMap::new(),
+        stations: Vec::new(),
         tdma: BTreeMap::new(),
         sched: Scheduler::new(),
     };
@@ -736,6 +741,18 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
+    // The scenario path of each device's link or medium, for the memory budget's error.
+    let mut dev_fields = vec![String::new(); b.devices.len()];
+    for (i, ds) in b.link_names.values() {
+        for d in ds {
+            if let Some(f) = dev_fields.get_mut(d.idx()) {
+                *f = format!("links[{i}]");
+            }
+        }
+    }
+    for (d, m) in &b.stations {
+        dev_fields[d.idx()] = format!("media[{m}]");
+    }
     let mut sim = Sim::new(
         sc.name.clone(),
         sc.seed,
@@ -750,6 +767,14 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     );
     sim.trace_verdicts = sc.trace.verdicts;
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+    if let Some(m) = sc.memory_budget {
+        if m.bytes() == 0 {
+            return err("memory_budget", "must be > 0 bytes");
+        }
+        sim.watch.memory = m.bytes();
+        sim.watch.memory_source = crate::budget::BudgetSource::Scenario;
+    }
+    sim.watch.dev_fields = dev_fields;
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
     if !sc.trace.pcap.is_empty() {
@@ -1179,6 +1204,7 @@ impl<'a> Builder<'a> {
             for (k, (node, _)) in members.iter().enumerate() {
                 let d = DevId(first + k as u32);
                 self.nodes[node.idx()].devices.push(d);
+                self.stations.push((d, i));
                 self.devices
                     .push(AnyDevice::Other(Box::new(WifiDev::new(net.clone(), k))));
             }
@@ -1483,19 +1509,34 @@ impl<'a> Builder<'a> {
                     }
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
                 }
-                AgentSpec::ExplicitRate { node, share } => {
+                AgentSpec::ExplicitRate {
+                    node,
+                    share,
+                    per_flow,
+                    active,
+                } => {
                     if !(*share > 0.0 && *share <= 1.0) {
                         return err(
                             format!("{p}.share"),
                             format!("must be in (0, 1], got {share}"),
                         );
                     }
+                    if active.ns() == 0 {
+                        return err(format!("{p}.active"), "must be > 0");
+                    }
+                    let make = || -> Box<dyn Hook> {
+                        if *per_flow {
+                            Box::new(ExplicitRate::per_flow(*share, active.ns()))
+                        } else {
+                            Box::new(ExplicitRate::new(*share))
+                        }
+                    };
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
-                        self.install(&mut hooks, n, Box::new(ExplicitRate::new(*share)));
+                        self.install(&mut hooks, n, make());
                     }
-                    (targets[last], Box::new(ExplicitRate::new(*share)))
+                    (targets[last], make())
                 }
                 AgentSpec::Drai {
                     node,
@@ -1505,8 +1546,10 @@ impl<'a> Builder<'a> {
                     busy_low,
                     weight,
                     window,
+                    drop_memory,
+                    drop_memory_rtts,
                 } => {
-                    let params = drai_params(
+                    let mut params = drai_params(
                         &p,
                         *queue_low,
                         *queue_mid,
@@ -1515,6 +1558,11 @@ impl<'a> Builder<'a> {
                         *weight,
                         *window,
                     )?;
+                    if let Some(m) = drop_memory {
+                        params.drop_memory = m.ns();
+                    }
+                    params.drop_memory_rtts =
+                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {

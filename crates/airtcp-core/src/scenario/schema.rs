@@ -21,6 +21,9 @@ pub struct Scenario {
     /// Event budget of the run: a run that would process more events stops with an error
     /// naming this key (protects sweeps from a scenario that would run for days).
     pub max_events: Option<u64>,
+    /// Memory budget of the run ("2GiB"): a run whose queued packets, drop records, series
+    /// and per-flow state outgrow it stops with an error naming the field that drives them.
+    pub memory_budget: Option<Size>,
     #[serde(default)]
     pub tcp: TcpOptions,
     #[serde(default)]
@@ -613,7 +616,8 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
-    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase. A flow
+    /// with `after` starts that draw after the flow it follows is delivered.
     pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     /// Start when the named TCP flow's file has all reached its receiver (a response that
@@ -824,6 +828,12 @@ tagged_enum! {
             node: String,
             #[serde(default = "one")]
             share: f64,
+            /// Divide the offer among the flows the node forwards (those that sent a data
+            /// segment through it within `active`): the rate available to each flow.
+            #[serde(default)]
+            per_flow: bool,
+            #[serde(default = "explicit_rate_active")]
+            active: Duration,
         },
         /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index
         /// of its output interfaces into data segments' MRAI field (docs/schemes/muzha.md).
@@ -842,6 +852,12 @@ tagged_enum! {
             weight: f64,
             #[serde(default = "drai_window")]
             window: Duration,
+            /// How long a drop decelerates; by default the window.
+            #[serde(default)]
+            drop_memory: Option<Duration>,
+            /// > 0: that many of the node's smoothed round trips instead.
+            #[serde(default)]
+            drop_memory_rtts: f64,
         },
     }
 }
@@ -867,4 +883,8 @@ fn drai_window() -> Duration {
 
 fn snoop_min_rto() -> Duration {
     Duration(0.02)
+}
+
+fn explicit_rate_active() -> Duration {
+    Duration(1.0)
 }

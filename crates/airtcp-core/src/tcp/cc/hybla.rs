@@ -8,10 +8,13 @@
 //! and the loss reaction is standard TCP's. ρ is taken at least 1 (a connection shorter than
 //! RTT₀ behaves as standard TCP, as in Linux and ns-3), from the smoothed RTT. A slow-start
 //! step stops at ssthresh and at the receiver's window (beyond either it could not be used).
+//! The paper pairs the rules with packet spacing, since a step of 2^ρ − 1 segments per ACK
+//! would otherwise leave in one burst: segments are paced at 1.1·cwnd/SRTT (the window spread
+//! over the round trip; the 10% covers headers), once an RTT has been measured.
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpHybla`: ρ from the minimum
 //! RTT (recomputed when a sample equals it), with ns-3's reference `RRTT` = 50 ms given by
-//! `rtt0` under that profile.
+//! `rtt0` under that profile, and no pacing (ns-3's TcpHybla does not pace).
 
 use super::{
     half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction,
@@ -35,6 +38,7 @@ pub struct Hybla {
     /// ρ, at least 1.
     pub rho: f64,
     carry: f64,
+    srtt: Option<Time>,
 }
 
 impl Hybla {
@@ -49,6 +53,7 @@ impl Hybla {
             ns3,
             rho: 1.0,
             carry: 0.0,
+            srtt: None,
         })
     }
 
@@ -66,7 +71,13 @@ impl Hybla {
 }
 
 impl CongestionControl for Hybla {
+    fn pacing_rate(&self, st: &CcState) -> Option<f64> {
+        let srtt = self.srtt.filter(|_| !self.ns3)?;
+        Some(1.1 * st.cwnd as f64 * 8.0 / (srtt.max(1) as f64 / SEC as f64))
+    }
+
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        self.srtt = ack.srtt.or(self.srtt);
         if self.ns3 {
             if ack.rtt.is_some() && ack.rtt == ack.min_rtt {
                 self.update_rho(ack.min_rtt);

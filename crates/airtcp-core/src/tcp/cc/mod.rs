@@ -17,6 +17,7 @@ pub mod hybla;
 pub mod illinois;
 pub mod jersey;
 pub mod ledbat;
+pub mod lp;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
@@ -29,6 +30,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod wmecn;
+pub mod yeah;
 
 pub use bbr::Bbr;
 pub use bic::Bic;
@@ -42,6 +44,7 @@ pub use hybla::Hybla;
 pub use illinois::Illinois;
 pub use jersey::Jersey;
 pub use ledbat::Ledbat;
+pub use lp::Lp;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
@@ -52,6 +55,7 @@ pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
 pub use wmecn::Wmecn;
+pub use yeah::Yeah;
 
 pub use params::{ParamSpec, Params};
 use serde::Serialize;
@@ -546,6 +550,24 @@ pub const SCHEMES: &[SchemeInfo] = &[
         params: dctcp::PARAMS,
     },
     SchemeInfo {
+        name: "lp",
+        description: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; a smoothed one-way delay past 15% of its min-max range halves cwnd and starts a 3-RTT inference phase (a second indication in it: 1 segment); yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Lp::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: lp::PARAMS,
+    },
+    SchemeInfo {
+        name: "yeah",
+        description: "YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable increase while the estimated backlog Q < 80 segments and the queueing delay < RTTbase/8, Reno otherwise with precautionary decongestion; a loss removes max(Q, cwnd/8) unless competing with Reno",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Yeah::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: yeah::PARAMS,
+    },
+    SchemeInfo {
         name: "oracle",
         description: "Loss-cause oracle (upper bound): NewReno window rules told the true cause of each loss by the simulator; no cut on channel losses, the normal cut on congestion; SACK recovery",
         // An upper bound should not be held back by recovery that repairs one hole per RTT.
@@ -570,19 +592,52 @@ pub fn build_flow(
             crate::util::unknown_name("scheme", name, &names),
         ));
     };
-    let mut p = Params::declared(params, info.params);
-    let cc = (info.build)(&mut p)?;
+    let given = params;
+    let params = scoped(name, given);
+    // An error names the key as the scenario gave it (`ewr.interval`, not `interval`).
+    let key = |(k, m): (String, String)| {
+        let full = format!("{name}.{k}");
+        if !given.contains_key(&k) && given.contains_key(&full) {
+            (full, m)
+        } else {
+            (k, m)
+        }
+    };
+    let mut p = Params::declared(&params, info.params);
+    let cc = (info.build)(&mut p).map_err(key)?;
     let receiver = match info.receiver {
-        Some(make) => Some(make(&mut p)?),
+        Some(make) => Some(make(&mut p).map_err(key)?),
         None => None,
     };
-    p.finish(name)?;
+    p.finish(name).map_err(key)?;
     Ok(BuiltScheme {
         cc,
         recovery: info.recovery,
         receiver,
         timestamps: info.timestamps,
     })
+}
+
+/// A flow's parameters as scheme `name` reads them: a key `<scheme>.<param>` is `<param>` for
+/// that scheme and ignored by every other registered scheme, so a sweep whose grid changes
+/// the scheme can carry one scheme's parameter on every flow. Other keys pass as they are; a
+/// scoped key wins over the same plain key (a profile's default filled in beside it).
+fn scoped(name: &str, params: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let mut mine = Vec::new();
+    for (k, v) in params {
+        match k.split_once('.') {
+            Some((scheme, key)) if scheme == name => mine.push((key, *v)),
+            Some((scheme, _)) if SCHEMES.iter().any(|s| s.name == scheme) => {}
+            _ => {
+                out.insert(k.clone(), *v);
+            }
+        }
+    }
+    for (k, v) in mine {
+        out.insert(k.to_string(), v);
+    }
+    out
 }
 
 /// Under the `ns3` profile: the defaults of scheme `name`'s parameters where ns-3.44 departs
@@ -628,6 +683,23 @@ mod registry_tests {
             );
             assert!(!s.description.is_empty());
         }
+    }
+
+    #[test]
+    fn parameters_scoped_to_a_scheme_reach_only_that_scheme() {
+        let mut m = BTreeMap::new();
+        m.insert("ewr.interval".to_string(), 1.0);
+        assert!(
+            build("newreno", &m).is_ok(),
+            "another scheme's parameter is ignored"
+        );
+        assert!(build("ewr", &m).is_ok());
+        m.insert("ewr.intervl".to_string(), 1.0);
+        let e = build("ewr", &m).err().unwrap();
+        assert_eq!(e.0, "ewr.intervl");
+        let mut m = BTreeMap::new();
+        m.insert("nosuch.x".to_string(), 1.0);
+        assert_eq!(build("newreno", &m).err().unwrap().0, "nosuch.x");
     }
 
     #[test]

@@ -245,4 +245,14 @@ pub const EWR: &[ParamSpec] = &[
         "Vegas backlog (segments) above which a loss is congestion",
     ),
     ParamSpec::new("delta", 0.7, "receiver's arrival-rate filter gain"),
+    ParamSpec::new(
+        "interval",
+        0.0,
+        "Eq. 1 per packet (0) or once per this many RTT_min over the bytes since the last sample",
+    ),
+    ParamSpec::new(
+        "loss_term",
+        0.0,
+        "1: cap the estimate at Padhye's throughput for the loss rate the receiver sees",
+    ),
 ];
