@@ -98,6 +98,9 @@ pub struct TcpConfig {
     /// The scheme's growth counts what an ACK newly delivered (ns-3.44's segsAcked from
     /// the delivered count), not the whole advance of the cumulative ACK.
     pub acked_delivered: bool,
+    /// Loss recovery for every scheme of the flow, in place of the scheme's own (None); SACK
+    /// (`sack = true`) takes precedence.
+    pub recovery: Option<cc::RecoveryKind>,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -314,6 +317,7 @@ impl Default for TcpConfig {
             exit_ack_grows: false,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
+            recovery: None,
         }
     }
 }

@@ -592,19 +592,52 @@ pub fn build_flow(
             crate::util::unknown_name("scheme", name, &names),
         ));
     };
-    let mut p = Params::declared(params, info.params);
-    let cc = (info.build)(&mut p)?;
+    let given = params;
+    let params = scoped(name, given);
+    // An error names the key as the scenario gave it (`ewr.interval`, not `interval`).
+    let key = |(k, m): (String, String)| {
+        let full = format!("{name}.{k}");
+        if !given.contains_key(&k) && given.contains_key(&full) {
+            (full, m)
+        } else {
+            (k, m)
+        }
+    };
+    let mut p = Params::declared(&params, info.params);
+    let cc = (info.build)(&mut p).map_err(key)?;
     let receiver = match info.receiver {
-        Some(make) => Some(make(&mut p)?),
+        Some(make) => Some(make(&mut p).map_err(key)?),
         None => None,
     };
-    p.finish(name)?;
+    p.finish(name).map_err(key)?;
     Ok(BuiltScheme {
         cc,
         recovery: info.recovery,
         receiver,
         timestamps: info.timestamps,
     })
+}
+
+/// A flow's parameters as scheme `name` reads them: a key `<scheme>.<param>` is `<param>` for
+/// that scheme and ignored by every other registered scheme, so a sweep whose grid changes
+/// the scheme can carry one scheme's parameter on every flow. Other keys pass as they are; a
+/// scoped key wins over the same plain key (a profile's default filled in beside it).
+fn scoped(name: &str, params: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let mut mine = Vec::new();
+    for (k, v) in params {
+        match k.split_once('.') {
+            Some((scheme, key)) if scheme == name => mine.push((key, *v)),
+            Some((scheme, _)) if SCHEMES.iter().any(|s| s.name == scheme) => {}
+            _ => {
+                out.insert(k.clone(), *v);
+            }
+        }
+    }
+    for (k, v) in mine {
+        out.insert(k.to_string(), v);
+    }
+    out
 }
 
 /// Under the `ns3` profile: the defaults of scheme `name`'s parameters where ns-3.44 departs
@@ -671,6 +704,23 @@ mod registry_tests {
                 panic!("{} under ns3: {k}: {m}", s.name);
             }
         }
+    }
+
+    #[test]
+    fn parameters_scoped_to_a_scheme_reach_only_that_scheme() {
+        let mut m = BTreeMap::new();
+        m.insert("ewr.interval".to_string(), 1.0);
+        assert!(
+            build("newreno", &m).is_ok(),
+            "another scheme's parameter is ignored"
+        );
+        assert!(build("ewr", &m).is_ok());
+        m.insert("ewr.intervl".to_string(), 1.0);
+        let e = build("ewr", &m).err().unwrap();
+        assert_eq!(e.0, "ewr.intervl");
+        let mut m = BTreeMap::new();
+        m.insert("nosuch.x".to_string(), 1.0);
+        assert_eq!(build("newreno", &m).err().unwrap().0, "nosuch.x");
     }
 
     #[test]

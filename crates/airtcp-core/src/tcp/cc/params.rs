@@ -158,6 +158,21 @@ pub const ADAPTIVE: &[ParamSpec] = &[
         500.0,
         "segments over which the channel-loss rate is estimated",
     ),
+    ParamSpec::new(
+        "hops",
+        1.0,
+        "hops of the route: puts the path's loss rate on the per-link scale of the threshold",
+    ),
+    ParamSpec::new(
+        "online_model",
+        1.0,
+        "online threshold from Padhye's model with timeouts (1) or Mathis's (0)",
+    ),
+    ParamSpec::new(
+        "min_rto",
+        0.2,
+        "floor of the RTO estimate in Padhye's model (s)",
+    ),
 ];
 pub const CROSSLAYER: &[ParamSpec] = &[
     ParamSpec::new(
@@ -169,6 +184,21 @@ pub const CROSSLAYER: &[ParamSpec] = &[
         "per_window",
         500.0,
         "segments over which the channel-loss rate is estimated",
+    ),
+    ParamSpec::new(
+        "hops",
+        1.0,
+        "hops of the route: puts the path's loss rate on the per-link scale of the threshold",
+    ),
+    ParamSpec::new(
+        "online_model",
+        1.0,
+        "online threshold from Padhye's model with timeouts (1) or Mathis's (0)",
+    ),
+    ParamSpec::new(
+        "min_rto",
+        0.2,
+        "floor of the RTO estimate in Padhye's model (s)",
     ),
 ];
 pub const TIBET: &[ParamSpec] = &[ParamSpec::new(
@@ -245,4 +275,14 @@ pub const EWR: &[ParamSpec] = &[
         "Vegas backlog (segments) above which a loss is congestion",
     ),
     ParamSpec::new("delta", 0.7, "receiver's arrival-rate filter gain"),
+    ParamSpec::new(
+        "interval",
+        0.0,
+        "Eq. 1 per packet (0) or once per this many RTT_min over the bytes since the last sample",
+    ),
+    ParamSpec::new(
+        "loss_term",
+        0.0,
+        "1: cap the estimate at Padhye's throughput for the loss rate the receiver sees",
+    ),
 ];
