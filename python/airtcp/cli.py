@@ -742,10 +742,14 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "schemes",
         help="list congestion-control schemes",
-        description="List the congestion-control schemes a flow's 'cc' may name: each with its "
-        "default loss recovery, a description and its 'cc_params' with their defaults (the "
-        "same declarations the core checks cc_params against). The ns3 profile's defaults are "
-        "shown where ns-3.44 departs from the scheme's source (docs/tcp_profiles.md).",
+        description=(
+            'List the congestion-control schemes a flow can use (cc = "NAME" in a scenario, '
+            "--set 'flows.*.cc=NAME', or the builders' cc=): each with its default loss "
+            "recovery, what it is and its cc_params with their defaults (the same declarations "
+            "the core checks a flow's cc_params table against). The ns3 profile's defaults are "
+            "shown where ns-3.44 departs from the scheme's source (docs/tcp_profiles.md); each "
+            "scheme's page in docs/schemes/ gives the sources."
+        ),
     )
     s.add_argument(
         "--params",

@@ -813,6 +813,13 @@ def _doc_overshoot(data: PaperData) -> str:
     return "Without errors, " + "; ".join(parts) + ".\n"
 
 
+def _doc_robustness(data: PaperData) -> str:
+    """Per claim, the generated sentence naming the readings and axes that decide it."""
+    from ..docgen import robustness_sentences
+
+    return robustness_sentences(data)
+
+
 def _doc_claims(data: PaperData) -> str:
     from ..docgen import claims_table
 
@@ -1431,6 +1438,7 @@ PAPER = register(
             "overshoot": _doc_overshoot,
             "friendliness": _doc_friendliness,
             "claims": _doc_claims,
+            "robustness": _doc_robustness,
         },
     )
 )

@@ -578,6 +578,13 @@ def _doc_oracle(data: PaperData) -> str:
     return oracle_shares(data)
 
 
+def _doc_robustness(data: PaperData) -> str:
+    """Per claim, the generated sentence naming the readings and axes that decide it."""
+    from ..docgen import robustness_sentences
+
+    return robustness_sentences(data)
+
+
 def _doc_claims(data: PaperData) -> str:
     from ..docgen import claims_table
 
@@ -1021,6 +1028,7 @@ PAPER = register(
             "oracle-share": _doc_oracle,
             "cross": _doc_cross,
             "claims": _doc_claims,
+            "robustness": _doc_robustness,
         },
     )
 )

@@ -636,13 +636,6 @@ def _doc_goodput(data: PaperData) -> str:
     )
 
 
-def _doc_readings(data: PaperData) -> str:
-    """Every claim under every reading and axis (the robustness engine's verdict map)."""
-    from ..docgen import verdict_map
-
-    return verdict_map(data)
-
-
 def _doc_oracle(data: PaperData) -> str:
     """Each scheme's goodput as a share of the oracle's, per load and PER."""
     from ..docgen import oracle_shares
@@ -1142,7 +1135,6 @@ PAPER = register(
             "verdicts": _doc_verdicts,
             "udp-share": _doc_udp_share,
             "timeouts": _doc_timeouts,
-            "readings": _doc_readings,
         },
     )
 )

@@ -369,7 +369,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
     },
     SchemeInfo {
         name: "newreno-adaptive-online",
-        description: "Adaptive NewReno with its threshold estimated online: ELN once the path's channel-loss rate exceeds the rate at which NewReno's loss-limited rate (1.22 MSS/(RTT sqrt p)) falls to the echoed explicit rate",
+        description: "Adaptive NewReno with its threshold estimated online: ELN once the channel-loss rate exceeds the rate at which NewReno's loss-limited rate (Padhye's, with timeouts; Mathis's with online_model = 0) falls to the echoed explicit rate",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::AdaptiveOnline, p)?),
         receiver: None,

@@ -161,17 +161,17 @@ pub const ADAPTIVE: &[ParamSpec] = &[
     ParamSpec::new(
         "hops",
         1.0,
-        "hops of the route: puts the path's loss rate on the per-link scale of the threshold",
+        "hops of the route: the path's loss estimate is put on the per-link scale of the threshold",
     ),
     ParamSpec::new(
         "online_model",
         1.0,
-        "online threshold from Padhye's model with timeouts (1) or Mathis's (0)",
+        "online threshold from Padhye's model with timeouts (1) or Mathis's without (0)",
     ),
     ParamSpec::new(
         "min_rto",
         0.2,
-        "floor of the RTO estimate in Padhye's model (s)",
+        "floor of the RTO (s) the online threshold's model uses",
     ),
 ];
 pub const CROSSLAYER: &[ParamSpec] = &[
@@ -188,17 +188,17 @@ pub const CROSSLAYER: &[ParamSpec] = &[
     ParamSpec::new(
         "hops",
         1.0,
-        "hops of the route: puts the path's loss rate on the per-link scale of the threshold",
+        "hops of the route: the path's loss estimate is put on the per-link scale of the threshold",
     ),
     ParamSpec::new(
         "online_model",
         1.0,
-        "online threshold from Padhye's model with timeouts (1) or Mathis's (0)",
+        "online threshold from Padhye's model with timeouts (1) or Mathis's without (0)",
     ),
     ParamSpec::new(
         "min_rto",
         0.2,
-        "floor of the RTO estimate in Padhye's model (s)",
+        "floor of the RTO (s) the online threshold's model uses",
     ),
 ];
 pub const TIBET: &[ParamSpec] = &[ParamSpec::new(
