@@ -116,7 +116,30 @@ def test_run_parquet_without_series(capsys, tmp_path, dumbbell_dict):
 def test_schemes(capsys):
     code, out, _ = run_cli(capsys, "schemes")
     assert code == 0
-    assert "newreno" in out and "description" in out
+    assert "newreno  (recovery: newreno)" in out
+    # Each scheme's parameters with their defaults, in 100 columns.
+    assert "cc_params: a = 0.01, b = 0.125, low_window = 16, ns3 = 0" in out
+    assert "cc_params: alpha = 1, beta = 3, gamma = 1" in out
+    assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_schemes_params_lists_each_parameter_with_its_description(capsys):
+    code, out, _ = run_cli(capsys, "schemes", "--params")
+    assert code == 0
+    lines = out.splitlines()
+    i = lines.index("    rtt0 = 0.025 (ns3 profile: 0.05)")
+    assert "reference round trip RTT0" in lines[i + 1]
+    assert "    g = 0.0625" in lines
+    assert "    cc_params: none" in lines
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_schemes_help_describes_the_listing(capsys):
+    with pytest.raises(SystemExit) as ei:
+        main(["schemes", "--help"])
+    assert ei.value.code == 0
+    out = capsys.readouterr().out
+    assert "cc_params" in out and "--params" in out
 
 
 def test_validate_ok(capsys):

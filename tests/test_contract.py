@@ -62,6 +62,13 @@ def test_schemes_and_defaults_come_from_the_core():
     info = airtcp.scheme_info()
     assert [s["name"] for s in info] == [n for n, _ in airtcp.schemes()]
     assert {s["name"]: s["recovery"] for s in info}["sack"] == "sack"
+    by_name = {s["name"]: s for s in info}
+    hs = {p["name"]: p for p in by_name["highspeed"]["params"]}
+    assert hs["low_window"]["default"] == 38 and hs["low_window"]["ns3_default"] is None
+    assert hs["table"]["ns3_default"] == 1
+    assert by_name["ledbat"]["timestamps"] is True
+    assert by_name["newreno"]["params"] == []
+    assert all(p["description"] for s in info for p in s["params"])
     d = airtcp.defaults()
     assert d["tcp"]["initial_cwnd"] == 2
     assert d["profiles"]["ns3"]["initial_cwnd"] == 10

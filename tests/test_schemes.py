@@ -26,6 +26,16 @@ ALL = [
     "jersey",
     "newjersey",
     "ewr",
+    "highspeed",
+    "scalable",
+    "bic",
+    "hybla",
+    "illinois",
+    "htcp",
+    "yeah",
+    "lp",
+    "ledbat",
+    "dctcp",
     "oracle",
 ]
 

@@ -35,8 +35,11 @@ def schemes() -> list[tuple[str, str]]:
     return [(str(n), str(d)) for n, d in _core.schemes()]
 
 
-def scheme_info() -> list[dict[str, str]]:
-    """The core's scheme registry: ``name``, ``description`` and default ``recovery``."""
+def scheme_info() -> list[dict[str, Any]]:
+    """The core's scheme registry: ``name``, ``description``, default ``recovery``,
+    ``timestamps`` (the scheme turns the option on) and ``params``, each parameter a dict of
+    ``name``, ``default``, ``ns3_default`` (None unless the ``ns3`` profile changes it) and
+    ``description`` (the declarations ``cc_params`` are checked against)."""
     return json.loads(_core.scheme_info_json())
 
 

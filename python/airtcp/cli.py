@@ -267,9 +267,46 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num(v: float) -> str:
+    return f"{v:g}"
+
+
 def cmd_schemes(args: argparse.Namespace) -> int:
-    rows = [[n, d] for n, d in _core.schemes()]
-    print(table(rows, ["scheme", "description"], "ll"))
+    import textwrap
+
+    from . import scheme_info
+
+    width = 100
+    for s in scheme_info():
+        print(f"{s['name']}  (recovery: {s['recovery']})")
+        print(
+            textwrap.fill(s["description"], width, initial_indent="    ", subsequent_indent="    ")
+        )
+        params = s["params"]
+        if not args.params:
+            if params:
+                text = ", ".join(f"{p['name']} = {_num(p['default'])}" for p in params)
+                print(
+                    textwrap.fill(
+                        "cc_params: " + text,
+                        width,
+                        initial_indent="    ",
+                        subsequent_indent="      ",
+                    )
+                )
+            continue
+        if not params:
+            print("    cc_params: none")
+        for p in params:
+            head = f"    {p['name']} = {_num(p['default'])}"
+            if p["ns3_default"] is not None:
+                head += f" (ns3 profile: {_num(p['ns3_default'])})"
+            print(head)
+            print(
+                textwrap.fill(
+                    p["description"], width, initial_indent="        ", subsequent_indent="        "
+                )
+            )
     return 0
 
 
@@ -707,10 +744,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="list congestion-control schemes",
         description=(
             'List the congestion-control schemes a flow can use (cc = "NAME" in a scenario, '
-            "--set 'flows.*.cc=NAME', or the builders' cc=), one line each: the name and what "
-            "it is. Parameters go in a flow's cc_params table; each scheme's page in "
-            "docs/schemes/ gives them with their defaults."
+            "--set 'flows.*.cc=NAME', or the builders' cc=): each with its default loss "
+            "recovery, what it is and its cc_params with their defaults (the same declarations "
+            "the core checks a flow's cc_params table against). The ns3 profile's defaults are "
+            "shown where ns-3.44 departs from the scheme's source (docs/tcp_profiles.md); each "
+            "scheme's page in docs/schemes/ gives the sources."
         ),
+    )
+    s.add_argument(
+        "--params",
+        action="store_true",
+        help="list each parameter on its own line with its description and ns3 profile default",
     )
     s.set_defaults(func=cmd_schemes)
 

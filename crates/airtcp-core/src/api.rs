@@ -36,16 +36,32 @@ fn recovery_name(r: RecoveryKind) -> &'static str {
     }
 }
 
-/// The scheme registry: name, description and default loss recovery of each scheme.
+/// The scheme registry: name, description, default loss recovery, whether it turns on
+/// timestamps, and its `cc_params` (name, default, `ns3` profile default, description): the
+/// declarations `cc_params` are checked against.
 pub fn schemes() -> Value {
     Value::Array(
         SCHEMES
             .iter()
             .map(|s| {
+                let params: Vec<Value> = s
+                    .params
+                    .iter()
+                    .map(|p| {
+                        json!({
+                            "name": p.name,
+                            "default": p.default,
+                            "ns3_default": p.ns3_default,
+                            "description": p.description,
+                        })
+                    })
+                    .collect();
                 json!({
                     "name": s.name,
                     "description": s.description,
                     "recovery": recovery_name(s.recovery),
+                    "timestamps": s.timestamps,
+                    "params": params,
                 })
             })
             .collect(),

@@ -43,7 +43,7 @@ fn ledbat_and_lp_yield_to_newreno() {
     // RFC 6817 and Kuzmanovic & Knightly: beside a standard flow (same RTT, a 200-packet
     // buffer the standard flow fills) the low-priority flow takes less than a quarter of what
     // the standard flow gets; alone it uses more than 80% of the link. The second half was
-    // stated for TCP-LP too and failed on the first run (4.8%: see docs/schemes/lp.md); it
+    // stated for TCP-LP too and failed on the first run (see docs/schemes/lp.md); it
     // is asserted for LEDBAT only.
     let q = "{ limit = 200 }";
     for cc in ["ledbat", "lp"] {

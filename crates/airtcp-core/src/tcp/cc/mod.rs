@@ -686,6 +686,27 @@ mod registry_tests {
     }
 
     #[test]
+    fn declared_parameters_are_exactly_those_read_with_their_defaults() {
+        // Params::get panics on a key read but not declared (or with another default); an
+        // undeclared key given here is refused by finish(); so every declared key is read.
+        for s in SCHEMES {
+            let all: BTreeMap<String, f64> = s
+                .params
+                .iter()
+                .map(|p| (p.name.to_string(), p.default))
+                .collect();
+            if let Err((k, m)) = build_flow(s.name, &all) {
+                panic!("{}: {k}: {m}", s.name);
+            }
+            let mut ns3 = BTreeMap::new();
+            apply_ns3_defaults(s.name, &mut ns3);
+            if let Err((k, m)) = build_flow(s.name, &ns3) {
+                panic!("{} under ns3: {k}: {m}", s.name);
+            }
+        }
+    }
+
+    #[test]
     fn parameters_scoped_to_a_scheme_reach_only_that_scheme() {
         let mut m = BTreeMap::new();
         m.insert("ewr.interval".to_string(), 1.0);
