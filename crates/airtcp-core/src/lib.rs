@@ -11,6 +11,7 @@ pub mod ids;
 pub mod link;
 pub mod medium;
 pub mod packet;
+pub mod phy;
 pub mod queue;
 pub mod scenario;
 pub mod sim;

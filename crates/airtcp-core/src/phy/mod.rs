@@ -1,0 +1,7 @@
+//! The 802.11 physical layer's models: transmission modes and their error-rate curves
+//! ([`rate`]), per-frame fading ([`fading`]). Models take the time and the powers they need and
+//! return probabilities or gains; the device decides what to do with them.
+
+pub mod rate;
+
+pub use rate::{thermal_noise_w, WifiMode};
