@@ -155,7 +155,7 @@ pub fn pairwise(p: f64, d: u32) -> f64 {
     for k in (d / 2 + 1)..=d {
         s += binom(k);
     }
-    if d % 2 == 0 {
+    if d.is_multiple_of(2) {
         s += 0.5 * binom(d / 2);
     }
     s
