@@ -113,6 +113,22 @@ pub enum WifiPreset {
     /// 802.11b at 11 Mbps with a 1 Mbps basic rate, log-distance indoor propagation.
     #[serde(rename = "80211b")]
     Dot11b,
+    /// ns-3.44's YansWifiPhy and AdhocWifiMac defaults for 802.11b, `sinr` reception.
+    Ns3,
+    /// 802.11g ERP-OFDM at 54 Mbps: 9 µs slots, 20 µs OFDM preamble, `sinr` reception.
+    #[serde(rename = "80211g")]
+    Dot11g,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceptionKind {
+    /// Capture over the sum of every overlapping signal (airtcp's first rule).
+    Summed,
+    /// ns-2's lock-and-capture receiver.
+    Ns2,
+    /// ns-3's SINR chunks and error-rate curves.
+    Sinr,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -164,6 +180,16 @@ pub struct MediumSpec {
     pub cs_threshold_dbm: Option<f64>,
     pub capture_db: Option<f64>,
     pub noise_dbm: Option<f64>,
+    /// How a receiver decides a frame was decoded (`summed`, `ns2`, `sinr`).
+    pub reception: Option<ReceptionKind>,
+    /// Receiver noise figure (dB): noise = kTB raised by it (`sinr`; instead of `noise_dbm`).
+    pub noise_figure_db: Option<f64>,
+    /// Minimum SNR for a preamble to be detected (`sinr`).
+    pub preamble_snr_db: Option<f64>,
+    /// Weakest signal that still counts as interference (`sinr`; below carrier sense).
+    pub rx_sensitivity_dbm: Option<f64>,
+    /// Rate of ACK frames (default: the preset's rule).
+    pub ack_rate: Option<Rate>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -214,6 +240,11 @@ impl MediumSpec {
         key!(cs_threshold_dbm, wifi);
         key!(capture_db, wifi);
         key!(noise_dbm, wifi);
+        key!(reception, wifi);
+        key!(noise_figure_db, wifi);
+        key!(preamble_snr_db, wifi);
+        key!(rx_sensitivity_dbm, wifi);
+        key!(ack_rate, wifi);
         key!(slot, true);
         key!(sifs, wifi);
         key!(difs, wifi);

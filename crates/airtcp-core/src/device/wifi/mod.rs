@@ -29,7 +29,7 @@ mod rx;
 mod station;
 
 pub use dev::WifiDev;
-pub use params::WifiParams;
+pub use params::{Reception, WifiParams};
 pub use station::{Hear, MacStats, Station};
 
 use rx::Rx;
@@ -65,6 +65,8 @@ pub struct WifiNet {
     /// Longest frame sent so far: how long a finished signal can still matter as interference.
     longest: Time,
     max_delay: Time,
+    /// Longest delay to any station a transmission reaches, sensed or not.
+    reach_delay: Time,
 }
 
 impl WifiNet {
@@ -74,6 +76,12 @@ impl WifiNet {
             by_node[s.node.idx()] = i as u32;
         }
         let max_delay = stations.iter().map(|s| s.max_delay).max().unwrap_or(0);
+        let reach_delay = stations
+            .iter()
+            .flat_map(|s| s.hears.iter().map(|h| h.delay))
+            .max()
+            .unwrap_or(0)
+            .max(max_delay);
         WifiNet {
             name,
             p,
@@ -83,6 +91,7 @@ impl WifiNet {
             free: Vec::new(),
             longest: 0,
             max_delay,
+            reach_delay,
         }
     }
 
@@ -186,6 +195,7 @@ impl WifiNet {
         let p = &self.p;
         let dur = match kind {
             Kind::Data => p.data_time(bytes),
+            Kind::Ack => p.air_time(bytes, p.ack_rate),
             _ => p.control_time(bytes),
         };
         let end = now + dur;
@@ -225,6 +235,7 @@ impl WifiNet {
                 end,
                 power: f64::INFINITY,
                 own: true,
+                sensed: true,
                 evaluated: true,
             });
         }
@@ -241,9 +252,12 @@ impl WifiNet {
                 end: end + h.delay,
                 power: h.power_w,
                 own: false,
+                sensed: h.sensed,
                 evaluated: false,
             });
-            self.on_busy(r, now + h.delay, end + h.delay, ctx);
+            if h.sensed {
+                self.on_busy(r, now + h.delay, end + h.delay, ctx);
+            }
         }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
@@ -262,7 +276,7 @@ impl WifiNet {
         let s = f.from as usize;
         for k in 0..self.stations[s].hears.len() {
             let r = self.stations[s].hears[k].to as usize;
-            let horizon = self.longest + 2 * self.max_delay;
+            let horizon = self.longest + 2 * self.reach_delay;
             self.stations[r]
                 .signals
                 .retain(|g| !g.evaluated || g.end + horizon >= now);
@@ -273,8 +287,13 @@ impl WifiNet {
             else {
                 continue;
             };
-            let rx = self.judge(r, i, &f, now, ctx);
             let end_r = self.stations[r].signals[i].end;
+            if !self.stations[r].signals[i].sensed {
+                // Energy below carrier sense: interference for others, nothing to decide.
+                self.stations[r].signals[i].evaluated = true;
+                continue;
+            }
+            let rx = self.judge(r, i, &f, now, ctx);
             self.stations[r].signals[i].evaluated = true;
             let addressed = f.to as usize == r;
             if rx == Rx::Ok {
@@ -289,11 +308,11 @@ impl WifiNet {
                     }
                 }
             } else {
-                if rx != Rx::Deaf {
+                if !matches!(rx, Rx::Deaf | Rx::Missed(_)) {
                     self.set_eifs(r, true, ctx);
                 }
                 if addressed {
-                    let cause = if matches!(rx, Rx::Collision | Rx::Deaf) {
+                    let cause = if matches!(rx, Rx::Collision | Rx::Deaf | Rx::Missed(true)) {
                         self.stations[r].stats.rx_collisions += 1;
                         DropCause::Collision
                     } else {

@@ -37,15 +37,20 @@ pub(super) struct Sig {
     pub(super) power: f64,
     /// The station's own transmission.
     pub(super) own: bool,
+    /// Strong enough to sense (above the carrier-sense threshold); a weaker signal only
+    /// interferes (the `sinr` reception counts it).
+    pub(super) sensed: bool,
     pub(super) evaluated: bool,
 }
 
-/// One station that senses another's transmissions.
+/// One station that senses another's transmissions, or (not `sensed`) only receives their
+/// energy as interference.
 #[derive(Clone, Copy, Debug)]
 pub struct Hear {
     pub to: u32,
     pub power_w: f64,
     pub delay: Time,
+    pub sensed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +143,8 @@ pub struct Station {
     pub hears: Vec<Hear>,
     pub(super) max_delay: Time,
     pub(super) rng: Rng,
+    /// Draws whether a frame survived its SINR (the `sinr` reception).
+    pub(super) rx_rng: Rng,
     pub(super) error: ErrorModel,
     pub stats: MacStats,
 }
@@ -152,9 +159,15 @@ impl Station {
         hears: Vec<Hear>,
         cw_min: u32,
         rng: Rng,
+        rx_rng: Rng,
         error: ErrorModel,
     ) -> Station {
-        let max_delay = hears.iter().map(|h| h.delay).max().unwrap_or(0);
+        let max_delay = hears
+            .iter()
+            .filter(|h| h.sensed)
+            .map(|h| h.delay)
+            .max()
+            .unwrap_or(0);
         Station {
             node,
             dev,
@@ -180,6 +193,7 @@ impl Station {
             hears,
             max_delay,
             rng,
+            rx_rng,
             error,
             stats: MacStats::default(),
         }
