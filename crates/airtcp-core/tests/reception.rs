@@ -139,3 +139,55 @@ fn reception_keys_are_checked() {
     sc["media"][0]["reception"] = json!("capture");
     assert!(err(&sc).contains("reception"), "{}", err(&sc));
 }
+
+#[test]
+fn rayleigh_fading_loses_frames_a_steady_channel_keeps() {
+    // 4.9 dB of mean SNR, just above the 4 dB preamble threshold: without fading every frame
+    // is decoded; with Rayleigh fading the gain falls below -0.9 dB (the frame is missed) with
+    // probability 1 - exp(-0.81) = 0.56, and frames 100 Hz of Doppler apart fade
+    // independently enough to see it.
+    let steady = run(&link(json!({"tx_power_dbm": 18.0}), 1000));
+    let faded = run(&link(
+        json!({"tx_power_dbm": 18.0, "fading": {"model": "rayleigh", "doppler_hz": 100}}),
+        1000,
+    ));
+    let lost = |r: &Value| {
+        let (a, b) = (mac(r, "a@air"), mac(r, "b@air"));
+        count(b, "rx_channel_errors") / count(a, "data_frames")
+    };
+    assert_eq!(lost(&steady), 0.0);
+    let l = lost(&faded);
+    assert!((0.4..0.7).contains(&l), "faded loss {l}");
+    // Rician with K = 15 dB: the amplitude is about 0.985 + 0.124·N(0, 1) (the in-phase part
+    // of the scattered field), below √0.81 = 0.9 with probability Φ(-0.68) = 0.25.
+    let los = run(&link(
+        json!({"tx_power_dbm": 18.0,
+               "fading": {"model": "rician", "k_db": 15, "doppler_hz": 100}}),
+        1000,
+    ));
+    let lr = lost(&los);
+    assert!((0.1..0.3).contains(&lr), "Rician loss {lr}");
+}
+
+#[test]
+fn fading_keys_are_checked() {
+    let mut sc = link(json!({}), 1000);
+    sc["media"][0]["fading"] = json!({"model": "rician"});
+    assert!(
+        err(&sc).starts_with("media[0].fading.k_db: a rician model needs"),
+        "{}",
+        err(&sc)
+    );
+    sc["media"][0]["fading"] = json!({"model": "nakagami", "m": 1.2});
+    assert!(
+        err(&sc).starts_with("media[0].fading.m: must be a multiple of 0.5"),
+        "{}",
+        err(&sc)
+    );
+    sc["media"][0]["fading"] = json!({"model": "rayleigh", "speed": 1, "doppler_hz": 3});
+    assert!(
+        err(&sc).starts_with("media[0].fading.doppler_hz: give one of"),
+        "{}",
+        err(&sc)
+    );
+}

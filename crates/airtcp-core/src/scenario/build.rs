@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::files::FileAccess;
 use super::schema::*;
 use super::units::Duration;
-use super::wifi::wifi_params;
+use super::wifi::{fading, wifi_params};
 use super::ScenarioError;
 use crate::app::App;
 use crate::device::wifi::{Hear, Station};
@@ -952,12 +952,16 @@ impl<'a> Builder<'a> {
                     error,
                 ));
             }
-            let net = Rc::new(RefCell::new(WifiNet::new(
-                m.name.clone(),
-                params,
-                stations,
-                self.nodes.len(),
-            )));
+            let fade = fading(m, model.frequency_hz, &p)?;
+            let mut net = WifiNet::new(m.name.clone(), params, stations, self.nodes.len());
+            if let Some(f) = fade {
+                net.set_fading(f, |a, b| {
+                    let na = &sc.nodes[members[a].0.idx()].name;
+                    let nb = &sc.nodes[members[b].0.idx()].name;
+                    Rng::for_component(sc.seed, &format!("medium/{}/fading/{na}/{nb}", m.name))
+                });
+            }
+            let net = Rc::new(RefCell::new(net));
             for (k, (node, _)) in members.iter().enumerate() {
                 let d = DevId(first + k as u32);
                 self.nodes[node.idx()].devices.push(d);

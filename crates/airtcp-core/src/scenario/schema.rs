@@ -122,6 +122,32 @@ pub enum WifiPreset {
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+pub enum FadingModel {
+    Rayleigh,
+    Rician,
+    Nakagami,
+}
+
+/// Small-scale fading drawn per frame from per-pair streams, correlated in time through the
+/// Doppler spread (give at most one of `doppler_hz`, `speed`, `coherence_time`; none: a gain
+/// fixed per pair for the run).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FadingSpec {
+    pub model: FadingModel,
+    /// Rician K factor, dB.
+    pub k_db: Option<f64>,
+    /// Nakagami m (≥ 0.5, in steps of 0.5).
+    pub m: Option<f64>,
+    pub doppler_hz: Option<f64>,
+    /// Relative node speed, m/s (Doppler v/λ).
+    pub speed: Option<f64>,
+    /// Coherence time (Doppler 0.423/T_c).
+    pub coherence_time: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
 pub enum ReceptionKind {
     /// Capture over the sum of every overlapping signal (airtcp's first rule).
     Summed,
@@ -190,6 +216,8 @@ pub struct MediumSpec {
     pub rx_sensitivity_dbm: Option<f64>,
     /// Rate of ACK frames (default: the preset's rule).
     pub ack_rate: Option<Rate>,
+    /// Per-frame fading of every pair (off by default).
+    pub fading: Option<FadingSpec>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -245,6 +273,7 @@ impl MediumSpec {
         key!(preamble_snr_db, wifi);
         key!(rx_sensitivity_dbm, wifi);
         key!(ack_rate, wifi);
+        key!(fading, wifi);
         key!(slot, true);
         key!(sifs, wifi);
         key!(difs, wifi);

@@ -2,12 +2,12 @@
 //! scenario sets. Sources of the presets are in docs/mac.md.
 
 use super::build::{err, finite_in, R};
-use super::schema::{MediumSpec, PropagationKind, ReceptionKind, WifiPreset};
+use super::schema::{FadingModel, MediumSpec, PropagationKind, ReceptionKind, WifiPreset};
 use super::units::{Duration, Rate, Size};
 use crate::device::wifi::{Reception, WifiParams};
 use crate::engine::{tx_time, Time, SEC};
 use crate::medium::radio::{self, Propagation, RadioModel};
-use crate::phy::{thermal_noise_w, WifiMode};
+use crate::phy::{thermal_noise_w, Fading, FadingKind, WifiMode};
 
 /// What a preset sets. `None` for the ACK rate: the preset's rule from the data rate.
 struct Preset {
@@ -423,4 +423,63 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         ofdm,
     };
     Ok((params, model))
+}
+
+/// The medium's fading, checked, with the carrier frequency the Doppler shift of a speed
+/// needs.
+pub(super) fn fading(m: &MediumSpec, freq_hz: f64, p: &str) -> R<Option<Fading>> {
+    let Some(f) = &m.fading else { return Ok(None) };
+    let p = format!("{p}.fading");
+    let kind = match f.model {
+        FadingModel::Rayleigh => FadingKind::Rayleigh,
+        FadingModel::Rician => {
+            let Some(k) = f.k_db else {
+                return err(
+                    format!("{p}.k_db"),
+                    "a rician model needs its K factor (dB)",
+                );
+            };
+            FadingKind::Rician(10f64.powf(finite_in(k, -50.0, 50.0, format!("{p}.k_db"))? / 10.0))
+        }
+        FadingModel::Nakagami => {
+            let m = finite_in(f.m.unwrap_or(1.0), 0.5, 50.0, format!("{p}.m"))?;
+            if ((2.0 * m).round() - 2.0 * m).abs() > 1e-9 {
+                return err(
+                    format!("{p}.m"),
+                    format!("must be a multiple of 0.5, got {m}"),
+                );
+            }
+            FadingKind::Nakagami(m)
+        }
+    };
+    if f.k_db.is_some() && f.model != FadingModel::Rician {
+        return err(format!("{p}.k_db"), "only the rician model takes `k_db`");
+    }
+    if f.m.is_some() && f.model != FadingModel::Nakagami {
+        return err(format!("{p}.m"), "only the nakagami model takes `m`");
+    }
+    let given = [
+        f.doppler_hz.is_some(),
+        f.speed.is_some(),
+        f.coherence_time.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return err(
+            format!("{p}.doppler_hz"),
+            "give one of `doppler_hz`, `speed`, `coherence_time`",
+        );
+    }
+    let doppler_hz = if let Some(d) = f.doppler_hz {
+        finite_in(d, 0.0, 1e6, format!("{p}.doppler_hz"))?
+    } else if let Some(v) = f.speed {
+        finite_in(v, 0.0, 1e4, format!("{p}.speed"))? * freq_hz / radio::C
+    } else if let Some(t) = f.coherence_time {
+        if t.ns() == 0 {
+            return err(format!("{p}.coherence_time"), "must be positive");
+        }
+        0.423 / (t.ns() as f64 * 1e-9)
+    } else {
+        0.0
+    };
+    Ok(Some(Fading { kind, doppler_hz }))
 }

@@ -36,10 +36,12 @@ use rx::Rx;
 use station::{Cur, Frame, Kind, Pending, Sig, State};
 
 use super::{DevCtx, DevEv, DevOut, LinkLoss, LossNote};
+use crate::engine::Rng;
 use crate::engine::Time;
 use crate::hook::Metric;
 use crate::ids::{NodeId, PacketId};
 use crate::packet::DropCause;
+use crate::phy::{Fading, PairFading};
 use crate::queue::{QueuePolicy, Verdict};
 use std::collections::BTreeMap;
 
@@ -67,6 +69,8 @@ pub struct WifiNet {
     max_delay: Time,
     /// Longest delay to any station a transmission reaches, sensed or not.
     reach_delay: Time,
+    /// Per-frame fading and the state of each station pair (by lower, higher index).
+    fading: Option<(Fading, Vec<PairFading>)>,
 }
 
 impl WifiNet {
@@ -92,7 +96,20 @@ impl WifiNet {
             longest: 0,
             max_delay,
             reach_delay,
+            fading: None,
         }
+    }
+
+    /// Fade every frame's power by `f`, pair `(a, b)` (a < b) drawing from `stream(a, b)`.
+    pub fn set_fading(&mut self, f: Fading, stream: impl Fn(usize, usize) -> Rng) {
+        let n = self.stations.len();
+        let mut pairs = Vec::with_capacity(n * n);
+        for a in 0..n {
+            for b in 0..n {
+                pairs.push(PairFading::new(stream(a.min(b), a.max(b))));
+            }
+        }
+        self.fading = Some((f, pairs));
     }
 
     fn free_at(&self, s: usize) -> Time {
@@ -246,11 +263,18 @@ impl WifiNet {
         for k in 0..self.stations[s].hears.len() {
             let h = self.stations[s].hears[k];
             let r = h.to as usize;
+            let power = match self.fading.as_mut() {
+                None => h.power_w,
+                Some((f, pairs)) => {
+                    let n = self.stations.len();
+                    h.power_w * pairs[s.min(r) * n + s.max(r)].gain(f, now)
+                }
+            };
             self.stations[r].signals.push(Sig {
                 fid,
                 start: now + h.delay,
                 end: end + h.delay,
-                power: h.power_w,
+                power,
                 own: false,
                 sensed: h.sensed,
                 evaluated: false,
