@@ -90,6 +90,12 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "exit_ack_grows": c.exit_ack_grows,
         "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
         "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
+        "recovery": match c.recovery {
+            None => "scheme",
+            Some(crate::tcp::cc::RecoveryKind::Reno) => "reno",
+            Some(crate::tcp::cc::RecoveryKind::NewReno) => "newreno",
+            Some(crate::tcp::cc::RecoveryKind::Sack) => "sack",
+        },
         "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
     })
 }
