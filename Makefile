@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim bench-ns3-chain validate-ns3 \
+.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi \
         clean distclean
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
 	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
 	@echo "make validate-ns3 airtcp's ns3 TCP profile against ns-3.44 (PyPI wheel) -> docs/validation.md"
+	@echo "make validate-ns3-wifi airtcp's ns3 802.11 preset against ns-3.44 on the chain -> docs/validation.md"
 	@echo "make bench-ns3-chain  wall time of airtcp against ns-3.44 on the 16-hop 802.11 chain"
 	@echo "             (scenarios/bench_d.toml; RUNS=3 runs each, interleaved)"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
@@ -103,6 +104,11 @@ distclean: clean
 
 validate-ns3: setup .ns3venv/.stamp
 	$(VPY) validation/ns3/run.py $(NS3_ARGS)
+
+# Not in CI: airtcp's `ns3` 802.11 preset against ns-3.44 on the 200 m chain (1-16 hops,
+# SEEDS seeds each, about 10 s of one core per ns-3 run) -> docs/validation.md.
+validate-ns3-wifi: setup .ns3venv/.stamp
+	$(VPY) benches/ns3/validate_wifi.py --seeds $${SEEDS:-10} --write $(NS3_ARGS)
 
 # Not in CI: airtcp's benchmark d against benches/ns3/wifi_chain.cc built on the same wheel
 # (benches/ns3/README.md). Each ns-3 run takes about 15 s of one core.

@@ -13,6 +13,7 @@ pub mod link;
 pub mod medium;
 pub mod packet;
 pub mod pcap;
+pub mod phy;
 pub mod queue;
 pub mod scenario;
 pub mod sim;

@@ -3,8 +3,8 @@
 //! the node layer only routes, runs hooks and hands packets to endpoints.
 
 use crate::app::App;
-use crate::device::{AnyDevice, DevCtx, DevEv, DevOut, Device, LinkLoss, LossNote};
-use crate::engine::{Scheduler, Time, Timed, TimerSlot};
+use crate::device::{AnyDevice, DevCtx, DevEv, DevOut, DevSched, LinkLoss, LossNote};
+use crate::engine::{Scheduler, Tie, Time, Timed, TimerSlot};
 use crate::hook::{Hook, HookAction, HookCtx, LocalEnd, Verdict};
 use crate::ids::{DevId, FlowId, HookId, NodeId, PacketId};
 use crate::link::SnrSeries;
@@ -139,6 +139,13 @@ pub struct Sim {
     free_notes: Vec<u32>,
     /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
     pub capture: Option<Box<crate::pcap::Capture>>,
+}
+
+impl DevSched for Scheduler<Ev> {
+    #[inline(always)]
+    fn dev_at(&mut self, at: Time, tie: Tie, dev: DevId, ev: DevEv) {
+        self.at_tied(at, tie, Ev::Dev(dev, ev));
+    }
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a
@@ -313,7 +320,11 @@ impl Sim {
     /// appended to one shared buffer and handled in order; a nested device call (a received
     /// packet forwarded on) handles and removes its own before this one goes on.
     #[inline]
-    fn with_device(&mut self, d: DevId, f: impl FnOnce(&mut AnyDevice, DevId, &mut DevCtx)) {
+    fn with_device(
+        &mut self,
+        d: DevId,
+        f: impl FnOnce(&mut AnyDevice, DevId, &mut DevCtx<Scheduler<Ev>>),
+    ) {
         let start = self.dev_out.len();
         {
             let mut ctx = dev_ctx!(self);
@@ -418,7 +429,7 @@ impl Sim {
             let start = self.dev_out.len();
             let noted = self.notes.len();
             let mut ctx = dev_ctx!(self);
-            Device::enqueue(p, d, &mut ctx, id, next_hop);
+            p.enqueue_in(d, &mut ctx, id, next_hop);
             // Accepting a frame notes no loss (a drop is reported, and handled below).
             debug_assert_eq!(self.notes.len(), noted);
             if self.dev_out.len() > start {

@@ -13,12 +13,11 @@ pub use p2p::{Arq, P2p};
 pub use tdma::{Owner as TdmaOwner, Tdma, TdmaDev};
 pub use wifi::{WifiDev, WifiNet};
 
-use crate::engine::{Scheduler, Tie, Time};
+use crate::engine::{Tie, Time};
 use crate::hook::Metric;
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::SnrSeries;
 use crate::packet::{DropCause, PacketPool, Wire};
-use crate::sim::Ev;
 use crate::stats::LinkResult;
 use std::collections::BTreeMap;
 
@@ -75,11 +74,19 @@ pub struct LossNote {
     pub wire: Wire,
 }
 
+/// Where a device's events go: the simulator's event heap, which wraps them in its own event
+/// type (devices do not know it). `tie` places the event among others at the same instant.
+pub trait DevSched {
+    fn dev_at(&mut self, at: Time, tie: Tie, dev: DevId, ev: DevEv);
+}
+
 /// What a device may touch while it handles a call: the clock, the event heap (its own events
-/// only, through [`DevCtx::at`]), the packet arena and the channel's SNR series.
-pub struct DevCtx<'a> {
+/// only, through [`DevCtx::at`]), the packet arena and the channel's SNR series. Devices behind
+/// the [`Device`] trait see the heap through a trait object; the point-to-point link, called
+/// statically by the engine, through the concrete scheduler.
+pub struct DevCtx<'a, S: DevSched + ?Sized = dyn DevSched> {
     pub now: Time,
-    pub sched: &'a mut Scheduler<Ev>,
+    pub sched: &'a mut S,
     pub pool: &'a mut PacketPool,
     pub snr: &'a [SnrSeries],
     pub out: &'a mut Vec<DevOut>,
@@ -89,25 +96,42 @@ pub struct DevCtx<'a> {
     pub packet_hops: &'a mut u64,
 }
 
-impl DevCtx<'_> {
+impl<S: DevSched + ?Sized> DevCtx<'_, S> {
     /// Schedule `ev` for device `dev` at `at`.
+    #[inline]
     pub fn at(&mut self, at: Time, dev: DevId, ev: DevEv) {
-        self.sched.at(at, Ev::Dev(dev, ev));
+        self.sched.dev_at(at, Tie::Scheduled, dev, ev);
     }
 
     /// Schedule the end of a transmission of `dev` (it runs before other events at `at`);
     /// a device has at most one at an instant.
     #[inline]
     pub fn at_end(&mut self, at: Time, dev: DevId, ev: DevEv) {
-        self.sched.at_tied(at, Tie::End(dev.0), Ev::Dev(dev, ev));
+        self.sched.dev_at(at, Tie::End(dev.0), dev, ev);
     }
 
     /// Schedule an arrival at the far end of `dev`'s link (after ends, before other events
     /// at `at`); a device has at most one at an instant.
     #[inline]
     pub fn at_arrival(&mut self, at: Time, dev: DevId, ev: DevEv) {
-        self.sched
-            .at_tied(at, Tie::Arrival(dev.0), Ev::Dev(dev, ev));
+        self.sched.dev_at(at, Tie::Arrival(dev.0), dev, ev);
+    }
+}
+
+impl<'a, S: DevSched + 'static> DevCtx<'a, S> {
+    /// The same context with the scheduler behind a trait object, for a call through
+    /// [`Device`].
+    #[inline]
+    pub fn as_dyn(&mut self) -> DevCtx<'_> {
+        DevCtx {
+            now: self.now,
+            sched: self.sched,
+            pool: self.pool,
+            snr: self.snr,
+            out: self.out,
+            notes: self.notes,
+            packet_hops: self.packet_hops,
+        }
     }
 }
 
@@ -212,26 +236,38 @@ pub enum AnyDevice {
 
 impl AnyDevice {
     #[inline]
-    pub fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+    pub fn enqueue<S: DevSched + 'static>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        pkt: PacketId,
+        next_hop: NodeId,
+    ) {
         match self {
-            AnyDevice::P2p(d) => d.enqueue(me, ctx, pkt, next_hop),
-            AnyDevice::Other(d) => d.enqueue(me, ctx, pkt, next_hop),
+            AnyDevice::P2p(d) => d.enqueue_in(me, ctx, pkt, next_hop),
+            AnyDevice::Other(d) => d.enqueue(me, &mut ctx.as_dyn(), pkt, next_hop),
         }
     }
 
     #[inline]
-    pub fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
+    pub fn enqueue_front<S: DevSched + 'static>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        pkt: PacketId,
+        next_hop: NodeId,
+    ) {
         match self {
-            AnyDevice::P2p(d) => d.enqueue_front(me, ctx, pkt, next_hop),
-            AnyDevice::Other(d) => d.enqueue_front(me, ctx, pkt, next_hop),
+            AnyDevice::P2p(d) => d.enqueue_front_in(me, ctx, pkt, next_hop),
+            AnyDevice::Other(d) => d.enqueue_front(me, &mut ctx.as_dyn(), pkt, next_hop),
         }
     }
 
     #[inline]
-    pub fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+    pub fn handle<S: DevSched + 'static>(&mut self, me: DevId, ctx: &mut DevCtx<S>, ev: DevEv) {
         match self {
-            AnyDevice::P2p(d) => d.handle(me, ctx, ev),
-            AnyDevice::Other(d) => d.handle(me, ctx, ev),
+            AnyDevice::P2p(d) => d.handle_in(me, ctx, ev),
+            AnyDevice::Other(d) => d.handle(me, &mut ctx.as_dyn(), ev),
         }
     }
 }

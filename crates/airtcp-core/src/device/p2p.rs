@@ -15,7 +15,7 @@
 //! the queue, a frame's start cannot be known when it is queued, and the transmitter has a
 //! transmission-done event per frame.
 
-use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote};
+use super::{DevCtx, DevEv, DevOut, DevSched, Device, DeviceView, LinkLoss, LossNote};
 use crate::engine::{tx_time, Time};
 use crate::ids::{DevId, NodeId, PacketId};
 use crate::link::ErrorModel;
@@ -228,7 +228,7 @@ impl P2p {
         self.tx.is_none() && self.fifo.is_empty()
     }
 
-    fn drop(&mut self, ctx: &mut DevCtx, id: PacketId, cause: DropCause) {
+    fn drop<S: DevSched + ?Sized>(&mut self, ctx: &mut DevCtx<S>, id: PacketId, cause: DropCause) {
         self.stats.drops[cause.index()] += 1;
         ctx.out.push(DevOut::Drop(id, cause));
     }
@@ -236,7 +236,7 @@ impl P2p {
     /// The far end's receiver will see frame `id` arrive damaged, `at` (one propagation
     /// delay after its serialization ended). Only on a link without ARQ, where a damaged
     /// frame is a lost packet; with ARQ the sender's give-up is the loss.
-    fn damaged(&self, ctx: &mut DevCtx, id: PacketId, at: Time) {
+    fn damaged<S: DevSched + ?Sized>(&self, ctx: &mut DevCtx<S>, id: PacketId, at: Time) {
         ctx.notes.push(LossNote {
             node: self.peer,
             at,
@@ -246,7 +246,7 @@ impl P2p {
     }
 
     #[inline]
-    fn start_tx(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
+    fn start_tx<S: DevSched + ?Sized>(&mut self, me: DevId, ctx: &mut DevCtx<S>, id: PacketId) {
         let size = ctx.pool.get(id).size as u64;
         // With ARQ every frame also holds the medium for its link-level ACK.
         let dt = tx_time(size, self.rate_bps) + self.arq.map_or(0, |a| a.ack_time);
@@ -259,7 +259,7 @@ impl P2p {
     }
 
     #[inline]
-    fn on_tx_done(&mut self, me: DevId, ctx: &mut DevCtx) {
+    fn on_tx_done<S: DevSched + ?Sized>(&mut self, me: DevId, ctx: &mut DevCtx<S>) {
         let now = ctx.now;
         let id = self.tx.take().expect("TxDone on an idle device");
         if self.error.corrupts(now, ctx.pool.get(id), ctx.snr) {
@@ -310,7 +310,12 @@ impl P2p {
     /// Accept (or not) a frame and schedule it: its start, its end, and then its loss or its
     /// arrival at the other end.
     #[inline]
-    fn enqueue_scheduled(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) {
+    fn enqueue_scheduled<S: DevSched + ?Sized>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        id: PacketId,
+    ) {
         let now = ctx.now;
         self.settle(now, false);
         let idle = self.busy_until <= now;
@@ -370,7 +375,12 @@ impl P2p {
     /// (The engine calls this directly for the arrival events of point-to-point links, the
     /// most common event there is, rather than through `handle` and the report buffer.)
     #[inline(always)]
-    pub fn arrive(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId) -> NodeId {
+    pub fn arrive<S: DevSched + ?Sized>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        id: PacketId,
+    ) -> NodeId {
         let head = self.wire_fifo.pop_front(ctx.pool);
         debug_assert_eq!(head, Some(id));
         if let Some((next, due)) = self.wire_fifo.front() {
@@ -384,21 +394,17 @@ impl P2p {
     }
 }
 
-impl Device for P2p {
-    fn node(&self) -> NodeId {
-        self.node
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
+impl P2p {
+    // The device calls with the context generic over the scheduler, so the engine's calls
+    // to a point-to-point link are static; `Device` passes the dynamic one.
     #[inline]
-    fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+    pub fn enqueue_in<S: DevSched + ?Sized>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        id: PacketId,
+        _next_hop: NodeId,
+    ) {
         if self.scheduled {
             return self.enqueue_scheduled(me, ctx, id);
         }
@@ -418,7 +424,13 @@ impl Device for P2p {
     }
 
     #[inline]
-    fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, _next_hop: NodeId) {
+    pub fn enqueue_front_in<S: DevSched + ?Sized>(
+        &mut self,
+        me: DevId,
+        ctx: &mut DevCtx<S>,
+        id: PacketId,
+        _next_hop: NodeId,
+    ) {
         assert!(
             !self.scheduled,
             "{}: a packet ahead of the queue on a device that schedules frames on acceptance \
@@ -436,7 +448,7 @@ impl Device for P2p {
     }
 
     #[inline]
-    fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+    pub fn handle_in<S: DevSched + ?Sized>(&mut self, me: DevId, ctx: &mut DevCtx<S>, ev: DevEv) {
         match ev {
             DevEv::TxDone => self.on_tx_done(me, ctx),
             DevEv::Arrive(id) => {
@@ -445,7 +457,7 @@ impl Device for P2p {
             }
             DevEv::Retry(id) => {
                 self.awaiting_retry -= 1;
-                self.enqueue_front(me, ctx, id, self.peer);
+                self.enqueue_front_in(me, ctx, id, self.peer);
             }
             DevEv::Lost(id) => {
                 self.lost_pending -= 1;
@@ -454,6 +466,35 @@ impl Device for P2p {
             }
             DevEv::Timer(_) => {}
         }
+    }
+}
+
+impl Device for P2p {
+    fn node(&self) -> NodeId {
+        self.node
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    #[inline]
+    fn enqueue(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, next_hop: NodeId) {
+        self.enqueue_in(me, ctx, id, next_hop)
+    }
+
+    #[inline]
+    fn enqueue_front(&mut self, me: DevId, ctx: &mut DevCtx, id: PacketId, next_hop: NodeId) {
+        self.enqueue_front_in(me, ctx, id, next_hop)
+    }
+
+    #[inline]
+    fn handle(&mut self, me: DevId, ctx: &mut DevCtx, ev: DevEv) {
+        self.handle_in(me, ctx, ev)
     }
 
     fn in_network(&self) -> u64 {

@@ -5,16 +5,17 @@ use std::collections::BTreeMap;
 
 use super::files::FileAccess;
 use super::schema::*;
-use super::units::{Duration, Rate, Size};
+use super::units::Duration;
+use super::wifi::{fading, wifi_params};
 use super::ScenarioError;
 use crate::app::App;
-use crate::device::wifi::{Hear, Station, WifiParams};
+use crate::device::wifi::{Hear, Station};
 use crate::device::{AnyDevice, Arq, P2p, Tdma, TdmaDev, TdmaOwner, WifiDev, WifiNet};
 use crate::engine::{tx_time, Rng, Scheduler, Time, MS, SEC};
 use crate::hook::{Drai, DraiParams, Eln, ExplicitRate, Hook, Snoop, SnrGate};
 use crate::ids::{DevId, FlowId, HookId, NodeId};
 use crate::link::{ErrorKind, ErrorModel, GilbertElliott, SnrErrors, SnrSeries};
-use crate::medium::radio::{self, Propagation, RadioModel};
+use crate::medium::radio;
 use crate::medium::Wire;
 use crate::queue::mecn::Thresholds;
 use crate::queue::{
@@ -29,7 +30,7 @@ use crate::util::unknown_name;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-type R<T> = Result<T, ScenarioError>;
+pub(super) type R<T> = Result<T, ScenarioError>;
 
 /// Most samples a synthesized or traced series may hold (memory is proportional to it).
 const MAX_SERIES: usize = 10_000_000;
@@ -42,7 +43,7 @@ const MAX_QUEUE_BYTES: u64 = 100_000_000_000;
 /// Event budget when the scenario sets none (about ten minutes of a fast core).
 pub const DEFAULT_MAX_EVENTS: u64 = 5_000_000_000;
 
-fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
+pub(super) fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
 
@@ -298,223 +299,12 @@ fn check_queue_limit(q: &QueueSpec, path: &str) -> R<()> {
     Ok(())
 }
 
-fn finite_in(v: f64, lo: f64, hi: f64, path: String) -> R<f64> {
+pub(super) fn finite_in(v: f64, lo: f64, hi: f64, path: String) -> R<f64> {
     if v.is_finite() && v >= lo && v <= hi {
         Ok(v)
     } else {
         err(path, format!("must be in [{lo}, {hi}], got {v}"))
     }
-}
-
-/// The MAC/PHY constants and the radio model of an 802.11 medium: the preset's values, then
-/// the keys the scenario sets. Sources of the presets are in docs/mac.md.
-fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)> {
-    let ns2 = m.preset.unwrap_or(WifiPreset::Ns2) == WifiPreset::Ns2;
-    let us = |x: f64| (x * 1e3) as Time;
-    // (data rate, basic rate, propagation, frequency, tx power dBm, rx dBm, cs dBm, noise dBm)
-    let (rate, basic, prop, freq, txp, rx_dbm, cs_dbm, noise) = if ns2 {
-        (
-            2e6,
-            1e6,
-            PropagationKind::TwoRayGround,
-            914e6,
-            radio::w_to_dbm(0.281_838_15),
-            radio::w_to_dbm(3.652e-10),
-            radio::w_to_dbm(1.559e-11),
-            None,
-        )
-    } else {
-        (
-            11e6,
-            1e6,
-            PropagationKind::LogDistance,
-            2.412e9,
-            20.0,
-            -82.0,
-            -90.0,
-            Some(-101.0),
-        )
-    };
-    let model = RadioModel {
-        propagation: match m.propagation.unwrap_or(prop) {
-            PropagationKind::FreeSpace => Propagation::FreeSpace,
-            PropagationKind::TwoRayGround => Propagation::TwoRayGround,
-            PropagationKind::LogDistance => Propagation::LogDistance {
-                exponent: finite_in(
-                    m.path_loss_exponent.unwrap_or(3.0),
-                    1.0,
-                    10.0,
-                    format!("{p}.path_loss_exponent"),
-                )?,
-                reference: finite_in(
-                    m.reference_distance.unwrap_or(1.0),
-                    1e-3,
-                    1e6,
-                    format!("{p}.reference_distance"),
-                )?,
-            },
-        },
-        tx_power_w: radio::dbm_to_w(finite_in(
-            m.tx_power_dbm.unwrap_or(txp),
-            -100.0,
-            100.0,
-            format!("{p}.tx_power_dbm"),
-        )?),
-        frequency_hz: finite_in(
-            m.frequency_hz.unwrap_or(freq),
-            1e6,
-            1e12,
-            format!("{p}.frequency_hz"),
-        )?,
-        antenna_height: finite_in(
-            m.antenna_height.unwrap_or(1.5),
-            0.01,
-            1e4,
-            format!("{p}.antenna_height"),
-        )?,
-        gain_tx: 1.0,
-        gain_rx: 1.0,
-        system_loss: finite_in(
-            m.system_loss.unwrap_or(1.0),
-            1.0,
-            1e6,
-            format!("{p}.system_loss"),
-        )?,
-    };
-    let threshold = |range: Option<f64>, dbm: Option<f64>, dflt: f64, rkey: &str, dkey: &str| match (
-        range, dbm,
-    ) {
-        (Some(_), Some(_)) => err(
-            format!("{p}.{rkey}"),
-            format!("give either `{rkey}` or `{dkey}`, not both"),
-        ),
-        (Some(r), None) => {
-            let r = finite_in(r, 0.01, 1e7, format!("{p}.{rkey}"))?;
-            Ok(model.rx_power(r))
-        }
-        (None, Some(d)) => Ok(radio::dbm_to_w(finite_in(
-            d,
-            -200.0,
-            100.0,
-            format!("{p}.{dkey}"),
-        )?)),
-        (None, None) => Ok(radio::dbm_to_w(dflt)),
-    };
-    let rx_w = threshold(
-        m.range,
-        m.rx_threshold_dbm,
-        rx_dbm,
-        "range",
-        "rx_threshold_dbm",
-    )?;
-    let cs_w = threshold(
-        m.cs_range,
-        m.cs_threshold_dbm,
-        cs_dbm,
-        "cs_range",
-        "cs_threshold_dbm",
-    )?;
-    if cs_w > rx_w {
-        return err(
-            format!("{p}.cs_range"),
-            format!(
-                "carrier sense must reach at least as far as reception ({:.1} m), got {:.1} m",
-                model.range_for(rx_w),
-                model.range_for(cs_w)
-            ),
-        );
-    }
-    let dur = |d: Option<Duration>, dflt: Time, key: &str, min: Time| -> R<Time> {
-        let v = d.map_or(dflt, |d| d.ns());
-        if v < min || v > SEC {
-            return err(
-                format!("{p}.{key}"),
-                format!(
-                    "must be in [{} s, 1 s], got {} s",
-                    min as f64 / 1e9,
-                    v as f64 / 1e9
-                ),
-            );
-        }
-        Ok(v)
-    };
-    let slot = dur(m.slot, us(20.0), "slot", 1)?;
-    let sifs = dur(m.sifs, us(10.0), "sifs", 1)?;
-    let difs = dur(m.difs, sifs + 2 * slot, "difs", sifs)?;
-    let plcp = dur(m.plcp, us(192.0), "plcp", 0)?;
-    let cw_min = m.cw_min.unwrap_or(31);
-    let cw_max = m.cw_max.unwrap_or(1023);
-    if cw_min > 65_535 {
-        return err(
-            format!("{p}.cw_min"),
-            format!("must be at most 65535, got {cw_min}"),
-        );
-    }
-    if cw_max < cw_min || cw_max > 65_535 {
-        return err(
-            format!("{p}.cw_max"),
-            format!("must be in [cw_min = {cw_min}, 65535], got {cw_max}"),
-        );
-    }
-    let limit = |v: Option<u8>, dflt: u8, key: &str| -> R<u8> {
-        let v = v.unwrap_or(dflt);
-        if v == 0 {
-            return err(format!("{p}.{key}"), "must be >= 1, got 0");
-        }
-        Ok(v)
-    };
-    let small = |v: Option<Size>, dflt: u64, key: &str| -> R<u32> {
-        let v = v.map_or(dflt, |s| s.bytes());
-        if v > 1 << 20 {
-            return err(
-                format!("{p}.{key}"),
-                format!("must be at most 1 MiB, got {v} bytes"),
-            );
-        }
-        Ok(v as u32)
-    };
-    let rate_of = |r: Option<Rate>, dflt: f64, key: &str| -> R<u64> {
-        let v = r.map_or(dflt as u64, |r| r.bps());
-        if tx_time(1, v) > SEC {
-            return err(
-                format!("{p}.{key}"),
-                format!("{v} bps is too slow to simulate"),
-            );
-        }
-        Ok(v)
-    };
-    let params = WifiParams {
-        data_rate: rate_of(m.rate, rate, "rate")?,
-        basic_rate: rate_of(m.basic_rate, basic, "basic_rate")?,
-        slot,
-        sifs,
-        difs,
-        plcp,
-        cw_min,
-        cw_max,
-        rts_threshold: small(m.rts_threshold, if ns2 { 0 } else { 2347 }, "rts_threshold")?,
-        short_retry_limit: limit(m.short_retry_limit, 7, "short_retry_limit")?,
-        long_retry_limit: limit(m.long_retry_limit, 4, "long_retry_limit")?,
-        mac_overhead: small(m.mac_overhead, 28, "mac_overhead")?,
-        rts_bytes: 20,
-        cts_bytes: 14,
-        ack_bytes: 14,
-        rx_threshold_w: rx_w,
-        cs_threshold_w: cs_w,
-        capture_ratio: 10f64.powf(
-            finite_in(
-                m.capture_db.unwrap_or(10.0),
-                -50.0,
-                100.0,
-                format!("{p}.capture_db"),
-            )? / 10.0,
-        ),
-        noise_w: match m.noise_dbm.or(noise) {
-            Some(d) => radio::dbm_to_w(finite_in(d, -250.0, 100.0, format!("{p}.noise_dbm"))?),
-            None => 0.0,
-        },
-    };
-    Ok((params, model))
 }
 
 /// A probability field: in (0, 1].
@@ -1153,12 +943,15 @@ impl<'a> Builder<'a> {
             let mut stations = Vec::with_capacity(n);
             for (k, (node, _)) in members.iter().enumerate() {
                 let nname = &sc.nodes[node.idx()].name;
+                // Stations it reaches: sensed above carrier sense; below it (down to the
+                // interference floor, the `sinr` reception only) as interference alone.
                 let hears: Vec<Hear> = (0..n)
-                    .filter(|&j| j != k && power[k * n + j] >= params.cs_threshold_w)
+                    .filter(|&j| j != k && power[k * n + j] >= params.interference_floor_w)
                     .map(|j| Hear {
                         to: j as u32,
                         power_w: power[k * n + j],
                         delay: delay[k * n + j],
+                        sensed: power[k * n + j] >= params.cs_threshold_w,
                     })
                     .collect();
                 for j in 0..n {
@@ -1192,15 +985,20 @@ impl<'a> Builder<'a> {
                     hears,
                     params.cw_min,
                     Rng::for_component(sc.seed, &format!("{stream}/backoff")),
+                    Rng::for_component(sc.seed, &format!("{stream}/rx")),
                     error,
                 ));
             }
-            let net = Rc::new(RefCell::new(WifiNet::new(
-                m.name.clone(),
-                params,
-                stations,
-                self.nodes.len(),
-            )));
+            let fade = fading(m, model.frequency_hz, &p)?;
+            let mut net = WifiNet::new(m.name.clone(), params, stations, self.nodes.len());
+            if let Some(f) = fade {
+                net.set_fading(f, |a, b| {
+                    let na = &sc.nodes[members[a].0.idx()].name;
+                    let nb = &sc.nodes[members[b].0.idx()].name;
+                    Rng::for_component(sc.seed, &format!("medium/{}/fading/{na}/{nb}", m.name))
+                });
+            }
+            let net = Rc::new(RefCell::new(net));
             for (k, (node, _)) in members.iter().enumerate() {
                 let d = DevId(first + k as u32);
                 self.nodes[node.idx()].devices.push(d);

@@ -9,6 +9,7 @@ mod tagged;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;
+mod wifi;
 
 pub use build::{build, build_with};
 pub use files::FileAccess;

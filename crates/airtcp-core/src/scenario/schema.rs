@@ -116,6 +116,48 @@ pub enum WifiPreset {
     /// 802.11b at 11 Mbps with a 1 Mbps basic rate, log-distance indoor propagation.
     #[serde(rename = "80211b")]
     Dot11b,
+    /// ns-3.44's YansWifiPhy and AdhocWifiMac defaults for 802.11b, `sinr` reception.
+    Ns3,
+    /// 802.11g ERP-OFDM at 54 Mbps: 9 µs slots, 20 µs OFDM preamble, `sinr` reception.
+    #[serde(rename = "80211g")]
+    Dot11g,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FadingModel {
+    Rayleigh,
+    Rician,
+    Nakagami,
+}
+
+/// Small-scale fading drawn per frame from per-pair streams, correlated in time through the
+/// Doppler spread (give at most one of `doppler_hz`, `speed`, `coherence_time`; none: a gain
+/// fixed per pair for the run).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FadingSpec {
+    pub model: FadingModel,
+    /// Rician K factor, dB.
+    pub k_db: Option<f64>,
+    /// Nakagami m (≥ 0.5, in steps of 0.5).
+    pub m: Option<f64>,
+    pub doppler_hz: Option<f64>,
+    /// Relative node speed, m/s (Doppler v/λ).
+    pub speed: Option<f64>,
+    /// Coherence time (Doppler 0.423/T_c).
+    pub coherence_time: Option<Duration>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceptionKind {
+    /// Capture over the sum of every overlapping signal (airtcp's first rule).
+    Summed,
+    /// ns-2's lock-and-capture receiver.
+    Ns2,
+    /// ns-3's SINR chunks and error-rate curves.
+    Sinr,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -167,6 +209,18 @@ pub struct MediumSpec {
     pub cs_threshold_dbm: Option<f64>,
     pub capture_db: Option<f64>,
     pub noise_dbm: Option<f64>,
+    /// How a receiver decides a frame was decoded (`summed`, `ns2`, `sinr`).
+    pub reception: Option<ReceptionKind>,
+    /// Receiver noise figure (dB): noise = kTB raised by it (`sinr`; instead of `noise_dbm`).
+    pub noise_figure_db: Option<f64>,
+    /// Minimum SNR for a preamble to be detected (`sinr`).
+    pub preamble_snr_db: Option<f64>,
+    /// Weakest signal that still counts as interference (`sinr`; below carrier sense).
+    pub rx_sensitivity_dbm: Option<f64>,
+    /// Rate of ACK frames (default: the preset's rule).
+    pub ack_rate: Option<Rate>,
+    /// Per-frame fading of every pair (off by default).
+    pub fading: Option<FadingSpec>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -217,6 +271,12 @@ impl MediumSpec {
         key!(cs_threshold_dbm, wifi);
         key!(capture_db, wifi);
         key!(noise_dbm, wifi);
+        key!(reception, wifi);
+        key!(noise_figure_db, wifi);
+        key!(preamble_snr_db, wifi);
+        key!(rx_sensitivity_dbm, wifi);
+        key!(ack_rate, wifi);
+        key!(fading, wifi);
         key!(slot, true);
         key!(sifs, wifi);
         key!(difs, wifi);

@@ -23,253 +23,29 @@
 //! What a station does is decided from what it has sensed and decoded only; the simulator's
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
-use super::{DevCtx, DevEv, DevOut, Device, DeviceView, LinkLoss, LossNote, MacResult};
-use crate::engine::{tx_time, Rng, Time};
+mod dev;
+mod params;
+mod rx;
+mod station;
+
+pub use dev::WifiDev;
+pub use params::{Reception, WifiParams};
+pub use station::{Hear, MacStats, Station};
+
+use rx::Rx;
+use station::{Cur, Frame, Kind, Pending, Sig, State};
+
+use super::{DevCtx, DevEv, DevOut, LinkLoss, LossNote};
+use crate::engine::Rng;
+use crate::engine::Time;
 use crate::hook::Metric;
-use crate::ids::{DevId, NodeId, PacketId};
-use crate::link::ErrorModel;
-use crate::packet::{DropCause, Packet};
-use crate::queue::{AnyQueue, Fifo, QueuePolicy, Verdict};
+use crate::ids::{NodeId, PacketId};
+use crate::packet::DropCause;
+use crate::phy::{Fading, PairFading};
+use crate::queue::{QueuePolicy, Verdict};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// MAC and PHY constants of one medium.
-#[derive(Clone, Debug)]
-pub struct WifiParams {
-    /// Rate of data frames (the payload part after the PLCP preamble and header).
-    pub data_rate: u64,
-    /// Rate of control frames (RTS, CTS, ACK).
-    pub basic_rate: u64,
-    pub slot: Time,
-    pub sifs: Time,
-    pub difs: Time,
-    /// PLCP preamble and header, sent before every frame.
-    pub plcp: Time,
-    pub cw_min: u32,
-    pub cw_max: u32,
-    /// Data frames whose packet is larger than this (bytes) are preceded by RTS/CTS.
-    pub rts_threshold: u32,
-    pub short_retry_limit: u8,
-    pub long_retry_limit: u8,
-    /// MAC header and FCS added to each packet.
-    pub mac_overhead: u32,
-    pub rts_bytes: u32,
-    pub cts_bytes: u32,
-    pub ack_bytes: u32,
-    pub rx_threshold_w: f64,
-    pub cs_threshold_w: f64,
-    /// Minimum signal-to-interference-plus-noise ratio (linear) for a frame to survive.
-    pub capture_ratio: f64,
-    pub noise_w: f64,
-}
-
-impl WifiParams {
-    pub fn control_time(&self, bytes: u32) -> Time {
-        self.plcp + tx_time(bytes as u64, self.basic_rate)
-    }
-    pub fn data_time(&self, packet_bytes: u32) -> Time {
-        self.plcp + tx_time((packet_bytes + self.mac_overhead) as u64, self.data_rate)
-    }
-    pub fn ack_time(&self) -> Time {
-        self.control_time(self.ack_bytes)
-    }
-    pub fn cts_time(&self) -> Time {
-        self.control_time(self.cts_bytes)
-    }
-    pub fn rts_time(&self) -> Time {
-        self.control_time(self.rts_bytes)
-    }
-    /// EIFS = SIFS + ACK at the basic rate + DIFS (802.11-2016, 10.3.2.3.7).
-    pub fn eifs(&self) -> Time {
-        self.sifs + self.ack_time() + self.difs
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Rts,
-    Cts,
-    Data,
-    Ack,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Frame {
-    kind: Kind,
-    from: u32,
-    to: u32,
-    /// Duration field: how long after this frame's end the exchange holds the medium.
-    nav: Time,
-    bytes: u32,
-    seq: u32,
-    pkt: Option<PacketId>,
-    end: Time,
-}
-
-/// A signal as one station senses it.
-#[derive(Clone, Copy, Debug)]
-struct Sig {
-    fid: u32,
-    start: Time,
-    end: Time,
-    power: f64,
-    /// The station's own transmission.
-    own: bool,
-    evaluated: bool,
-}
-
-/// One station that senses another's transmissions.
-#[derive(Clone, Copy, Debug)]
-pub struct Hear {
-    pub to: u32,
-    pub power_w: f64,
-    pub delay: Time,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Idle,
-    /// Sending its own RTS or data frame.
-    Tx,
-    WaitCts,
-    WaitAck,
-    /// Sending a CTS or ACK.
-    Respond,
-}
-
-/// The packet at the head of the station's queue and its exchange.
-#[derive(Clone, Copy, Debug)]
-struct Cur {
-    pkt: PacketId,
-    /// The packet as it was when it left the queue: the error model and the frame size read
-    /// it, and once delivered the arena slot belongs to the receiver.
-    hdr: Packet,
-    to: u32,
-    seq: u32,
-    short: u8,
-    long: u8,
-    delivered: bool,
-    /// Why the last attempt failed (ground truth, for the drop cause only).
-    fail: Option<DropCause>,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Pending {
-    kind: Kind,
-    to: u32,
-    nav: Time,
-}
-
-/// Per-station counters (the `macs` table).
-#[derive(Clone, Debug, Default)]
-pub struct MacStats {
-    pub data_frames: u64,
-    pub rts_frames: u64,
-    pub cts_frames: u64,
-    pub ack_frames: u64,
-    /// Attempts after the first, over all packets.
-    pub retries: u64,
-    /// Attempts that failed, by what lost them (collision/contention or channel error).
-    pub failed_collision: u64,
-    pub failed_channel: u64,
-    pub drops: [u64; DropCause::ALL.len()],
-    /// Packets given up at the retry limit although the receiver had them (every ACK lost).
-    pub gave_up_after_delivery: u64,
-    /// Data frames received for this station, and the duplicates among them.
-    pub rx_data: u64,
-    pub rx_duplicates: u64,
-    /// Frames addressed to this station that it could not decode.
-    pub rx_collisions: u64,
-    pub rx_channel_errors: u64,
-    pub busy_time: Time,
-    pub tx_time: Time,
-    pub queue_area: u128,
-    pub queue_last_change: Time,
-    pub max_queue: u64,
-}
-
-pub struct Station {
-    pub node: NodeId,
-    pub dev: DevId,
-    pub name: String,
-    fifo: Fifo,
-    /// Next-hop station of each queued packet, in queue order.
-    next: VecDeque<u32>,
-    policy: AnyQueue,
-    cur: Option<Cur>,
-    cw: u32,
-    backing_off: bool,
-    bo_slots: u32,
-    /// When the countdown of `bo_slots` (re)started, and when it will end.
-    bo_from: Time,
-    access_at: Time,
-    gen: u32,
-    state: State,
-    busy_until: Time,
-    nav_until: Time,
-    eifs: bool,
-    signals: Vec<Sig>,
-    pending: Option<Pending>,
-    next_seq: u32,
-    /// Last sequence number received from each sender (duplicate filter).
-    last_seq: Vec<(u32, u32)>,
-    pub hears: Vec<Hear>,
-    max_delay: Time,
-    rng: Rng,
-    error: ErrorModel,
-    pub stats: MacStats,
-}
-
-impl Station {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        node: NodeId,
-        dev: DevId,
-        name: String,
-        policy: AnyQueue,
-        hears: Vec<Hear>,
-        cw_min: u32,
-        rng: Rng,
-        error: ErrorModel,
-    ) -> Station {
-        let max_delay = hears.iter().map(|h| h.delay).max().unwrap_or(0);
-        Station {
-            node,
-            dev,
-            name,
-            fifo: Fifo::default(),
-            next: VecDeque::new(),
-            policy,
-            cur: None,
-            cw: cw_min,
-            backing_off: false,
-            bo_slots: 0,
-            bo_from: 0,
-            access_at: 0,
-            gen: 0,
-            state: State::Idle,
-            busy_until: 0,
-            nav_until: 0,
-            eifs: false,
-            signals: Vec::new(),
-            pending: None,
-            next_seq: 0,
-            last_seq: Vec::new(),
-            hears,
-            max_delay,
-            rng,
-            error,
-            stats: MacStats::default(),
-        }
-    }
-
-    fn note_queue(&mut self, now: Time) {
-        let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
-        self.stats.queue_area += self.fifo.len() as u128 * dt;
-        self.stats.queue_last_change = now;
-    }
-}
 
 // Event codes: the kind in the top 3 bits, a generation or frame index below.
 const ACCESS: u32 = 0;
@@ -280,18 +56,6 @@ const LOW: u32 = (1 << 29) - 1;
 
 fn code(kind: u32, v: u32) -> DevEv {
     DevEv::Timer((kind << 29) | (v & LOW))
-}
-
-/// Outcome of a frame at one receiver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Rx {
-    Ok,
-    /// It was transmitting during part of the frame: it detected nothing (no EIFS, no NAV).
-    Deaf,
-    /// Sensed but below the receive threshold.
-    Weak,
-    Collision,
-    Channel,
 }
 
 pub struct WifiNet {
@@ -305,6 +69,10 @@ pub struct WifiNet {
     /// Longest frame sent so far: how long a finished signal can still matter as interference.
     longest: Time,
     max_delay: Time,
+    /// Longest delay to any station a transmission reaches, sensed or not.
+    reach_delay: Time,
+    /// Per-frame fading and the state of each station pair (by lower, higher index).
+    fading: Option<(Fading, Vec<PairFading>)>,
     /// Every frame sent on the medium, as a sniffer in range of all stations sees it.
     pub capture: Option<MediumCapture>,
 }
@@ -338,6 +106,12 @@ impl WifiNet {
             by_node[s.node.idx()] = i as u32;
         }
         let max_delay = stations.iter().map(|s| s.max_delay).max().unwrap_or(0);
+        let reach_delay = stations
+            .iter()
+            .flat_map(|s| s.hears.iter().map(|h| h.delay))
+            .max()
+            .unwrap_or(0)
+            .max(max_delay);
         WifiNet {
             name,
             p,
@@ -347,8 +121,22 @@ impl WifiNet {
             free: Vec::new(),
             longest: 0,
             max_delay,
+            reach_delay,
+            fading: None,
             capture: None,
         }
+    }
+
+    /// Fade every frame's power by `f`, pair `(a, b)` (a < b) drawing from `stream(a, b)`.
+    pub fn set_fading(&mut self, f: Fading, stream: impl Fn(usize, usize) -> Rng) {
+        let n = self.stations.len();
+        let mut pairs = Vec::with_capacity(n * n);
+        for a in 0..n {
+            for b in 0..n {
+                pairs.push(PairFading::new(stream(a.min(b), a.max(b))));
+            }
+        }
+        self.fading = Some((f, pairs));
     }
 
     fn free_at(&self, s: usize) -> Time {
@@ -451,6 +239,7 @@ impl WifiNet {
         let p = &self.p;
         let dur = match kind {
             Kind::Data => p.data_time(bytes),
+            Kind::Ack => p.air_time(bytes, p.ack_rate),
             _ => p.control_time(bytes),
         };
         let end = now + dur;
@@ -493,6 +282,7 @@ impl WifiNet {
                 end,
                 power: f64::INFINITY,
                 own: true,
+                sensed: true,
                 evaluated: true,
             });
         }
@@ -503,15 +293,25 @@ impl WifiNet {
         for k in 0..self.stations[s].hears.len() {
             let h = self.stations[s].hears[k];
             let r = h.to as usize;
+            let power = match self.fading.as_mut() {
+                None => h.power_w,
+                Some((f, pairs)) => {
+                    let n = self.stations.len();
+                    h.power_w * pairs[s.min(r) * n + s.max(r)].gain(f, now)
+                }
+            };
             self.stations[r].signals.push(Sig {
                 fid,
                 start: now + h.delay,
                 end: end + h.delay,
-                power: h.power_w,
+                power,
                 own: false,
+                sensed: h.sensed,
                 evaluated: false,
             });
-            self.on_busy(r, now + h.delay, end + h.delay, ctx);
+            if h.sensed {
+                self.on_busy(r, now + h.delay, end + h.delay, ctx);
+            }
         }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
@@ -529,7 +329,7 @@ impl WifiNet {
         let (fk, rate) = match kind {
             Kind::Rts => (FrameKind::Rts, self.p.basic_rate),
             Kind::Cts => (FrameKind::Cts, self.p.basic_rate),
-            Kind::Ack => (FrameKind::Ack, self.p.basic_rate),
+            Kind::Ack => (FrameKind::Ack, self.p.ack_rate),
             Kind::Data => (FrameKind::Data, self.p.data_rate),
         };
         let cur = self.stations[s].cur.filter(|_| kind == Kind::Data);
@@ -552,68 +352,6 @@ impl WifiNet {
         c.file.borrow_mut().record(now, &c.buf, full + 10);
     }
 
-    /// Did station `r` lock onto signal `i` (was it idle when the signal began)?
-    fn locked(sigs: &[Sig], i: usize) -> bool {
-        // A station locks onto the first signal it senses and stays with it to its end; ties
-        // in start time go to the signal that arrived first in processing order.
-        let before = |j: usize, k: usize| {
-            sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
-        };
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| j == i || before(j, i))
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
-        let mut lock = vec![false; sigs.len()];
-        for (n, &k) in order.iter().enumerate() {
-            let busy = order[..n]
-                .iter()
-                .any(|&j| sigs[j].end > sigs[k].start && (sigs[j].own || lock[j]) && before(j, k));
-            lock[k] = !sigs[k].own && !busy;
-        }
-        lock[i]
-    }
-
-    /// Judge signal `i` at station `r`.
-    fn judge(&mut self, r: usize, i: usize, f: &Frame, now: Time, ctx: &mut DevCtx) -> Rx {
-        let sig = self.stations[r].signals[i];
-        let mut interference = 0.0;
-        for (j, g) in self.stations[r].signals.iter().enumerate() {
-            if j == i || g.start >= sig.end || sig.start >= g.end {
-                continue;
-            }
-            if g.own {
-                // Half duplex: it was transmitting during part of the frame.
-                return Rx::Deaf;
-            }
-            interference += g.power;
-        }
-        if !Self::locked(&self.stations[r].signals, i) {
-            return Rx::Collision;
-        }
-        if sig.power < self.p.rx_threshold_w {
-            return Rx::Weak;
-        }
-        if sig.power < self.p.capture_ratio * (self.p.noise_w + interference) {
-            return Rx::Collision;
-        }
-        let corrupt = match f.kind {
-            Kind::Data => {
-                let hdr = self.stations[f.from as usize]
-                    .cur
-                    .as_ref()
-                    .map(|c| c.hdr)
-                    .expect("a data frame belongs to its sender's exchange");
-                self.stations[r].error.corrupts(now, &hdr, ctx.snr)
-            }
-            _ => self.stations[r].error.corrupts_control(f.bytes),
-        };
-        if corrupt {
-            Rx::Channel
-        } else {
-            Rx::Ok
-        }
-    }
-
     fn note_fail(&mut self, owner: usize, cause: DropCause) {
         if let Some(c) = self.stations[owner].cur.as_mut() {
             c.fail = Some(cause);
@@ -627,7 +365,7 @@ impl WifiNet {
         let s = f.from as usize;
         for k in 0..self.stations[s].hears.len() {
             let r = self.stations[s].hears[k].to as usize;
-            let horizon = self.longest + 2 * self.max_delay;
+            let horizon = self.longest + 2 * self.reach_delay;
             self.stations[r]
                 .signals
                 .retain(|g| !g.evaluated || g.end + horizon >= now);
@@ -638,8 +376,13 @@ impl WifiNet {
             else {
                 continue;
             };
-            let rx = self.judge(r, i, &f, now, ctx);
             let end_r = self.stations[r].signals[i].end;
+            if !self.stations[r].signals[i].sensed {
+                // Energy below carrier sense: interference for others, nothing to decide.
+                self.stations[r].signals[i].evaluated = true;
+                continue;
+            }
+            let rx = self.judge(r, i, &f, now, ctx);
             self.stations[r].signals[i].evaluated = true;
             let addressed = f.to as usize == r;
             if rx == Rx::Ok {
@@ -654,11 +397,11 @@ impl WifiNet {
                     }
                 }
             } else {
-                if rx != Rx::Deaf {
+                if !matches!(rx, Rx::Deaf | Rx::Missed(_)) {
                     self.set_eifs(r, true, ctx);
                 }
                 if addressed {
-                    let cause = if matches!(rx, Rx::Collision | Rx::Deaf) {
+                    let cause = if matches!(rx, Rx::Collision | Rx::Deaf | Rx::Missed(true)) {
                         self.stations[r].stats.rx_collisions += 1;
                         DropCause::Collision
                     } else {
@@ -995,105 +738,5 @@ impl WifiNet {
             Metric::Real(x.queue_area as f64 / end_f),
         );
         m
-    }
-}
-
-/// A station's device at its node.
-pub struct WifiDev {
-    pub net: Rc<RefCell<WifiNet>>,
-    pub station: usize,
-    node: NodeId,
-    name: String,
-}
-
-impl WifiDev {
-    pub fn new(net: Rc<RefCell<WifiNet>>, station: usize) -> WifiDev {
-        let (node, name) = {
-            let n = net.borrow();
-            (n.stations[station].node, n.stations[station].name.clone())
-        };
-        WifiDev {
-            net,
-            station,
-            node,
-            name,
-        }
-    }
-
-    pub fn medium(&self) -> String {
-        self.net.borrow().name.clone()
-    }
-}
-
-impl Device for WifiDev {
-    fn node(&self) -> NodeId {
-        self.node
-    }
-
-    fn enqueue(&mut self, _me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
-        self.net
-            .borrow_mut()
-            .enqueue(self.station, ctx, pkt, next_hop, false);
-    }
-
-    fn enqueue_front(&mut self, _me: DevId, ctx: &mut DevCtx, pkt: PacketId, next_hop: NodeId) {
-        self.net
-            .borrow_mut()
-            .enqueue(self.station, ctx, pkt, next_hop, true);
-    }
-
-    fn handle(&mut self, _me: DevId, ctx: &mut DevCtx, ev: DevEv) {
-        if let DevEv::Timer(v) = ev {
-            self.net.borrow_mut().handle(self.station, ctx, v);
-        }
-    }
-
-    fn in_network(&self) -> u64 {
-        self.net.borrow().in_network(self.station)
-    }
-
-    fn queue_len(&self) -> usize {
-        self.net.borrow().stations[self.station].fifo.len()
-    }
-
-    fn view(&self, me: DevId, now: Time, next_hop: NodeId) -> DeviceView {
-        let n = self.net.borrow();
-        let st = &n.stations[self.station];
-        DeviceView {
-            dev: me,
-            next_hop,
-            rate_bps: n.p.data_rate,
-            offered_bps: n.p.data_rate,
-            queue_packets: st.fifo.len(),
-            queue_bytes: st.fifo.bytes(),
-            utilization: if now == 0 {
-                0.0
-            } else {
-                (st.stats.busy_time.min(now) as f64 / now as f64).min(1.0)
-            },
-            wireless: true,
-        }
-    }
-
-    fn finish(&mut self, end: Time) {
-        self.net.borrow_mut().stations[self.station].note_queue(end);
-    }
-
-    fn mac_result(&self, end: Time) -> Option<MacResult> {
-        let n = self.net.borrow();
-        Some(MacResult {
-            medium: n.name.clone(),
-            kind: "wifi",
-            node: self.name.clone(),
-            metrics: n.metrics(self.station, end),
-        })
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

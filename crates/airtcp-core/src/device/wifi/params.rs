@@ -1,0 +1,99 @@
+//! The MAC and PHY constants of one 802.11 medium and the frame durations they give.
+
+use crate::engine::{tx_time, Time};
+use crate::phy::WifiMode;
+
+/// How a receiver decides that a frame it sensed was decoded (docs/mac.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reception {
+    /// The frame's power is at least the capture ratio times the noise plus the sum of every
+    /// signal that overlapped any part of it (airtcp's first rule, kept for comparison).
+    Summed,
+    /// ns-2's Mac/802_11 and WirelessPhy: lock onto the first frame sensed; a later arrival
+    /// corrupts it unless the locked frame is at least the capture ratio stronger than that
+    /// arrival; below the receive threshold a frame is sensed only.
+    Ns2,
+    /// ns-3's InterferenceHelper: piecewise-constant SINR over the frame, each piece's success
+    /// probability from the error-rate curve of its mode, one draw per frame; preamble
+    /// detection by an SNR threshold.
+    Sinr,
+}
+
+/// MAC and PHY constants of one medium.
+#[derive(Clone, Debug)]
+pub struct WifiParams {
+    /// Rate of data frames (the payload part after the PLCP preamble and header).
+    pub data_rate: u64,
+    /// Rate of RTS and CTS frames.
+    pub basic_rate: u64,
+    /// Rate of ACK frames.
+    pub ack_rate: u64,
+    pub slot: Time,
+    pub sifs: Time,
+    pub difs: Time,
+    /// PLCP preamble and header, sent before every frame.
+    pub plcp: Time,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// Data frames whose packet is larger than this (bytes) are preceded by RTS/CTS.
+    pub rts_threshold: u32,
+    pub short_retry_limit: u8,
+    pub long_retry_limit: u8,
+    /// MAC header and FCS added to each packet.
+    pub mac_overhead: u32,
+    pub rts_bytes: u32,
+    pub cts_bytes: u32,
+    pub ack_bytes: u32,
+    pub rx_threshold_w: f64,
+    pub cs_threshold_w: f64,
+    /// Weakest signal a station still receives as interference (the carrier-sense threshold
+    /// unless the `sinr` reception counts weaker ones).
+    pub interference_floor_w: f64,
+    /// Minimum signal-to-interference-plus-noise ratio (linear) for a frame to survive.
+    pub capture_ratio: f64,
+    pub noise_w: f64,
+    pub reception: Reception,
+    /// Minimum SNR (linear) at a frame's start for its preamble to be detected (`sinr`).
+    pub preamble_snr: f64,
+    /// Frames are OFDM: their payload fills whole 4 µs symbols (with 16 service and 6 tail
+    /// bits), as 802.11a/g send them.
+    pub ofdm: bool,
+}
+
+impl WifiParams {
+    /// Time on air of a frame of `bytes` (MAC header and FCS included) at `rate`.
+    pub fn air_time(&self, bytes: u32, rate: u64) -> Time {
+        if self.ofdm {
+            let bits = 16 + 8 * bytes as u64 + 6;
+            // Data bits per 4 µs symbol.
+            let per_symbol = (rate * 4 / 1_000_000).max(1);
+            self.plcp + bits.div_ceil(per_symbol) * 4_000
+        } else {
+            self.plcp + tx_time(bytes as u64, rate)
+        }
+    }
+    pub fn control_time(&self, bytes: u32) -> Time {
+        self.air_time(bytes, self.basic_rate)
+    }
+    pub fn data_time(&self, packet_bytes: u32) -> Time {
+        self.air_time(packet_bytes + self.mac_overhead, self.data_rate)
+    }
+    pub fn ack_time(&self) -> Time {
+        self.air_time(self.ack_bytes, self.ack_rate)
+    }
+    /// The mode a rate is sent in (the `sinr` reception needs one for every frame rate; the
+    /// builder checks).
+    pub fn mode(&self, rate: u64) -> WifiMode {
+        WifiMode::from_rate(rate).expect("an 802.11 rate")
+    }
+    pub fn cts_time(&self) -> Time {
+        self.control_time(self.cts_bytes)
+    }
+    pub fn rts_time(&self) -> Time {
+        self.control_time(self.rts_bytes)
+    }
+    /// EIFS = SIFS + ACK at the basic rate + DIFS (802.11-2016, 10.3.2.3.7).
+    pub fn eifs(&self) -> Time {
+        self.sifs + self.control_time(self.ack_bytes) + self.difs
+    }
+}
