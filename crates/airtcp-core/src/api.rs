@@ -88,9 +88,12 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "partial_ack_retransmit": c.partial_ack_retransmit,
         "timeout_keeps_ssthresh": c.timeout_keeps_ssthresh,
         "exit_ack_grows": c.exit_ack_grows,
+        "ack_first_segment": c.ack_first_segment,
+        "ts_echo_earliest": c.ts_echo_earliest,
         "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
         "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
         "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
+        "ns3_schemes": c.ns3_schemes,
     })
 }
 

@@ -1575,6 +1575,10 @@ fn transport(
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
         }
+        // The ns3 profile runs the schemes that have one in ns-3.44's variant.
+        if cfg.ns3_schemes && cc::NS3_VARIANTS.contains(&cc_name.as_str()) {
+            params.entry("ns3".into()).or_insert(1.0);
+        }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {
                 ScenarioError::new(format!("{p}.cc"), m)

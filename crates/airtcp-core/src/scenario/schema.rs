@@ -668,6 +668,10 @@ pub struct TcpOptions {
     pub timeout_keeps_ssthresh: Option<bool>,
     /// The ACK that ends a fast recovery grows the window (ns-3, Linux).
     pub exit_ack_grows: Option<bool>,
+    /// With delayed ACKs, acknowledge the first data segment at once (ns-3).
+    pub ack_first_segment: Option<bool>,
+    /// RFC 7323 4.3: echo the timestamp of the earliest segment an ACK answers (ns-3).
+    pub ts_echo_earliest: Option<bool>,
     /// Retransmissions stay counted in pipe until a timeout (ns-3).
     pub pipe_keeps_retransmissions: Option<bool>,
     /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
@@ -726,6 +730,8 @@ impl TcpOptions {
             partial_ack_retransmit,
             timeout_keeps_ssthresh,
             exit_ack_grows,
+            ack_first_segment,
+            ts_echo_earliest,
             pipe_keeps_retransmissions
         )
     }

@@ -169,6 +169,8 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         (o.partial_ack_retransmit, &mut c.partial_ack_retransmit),
         (o.timeout_keeps_ssthresh, &mut c.timeout_keeps_ssthresh),
         (o.exit_ack_grows, &mut c.exit_ack_grows),
+        (o.ack_first_segment, &mut c.ack_first_segment),
+        (o.ts_echo_earliest, &mut c.ts_echo_earliest),
         (
             o.pipe_keeps_retransmissions,
             &mut c.pipe_keeps_retransmissions,

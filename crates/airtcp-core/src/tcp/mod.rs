@@ -81,12 +81,22 @@ pub struct TcpConfig {
     /// 2`, slow start not capped at ssthresh). Set by profiles only; `cc_params.linux`
     /// overrides it.
     pub linux_cubic: u8,
+    /// Schemes that have an ns-3.44 variant (`cc_params.ns3 = 1`: westwood+, vegas, veno)
+    /// default to it. Set by the `ns3` profile only; `cc_params.ns3` overrides it.
+    pub ns3_schemes: bool,
     /// A repeated timeout of the same loss episode (the head already resent after a
     /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
     pub timeout_keeps_ssthresh: bool,
     /// The ACK that ends a fast recovery reaches the scheme as an ordinary ACK, so it grows
     /// the window just set to ssthresh.
     pub exit_ack_grows: bool,
+    /// With delayed ACKs the receiver acknowledges the first data segment at once, so later
+    /// ACKs pair segments (2, 3), (4, 5), ... (ns-3, to speed up the connection).
+    pub ack_first_segment: bool,
+    /// RFC 7323 4.3: the receiver takes TS.Recent only from a segment holding Last.ACK.sent,
+    /// so an ACK answering several segments echoes the earliest one's timestamp (ns-3, Linux);
+    /// off, it echoes the latest segment's.
+    pub ts_echo_earliest: bool,
     /// A retransmitted segment stays counted in pipe, and NextSeg() does not resend it,
     /// until a timeout (ns-3's sticky `TcpTxItem::m_retrans`), rather than only during the
     /// recovery that resent it (RFC 6675's HighRxt).
@@ -217,11 +227,19 @@ impl Profile {
                 partial_ack_retransmit: true,
                 // TcpCubic ports tcp_cubic.c's integer bictcp_update.
                 linux_cubic: 2,
+                // TcpWestwoodPlus, TcpVegas and TcpVeno as ns-3.44 codes them.
+                ns3_schemes: true,
                 // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
                 // already retransmitted.
                 timeout_keeps_ssthresh: true,
                 // TcpSocketBase::ProcessAck: cwnd = ssthresh, then IncreaseWindow in CA_OPEN.
                 exit_ack_grows: true,
+                // TcpSocketBase::ProcessSynRcvd/ProcessSynSent: m_delAckCount = m_delAckMaxCount
+                // "to respond to the first data packet".
+                ack_first_segment: true,
+                // TcpSocketBase::ProcessOptionTimestamp: m_timestampToEcho changes only for the
+                // in-order segment at or below the highest ACK sent.
+                ts_echo_earliest: true,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -303,8 +321,11 @@ impl Default for TcpConfig {
             fast_retransmit_restarts_rto: true,
             partial_ack_retransmit: false,
             linux_cubic: 0,
+            ns3_schemes: false,
             timeout_keeps_ssthresh: false,
             exit_ack_grows: false,
+            ack_first_segment: false,
+            ts_echo_earliest: false,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
         }

@@ -317,6 +317,10 @@ fn boxed<C: CongestionControl + 'static>(
     Ok(Box::new(c))
 }
 
+/// Schemes with an `ns3` parameter selecting ns-3.44's variant of their rules (the `ns3`
+/// profile's default; docs/tcp_profiles.md).
+pub const NS3_VARIANTS: [&str; 3] = ["westwood+", "vegas", "veno"];
+
 /// The scheme registry: adding a scheme is one file plus one entry here.
 pub const SCHEMES: &[SchemeInfo] = &[
     SchemeInfo {
