@@ -17,6 +17,8 @@ spec.loader.exec_module(ns3_run)
 def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("cubic", 0.05, 5, 10.0, 2))
     assert sc.get("tcp.profile") == "ns3"
+    # ns-3 always opens with a handshake.
+    assert sc.get("tcp.handshake") is True
     assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
     assert sc.get("links.R2-D.error.per") == 0.05
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]

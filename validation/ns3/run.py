@@ -98,7 +98,10 @@ def path_toml(
     cc: str, per: float, flows: int, duration: float, seed: int, tcp: tuple[str, ...] = ()
 ) -> str:
     """airtcp's side: the path of dumbbell.cc with the ``ns3`` profile (and ``tcp`` lines)."""
+    # ns-3 opens every connection with a handshake: the first flight leaves one RTT later,
+    # with the SYN's RTT sample taken.
     s = f'name = "ns3-check"\nduration = {duration:g}\nseed = {seed}\n[tcp]\nprofile = "ns3"\n'
+    s += "handshake = true\n"
     s += "".join(f"{line}\n" for line in tcp)
     for n in ("S", "D"):
         s += f'[[nodes]]\nname = "{n}"\n'

@@ -51,6 +51,7 @@ pub struct TcpReceiver {
     sack: bool,
     timestamps: bool,
     ts_echo_earliest: bool,
+    ack_first_segment: bool,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
     ts_recent: Time,
@@ -97,6 +98,7 @@ impl TcpReceiver {
             sack: cfg.sack,
             timestamps: cfg.timestamps,
             ts_echo_earliest: cfg.ts_echo_earliest,
+            ack_first_segment: cfg.ack_first_segment,
             // Counting the first segment as the second of a pair acknowledges it at once.
             unacked_segments: if cfg.ack_first_segment {
                 cfg.delack_count.saturating_sub(1)
@@ -332,6 +334,10 @@ impl TcpReceiver {
         }
         if let Some(agree) = self.synack_due.take() {
             h.flags = flags::SYN | flags::ACK | if agree { flags::ECE } else { 0 };
+            if self.ack_first_segment {
+                // ns-3 sets this once the handshake is done.
+                self.unacked_segments = self.delack_count.saturating_sub(1);
+            }
             return h;
         }
         if self.sack && !self.ooo.is_empty() {
@@ -470,6 +476,19 @@ mod tests {
         r.make_ack(0);
         assert!(!r.on_segment(1, &seg(1000), Ecn::NOT_ECT).ack_now);
         assert!(r.on_segment(2, &seg(2000), Ecn::NOT_ECT).ack_now);
+        // With a handshake the SYN-ACK leaves the count where the first segment is acked.
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            ack_first_segment: true,
+            ..Default::default()
+        });
+        let syn = TcpHeader {
+            flags: flags::SYN,
+            ..Default::default()
+        };
+        r.on_segment(0, &syn, Ecn::NOT_ECT);
+        r.make_ack(0);
+        assert!(r.on_segment(1, &seg(0), Ecn::NOT_ECT).ack_now);
     }
 
     #[test]
