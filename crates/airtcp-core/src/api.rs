@@ -81,6 +81,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "recover_guard": c.recover_guard.name(),
         "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
         "clock_granularity": secs(c.clock_granularity),
+        "ts_tick": secs(c.ts_tick),
         "cut_basis": if c.cut_from_pipe { "pipe" } else { "flight" },
         "prr_variant": if c.prr_ns3 { "ns3" } else { "rfc6937" },
         "rescue_retransmit": c.rescue_retransmit,

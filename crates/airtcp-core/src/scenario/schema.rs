@@ -654,6 +654,8 @@ pub struct TcpOptions {
     pub rto_formula: Option<String>,
     /// RFC 6298's clock granularity G.
     pub clock_granularity: Option<Duration>,
+    /// Tick of the timestamp clock, "0s" for exact (ns-3: "1ms").
+    pub ts_tick: Option<Duration>,
     /// What a window cut halves: "flight" (RFC 5681 FlightSize) or "pipe" (ns-3).
     pub cut_basis: Option<String>,
     /// How PRR counts: "rfc6937" or "ns3" (ns-3.44's TcpPrrRecovery).
@@ -725,6 +727,7 @@ impl TcpOptions {
             tlp,
             frto,
             clock_granularity,
+            ts_tick,
             rescue_retransmit,
             fast_retransmit_restarts_rto,
             partial_ack_retransmit,

@@ -115,6 +115,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.clock_granularity {
         c.clock_granularity = v.ns();
     }
+    if let Some(v) = o.ts_tick {
+        c.ts_tick = v.ns();
+    }
     // Two-way choices named by text: (name when false, name when true).
     for (key, name, names, flag) in [
         (

@@ -97,6 +97,9 @@ pub struct TcpConfig {
     /// so an ACK answering several segments echoes the earliest one's timestamp (ns-3, Linux);
     /// off, it echoes the latest segment's.
     pub ts_echo_earliest: bool,
+    /// Tick of the sender's timestamp clock (0: exact): TSval is the time in whole ticks and
+    /// an RTT sample from the echo is too (ns-3 stamps in whole milliseconds).
+    pub ts_tick: Time,
     /// A retransmitted segment stays counted in pipe, and NextSeg() does not resend it,
     /// until a timeout (ns-3's sticky `TcpTxItem::m_retrans`), rather than only during the
     /// recovery that resent it (RFC 6675's HighRxt).
@@ -240,6 +243,8 @@ impl Profile {
                 // TcpSocketBase::ProcessOptionTimestamp: m_timestampToEcho changes only for the
                 // in-order segment at or below the highest ACK sent.
                 ts_echo_earliest: true,
+                // TcpOptionTS::NowToTsValue and ElapsedTimeFromTsValue count milliseconds.
+                ts_tick: MS,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -326,6 +331,7 @@ impl Default for TcpConfig {
             exit_ack_grows: false,
             ack_first_segment: false,
             ts_echo_earliest: false,
+            ts_tick: 0,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
         }
