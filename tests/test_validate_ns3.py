@@ -64,6 +64,9 @@ def test_table_marks_points_outside_ten_percent():
     assert lines[4] == (
         "| 1 | cubic | 5 % | 2 | 1.150 | 1.000 | 1.15 | 0.86–1.44 | no | 3.0 / 3.0 | 1.0 / 1.0 |"
     )
+    assert ns3_run.summary(rows) == (
+        "Within 10 %: 1 of 3 points. Outside: cubic 5×20 % (0.80), cubic 1×5 % (1.15)."
+    )
     missing = {"flows": 1, "cc": "vegas", "per": 0.0, "missing": "not run"}
     assert ns3_run.table([missing]).splitlines()[2] == (
         "| 1 | vegas | 0 % | – | – | – | – | – | not run | – | – |"
@@ -219,3 +222,13 @@ def test_ns3_profile_runs_the_ns3_variants_of_westwood_vegas_and_veno():
             )
 
         assert goodput("") == goodput("ns3 = 1") != goodput("ns3 = 0"), cc
+
+
+def test_results_of_parts_merge_without_overwriting():
+    one = {"goodput_bps": 1.0, "recoveries": 0, "timeouts": 0}
+    two = {"goodput_bps": 2.0, "recoveries": 0, "timeouts": 0}
+    a = {"ns3": {"k": {"1": one}}, "airtcp": {"b": {"k": {"1": one}}}}
+    b = {"ns3": {"k": {"1": two, "2": two}, "j": {"1": two}}, "airtcp": {"c": {"k": {"1": two}}}}
+    ns3_run.merge_results(a, b)
+    assert a["ns3"] == {"k": {"1": one, "2": two}, "j": {"1": two}}
+    assert a["airtcp"] == {"b": {"k": {"1": one}}, "c": {"k": {"1": two}}}

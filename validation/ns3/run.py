@@ -283,6 +283,18 @@ def table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def summary(rows: list[dict]) -> str:
+    """One line: how many points are within 10 %, and the others with their ratios."""
+    off = []
+    for r in rows:
+        a = mean([x["goodput_bps"] for x in r["airtcp"]])
+        n = mean([x["goodput_bps"] for x in r["ns3"]])
+        if n <= 0 or abs(a / n - 1) > TOLERANCE:
+            off.append(f"{r['cc']} {r['flows']}×{r['per'] * 100:g} % ({a / n if n > 0 else 0:.2f})")
+    line = f"Within 10 %: {len(rows) - len(off)} of {len(rows)} points."
+    return line + (f" Outside: {', '.join(off)}." if off else "")
+
+
 def write_doc(body: str, note: str) -> None:
     text = DOC.read_text()
     if BEGIN not in text or END not in text:
@@ -340,6 +352,18 @@ def rows_for(res: dict, build: str, available: set[str], dur: float) -> tuple[li
     return rows, absent, pending
 
 
+def merge_results(into: dict, other: dict) -> None:
+    """Adds every stored run of ``other`` (a results file of another part of the check) that
+    ``into`` lacks."""
+    for key, seeds in other.get("ns3", {}).items():
+        for k, v in seeds.items():
+            into["ns3"].setdefault(key, {}).setdefault(k, v)
+    for core, points in other.get("airtcp", {}).items():
+        for key, seeds in points.items():
+            for k, v in seeds.items():
+                into["airtcp"].setdefault(core, {}).setdefault(key, {}).setdefault(k, v)
+
+
 def parse_list(text: str, kind, what: str) -> list:
     try:
         return [kind(x) for x in text.split(",") if x.strip()]
@@ -360,6 +384,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ns3-venv", type=Path, default=ROOT / ".ns3venv")
     ap.add_argument("--results", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        action="append",
+        default=[],
+        help="add the runs of another results file",
+    )
     ap.add_argument("--quick", action="store_true", help="one seed of 10 s, nothing stored")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     ap.add_argument("--table-only", action="store_true", help="no runs: the table from results")
@@ -387,6 +418,10 @@ def main(argv: list[str] | None = None) -> int:
     core = str(_core.__build__)
     available = {n for n, _ in airtcp.schemes()}
     res = {"ns3": {}, "airtcp": {}} if a.quick else load_results(a.results)
+    for path in a.merge:
+        merge_results(res, load_results(path))
+    if a.merge:
+        save_results(a.results, res)
     if not a.table_only:
         exe = build(a.ns3_venv)
         chosen = [BY_NAME[n] for n in names]
@@ -406,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = [r for r in rows if r["cc"] in names]
         absent = [s for s in absent if s.name in names]
         pending = []
-    body = table(rows)
+    body = table(rows) + "\n\n" + summary(rows)
     if absent:
         body += (
             "\n\nNot in this airtcp build, so not checked: "
