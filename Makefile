@@ -30,7 +30,7 @@ RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o
 help:
 	@echo "make demo    build airtcp into .venv (release), run a PER sweep -> out/demo/ and a quick"
 	@echo "             reproduction of the Padhye et al. model -> reports/padhye/quick/index.html"
-	@echo "make test    build, then cargo test/fmt/clippy, ruff and pytest"
+	@echo "make test    build, then cargo test (profile ci)/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
 	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
 	@echo "make validate-ns3 airtcp's ns3 TCP profile against ns-3.44 (PyPI wheel) -> docs/validation.md"
@@ -73,11 +73,10 @@ demo: setup
 	$(BIN)/airtcp demo
 	$(BIN)/airtcp reproduce padhye --quick
 
-# The core's unit tests run twice: optimized with everything else, and unoptimized, where
-# integer overflow panics instead of wrapping.
+# Every Rust test runs once, on one build of the core (profile `ci` in Cargo.toml: optimized,
+# with integer overflow and debug assertions checked, without LTO).
 test: setup-dev rust-tools
-	cargo test --workspace --release
-	cargo test -p airtcp-core --lib
+	cargo test --workspace --profile ci
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests benches tools

@@ -121,3 +121,25 @@ def test_a_scaled_axis_without_a_label_says_its_scale():
     assert ax.get_xlabel() == "p × 100"
     fig2 = metric_vs_param(df, "p", "goodput_bps", scale=1e-6, ylabel="goodput (Mbit/s)")
     assert fig2.axes[0].get_ylabel() == "goodput (Mbit/s)"
+
+
+def test_axes_without_labels_are_named_in_words_with_units():
+    from airtcp.plots import metric_vs_param, readable
+
+    assert readable("goodput_bps") == ("goodput (kb/s)", 1e-3)
+    assert readable("links.R2-D1.error.per") == ("packet error rate, R2-D1 (%)", 100.0)
+    assert readable("flows.*.cc") == ("scheme", 1.0)
+    assert readable("hops") == ("hops", 1.0)
+    df = pl.DataFrame(
+        {"hops": [4, 4, 5, 5, 6, 6], "goodput_bps": [3e5, 3.2e5, 2e5, 2.1e5, 1e5, 1.2e5]}
+    )
+    ax = metric_vs_param(df, "hops", "goodput_bps").axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("hops", "goodput (kb/s)")
+    # Values in kb/s, ticks on whole hop counts only.
+    assert ax.lines[0].get_ydata()[0] == pytest.approx(310.0)
+    ax.figure.canvas.draw()
+    assert all(float(t).is_integer() for t in ax.get_xticks())
+    per = pl.DataFrame({"links.R2-D1.error.per": [0.0, 0.0, 0.02, 0.02], "goodput_bps": [1.0] * 4})
+    ax = metric_vs_param(per, "links.R2-D1.error.per", "goodput_bps").axes[0]
+    assert ax.get_xlabel() == "packet error rate, R2-D1 (%)"
+    assert list(ax.lines[0].get_xdata()) == [0.0, 2.0]

@@ -217,3 +217,21 @@ def test_toml_examples_are_what_the_builders_write():
         text = (root / "scenarios" / name).read_text()
         assert text == mod.render(name), f"{name} is stale: run python tools/make_examples.py"
         airtcp.Scenario.from_toml(root / "scenarios" / name).validate()
+
+
+@pytest.mark.parametrize("builder", [airtcp.chain, airtcp.cross, airtcp.grid])
+def test_mesh_builders_document_their_parameters(builder):
+    doc = builder.__doc__ or ""
+    # Their own parameters and the ones they share, as help() shows them.
+    assert "Parameters" in doc and "mac:" in doc and "queue_limit:" in doc
+    own = {"chain": "hops:", "cross": "hops:", "grid": "rows, cols:"}[builder.__name__]
+    assert own in doc
+
+
+def test_a_wifi_result_has_its_stations_table_and_says_so():
+    r = airtcp.run(airtcp.chain(2, duration=1.0))
+    assert r.links.height == 0  # no [[links]] in a wifi chain
+    assert r.macs["node"].to_list() == ["n0@air", "n1@air", "n2@air"]
+    assert r.macs.equals(r.table("macs"))
+    assert "media=air (wifi) stations=3" in repr(r)
+    assert "media=" not in repr(airtcp.run(airtcp.dumbbell(1, duration=1.0)))

@@ -291,3 +291,10 @@ def test_a_bad_set_names_the_path_once(capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --set foo=1: unknown field `foo`"), err
     assert err.count("foo") == 2  # in the item and in the message, not a third time
+
+
+def test_schemes_help_says_what_the_command_lists(capsys):
+    with pytest.raises(SystemExit):
+        main(["schemes", "--help"])
+    out = capsys.readouterr().out
+    assert "congestion-control schemes a flow can use" in out and "cc_params" in out

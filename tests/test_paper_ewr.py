@@ -271,3 +271,131 @@ def test_quick_reproduction_report_and_store(tmp_path):
     assert docs["single"].count("\n| ") == 1 + 2  # header + 0% and 10%
     assert docs["claims"].count("**") == 2 * len(ewr.PAPER.claims)
     assert "Table 4 (Westwood+)" in docs["friendliness"]
+
+
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes
+
+
+def _variant(reading: str, name: str):
+    r = ewr.PAPER.reading(reading)
+    return next(v for v in r.variants() if v.name == name)
+
+
+def _apply(v, sweep: str):
+    spec = ewr.PAPER.sweep(sweep)
+    sc = spec.scenario(True)
+    if v.transform is not None:
+        sc = v.transform(sc, sweep)
+    for path, value in v.set.items():
+        sc = sc.set(path, value)
+    return sc
+
+
+def test_the_declared_readings_and_axes():
+    names = {r.name: r.kind for r in ewr.PAPER.readings}
+    assert names == {
+        "sampling": "reading",
+        "loss_term": "reading",
+        "rcv_window": "axis",
+        "queues": "axis",
+        "rtt_spread": "axis",
+        "start_jitter": "axis",
+        "ack_errors": "axis",
+    }
+    for r in ewr.PAPER.readings:
+        assert r.passage and r.default.is_identity
+        for v in r.alternatives:
+            assert v.why and not v.is_identity
+            # Every alternative builds a valid scenario for every sweep it applies to.
+            for spec in ewr.PAPER.sweeps:
+                if v.applies(spec.name):
+                    _apply(v, spec.name).validate()
+
+
+def test_ewr_parameters_reach_ewr_flows_only():
+    v = _variant("sampling", "per interval")
+    sc = _apply(v, "mixed")
+    tcp = [f for f in sc.data["flows"] if "cc" in f]
+    assert all(f["cc_params"] == {"ewr.interval": 1.0} for f in tcp)
+    # The NewReno background flows carry the scoped key and run: it is EWR's alone.
+    sc.set("duration", 2).validate()
+    loss = _apply(_variant("loss_term", "Padhye cap"), "single")
+    assert loss.get("flows.ftp.cc_params") == {"ewr.loss_term": 1.0}
+    assert "cc_params" not in loss.get("flows.udp1")
+
+
+def test_the_interval_reading_leaves_ewr_no_way_to_grow():
+    """The tension the report shows: per interval, EWR never leaves its initial window."""
+    base = ewr.single_scenario(True).set("duration", 5)
+    interval = _variant("sampling", "per interval").transform(base, "single")
+    a = airtcp.run(base).flows.filter(pl.col("name") == "ftp")
+    b = airtcp.run(interval).flows.filter(pl.col("name") == "ftp")
+    # Two segments of 1000 bytes per round trip of about 49 ms: about 0.33 Mbit/s.
+    assert b["goodput_bps"][0] < 0.4e6 < 5e6 < a["goodput_bps"][0]
+
+
+def test_queue_rtt_jitter_and_ack_axes_edit_what_they_say():
+    half = _apply(_variant("queues", "25 packets"), "single")
+    assert half.get("links.R1-R2.queue.limit") == 25
+    assert half.get("links.S1-R1.queue.limit") == 25
+    spread = _apply(_variant("rtt_spread", "unequal"), "fairness")
+    delays = [spread.get(f"links.S{i}-R1.delay") for i in range(1, 11)]
+    assert delays[0] == "2ms" and delays[-1] == "74ms" and len(set(delays)) == 10
+    assert spread.get("links.R1-R2.delay") == "20ms"
+    assert ewr.PAPER.reading("rtt_spread").claims == (
+        "fair_single",
+        "fair_single_zero",
+        "table1_levels",
+    )
+    jit = _apply(_variant("start_jitter", "uniform in 100 ms"), "mixed")
+    assert {f["start_jitter"] for f in jit.data["flows"]} == {"100ms"}
+    acks = _apply(_variant("ack_errors", "data and ACKs"), "friend55")
+    assert acks.get("links.R2-D1.error.applies_to") == "all"
+    small = _apply(_variant("rcv_window", "64 KiB"), "single")
+    assert small.get("tcp.rcv_window") == 65536
+
+
+def test_the_single_bottleneck_grid_has_the_low_error_points():
+    grid = ewr.PAPER.sweep("single").grid[ewr.SINGLE_PER]
+    assert {0.001, 0.005} <= set(grid)
+    # The low-error claim is decided at each of them.
+    res = _claim(_single({}, 0.01), "single_similar")
+    assert {r["error"] for r in res.numbers} == {"0%", "0.1%", "0.5%", "1%"}
+
+
+@pytest.mark.parametrize("sweep", ["single", "fairness", "mixed", "friend37"])
+def test_seeds_differ_without_errors_in_every_sweep(sweep):
+    spec = ewr.PAPER.sweep(sweep)
+    sc = spec.scenario(True).set("duration", 3)
+    for path, values in spec.grid.items():
+        if path.endswith("error.per"):
+            sc = sc.set(path, 0.0)
+        else:
+            sc = sc.set(path, values[0])
+    a = airtcp.run(sc.with_values(seed=1))
+    b = airtcp.run(sc.with_values(seed=2))
+    assert a.flows["goodput_bps"].to_list() != b.flows["goodput_bps"].to_list()
+
+
+def test_the_overshoot_sentence_is_generated_from_the_runs():
+    rows = [
+        {
+            "transport": "tcp",
+            "name": f"ftp{i}",
+            "cc": "ewr",
+            ewr.SINGLE_PER: 0.0,
+            "seed": seed,
+            "ewr_rx_estimate_bps": 8e6 + 1e5 * i + 1e4 * seed,
+            "timeouts": 150 + i + seed,
+        }
+        for i in range(1, 11)
+        for seed in (1, 2, 3)
+    ]
+    data = _data({"fairness": {"flows": pl.DataFrame(rows)}})
+    text = ewr._doc_overshoot(data)
+    assert "10 EWR flows on the 10 Mbit/s bottleneck" in text
+    # One value a run: the mean over its ten flows (8.55, 8.56, 8.57 Mbit/s; 157.5 + seed
+    # timeouts in a 60 s run).
+    assert "estimate 8.6 Mbit/s each on average" in text and "over 3 runs" in text
+    assert "time out 158 times a minute each" in text

@@ -229,3 +229,83 @@ def test_a_grid_run_counts_once_with_its_responses_mean():
     ]
     runs = membrane._per_run(pl.DataFrame(rows))
     assert runs.select("seed", "goodput_bps").rows() == [(1, 3.5), (2, 3.5)]
+
+
+# --------------------------------------------------------------------------------------------
+# readings, the congested regime, seeds at 0% PER
+
+
+def _resolved(reading: str | None = None, topo: str = "grid", variant: str = "base"):
+    paper = membrane.PAPER
+    replace = {reading: paper.reading(reading).alternatives[0]} if reading else None
+    (r,) = [
+        x for x in paper.resolve(quick=True, replace=replace) if x.spec.name == f"{topo}-{variant}"
+    ]
+    return r
+
+
+def test_the_readings_are_declared_with_passages_and_edit_their_sweeps():
+    paper = membrane.PAPER
+    names = {r.name for r in paper.readings}
+    assert {"ern_rate", "adaptive_scale", "online_model", "jersey_threshold"} <= names
+    assert {"rcv_window", "ack_errors"} <= names
+    assert all(r.passage for r in paper.readings)
+    # ERN: each flow's available rate by default, the node's whole capacity under "node".
+    ern = [a for a in _resolved(None, "grid", "ern").scenario["agents"]]
+    assert [a["per_flow"] for a in ern if a["kind"] == "explicit_rate"] == [True]
+    node = _resolved("ern_rate", "grid", "ern")
+    assert node.name == "membrane/grid-ern@ern_rate=node-quick"
+    assert [a["per_flow"] for a in node.scenario["agents"] if a["kind"] == "explicit_rate"] == [
+        False
+    ]
+    # The adaptive threshold on the links' scale: the route's hops, 1 under "path".
+    for topo, hops in membrane.HOPS.items():
+        resp = [f for f in _resolved(None, topo, "adaptive").scenario["flows"] if "cc_params" in f]
+        assert resp and all(f["cc_params"] == {"hops": float(hops)} for f in resp)
+    path = _resolved("adaptive_scale", "grid", "online").scenario["flows"]
+    assert {f["cc_params"]["hops"] for f in path if "cc_params" in f} == {1.0}
+    assert {
+        f["cc_params"]["online_model"]
+        for f in _resolved("online_model", "chain4", "online").scenario["flows"]
+        if "cc_params" in f
+    } == {0.0}
+    # Jersey's warning at 10 packets, 50 under the alternative; the other sweeps untouched.
+    cw = [ln["queue"] for ln in _resolved(None).scenario["links"] if "queue" in ln]
+    assert {q["threshold"] for q in cw if q["kind"] == "cw"} == {membrane.CW_THRESHOLD}
+    cw = [ln["queue"] for ln in _resolved("jersey_threshold").scenario["links"] if "queue" in ln]
+    assert {q["threshold"] for q in cw if q["kind"] == "cw"} == {50}
+    assert _resolved("jersey_threshold", "grid", "eln").name == "membrane/grid-eln-quick"
+    assert _resolved("rcv_window").scenario["tcp"]["rcv_window"] == membrane.LARGE_WINDOW
+    errs = [ln["error"] for ln in _resolved("ack_errors").scenario["links"] if "error" in ln]
+    assert errs and {e["applies_to"] for e in errs} == {"data"}
+
+
+def _run(reading, cc, per, seed=1, duration=20):
+    sc = _resolved(reading).scenario.set(membrane.PER_PATHS["grid"], per).set(membrane.CC_PATH, cc)
+    return airtcp.run(sc.with_values(duration=duration, seed=seed))
+
+
+def test_the_large_window_regime_congests_and_jersey_warns_there():
+    big = _run("rcv_window", "jersey", 0.0)
+    mesh = big.links.filter(pl.col("name").str.starts_with("g"))
+    # Queues overflow: losses to congestion with no channel error at all.
+    assert mesh["drops_queue_overflow"].sum() > 0
+    assert mesh["drops_channel_error"].sum() == 0
+    assert mesh["max_queue_packets"].max() >= membrane.QUEUE
+    # Jersey's congestion warning fires at its threshold.
+    assert mesh["ecn_marks"].sum() > 0
+    # Under the default window the responses are held by their slot share: no overflow.
+    small = _run(None, "newreno", 0.0)
+    assert small.links["drops_queue_overflow"].sum() == 0
+
+
+def test_seeds_differ_at_zero_per():
+    # The grid's six flows and the chain's single one: no two seeds give the same goodput.
+    for topo in ("grid", "chain4"):
+        sc = _resolved(None, topo).scenario.set(membrane.PER_PATHS[topo], 0.0)
+        sc = sc.set(membrane.CC_PATH, "newreno")
+        runs = [airtcp.run(sc.with_values(duration=10, seed=s)) for s in (1, 2, 3)]
+        req = [r.flows.filter(pl.col("name") == "req0")["start_s"][0] for r in runs]
+        good = [r.flows.filter(pl.col("name") == "resp0")["goodput_bps"][0] for r in runs]
+        assert len(set(req)) == 3 and all(0 <= s < 1 for s in req), topo
+        assert len(set(good)) == 3, (topo, good)

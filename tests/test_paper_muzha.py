@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import polars as pl
+import pytest
 
 import airtcp
 from airtcp import Store, papers
@@ -80,7 +81,12 @@ def test_fewest_retransmissions_needs_both_baselines():
     # Fewer than NewReno's but more than SACK's (SACK at half NewReno's): not supported.
     res = _claim(_data(0.0, 0.02, sack_retx=0.5), "fewest_retx")
     assert res.outcome == NOT_SUPPORTED
-    assert [r["verdict"] for r in res.numbers] == [SUPPORTED, NOT_SUPPORTED]
+    # One part per baseline and hop count of 4-16.
+    by_base = {
+        b: {r["verdict"] for r in res.numbers if r["against"] == b} for b in ("newreno", "sack")
+    }
+    assert by_base == {"newreno": {SUPPORTED}, "sack": {NOT_SUPPORTED}}
+    assert len(res.numbers) == 2 * len(muzha.GAIN_HOPS)
     # As few as SACK's but scattered too widely to tell: inconclusive.
     assert _claim(_data(0.0, 0.9, sack_retx=0.7), "fewest_retx").outcome == INCONCLUSIVE
 
@@ -181,7 +187,11 @@ def test_fairness_claim_takes_each_outcome():
 
 def test_a_long_chain_with_an_early_destination_is_the_short_chain():
     long = muzha.chain_scenario(quick=True).set(muzha.DST_PATH, "n4").set(muzha.CC_PATH, "muzha")
-    short = airtcp.chain(4, duration=20, cc="muzha").set("agents", [{"kind": "drai", "node": "*"}])
+    short = (
+        airtcp.chain(4, duration=20, cc="muzha")
+        .set("agents", [{"kind": "drai", "node": "*"}])
+        .set("flows.ftp.start_jitter", muzha.START_JITTER)
+    )
     a, b = airtcp.run(long), airtcp.run(short)
     assert a.flows["goodput_bps"][0] == b.flows["goodput_bps"][0]
     assert a.summary["events"] == b.summary["events"]
@@ -218,12 +228,14 @@ def test_quick_reproduction_report_and_store(tmp_path):
     assert tables["claims"].count("**") == 2 * len(muzha.PAPER.claims)
 
 
-def _cross_flows(newreno: float, vegas: float, noise: float) -> PaperData:
+def _cross_flows(newreno: float, vegas: float, noise: float, at4: float | None = None) -> PaperData:
+    """NewReno and Vegas goodput at both crossings (``at4``: Vegas's at 4 hops instead)."""
     rng = random.Random(11)
     rows = []
     for h in (4, 8):
         for seed in range(1, 11):
-            for cc, g in (("NewReno", newreno), ("Vegas", vegas)):
+            v = at4 if at4 is not None and h == 4 else vegas
+            for cc, g in (("NewReno", newreno), ("Vegas", v)):
                 rows.append(
                     {
                         "pair": "NewReno vs Vegas",
@@ -249,4 +261,97 @@ def test_newreno_starves_vegas_takes_each_outcome():
     )
     assert _claim(_cross_flows(150e3, 100e3, 1.0), "newreno_starves_vegas").outcome == (
         INCONCLUSIVE
+    )
+
+
+def test_newreno_starves_vegas_is_decided_at_each_crossing():
+    # Even at 4 hops, NewReno far ahead at 8: pooled this could pass; per crossing it fails
+    # at 4 hops, and the numbers say where it holds.
+    res = _claim(_cross_flows(150e3, 50e3, 0.05, at4=150e3), "newreno_starves_vegas")
+    assert res.outcome == NOT_SUPPORTED
+    assert {r["hops"]: r["verdict"] for r in res.numbers} == {4: NOT_SUPPORTED, 8: SUPPORTED}
+    assert "4 hops" in res.sentence and "8 hops" in res.sentence
+
+
+def test_gain_is_decided_at_each_hop_count_and_weighed_against_the_papers_range():
+    res = _claim(_data(0.08, 0.01), "gain_newreno")
+    assert [r["hops"] for r in res.numbers] == muzha.GAIN_HOPS
+    assert all(r["paper_range"] == "supported" for r in res.numbers)
+    assert "7 of 7 intervals inside it" in res.sentence
+    # A gain at short chains only: one hop count is enough to rule the claim out.
+    data = _data(0.0, 0.01)
+    df = data.table("chains", "flows")
+    boost = (pl.col("cc") == "muzha") & (pl.col("hops") <= 6)
+    df = df.with_columns(
+        pl.when(boost).then(pl.col("goodput_bps") * 1.08).otherwise(pl.col("goodput_bps"))
+    )
+    data.set_table("chains", "flows", df)
+    res = _claim(data, "gain_newreno")
+    assert res.outcome == NOT_SUPPORTED
+    got = {r["hops"]: r["verdict"] for r in res.numbers}
+    assert got[4] == got[6] == SUPPORTED and got[16] == NOT_SUPPORTED
+
+
+def test_fairness_and_random_loss_are_decided_per_hop_count():
+    res = _claim(_cross(0.99, 0.7, 0.02), "fairness")
+    assert [r["hops"] for r in res.numbers] == [4, 8]
+    res = _claim(_lossy({"muzha": 0.1, "newreno": 0.4}, 0.01), "random_loss")
+    assert [r["hops"] for r in res.numbers] == muzha.LOSSY_HOPS
+
+
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes
+
+
+def _apply(v, sweep: str):
+    sc = muzha.PAPER.sweep(sweep).scenario(True)
+    if v.transform is not None:
+        sc = v.transform(sc, sweep)
+    for path, value in v.set.items():
+        sc = sc.set(path, value)
+    return sc
+
+
+def test_the_declared_readings_and_axes():
+    names = {r.name: r.kind for r in muzha.PAPER.readings}
+    assert names == {
+        "drop_memory": "reading",
+        "queue": "axis",
+        "rcv_window": "axis",
+        "start_jitter": "axis",
+        "ack_errors": "axis",
+    }
+    for r in muzha.PAPER.readings:
+        assert r.passage and r.default.is_identity
+        for v in r.alternatives:
+            assert v.why and not v.is_identity
+            for spec in muzha.PAPER.sweeps:
+                if v.applies(spec.name):
+                    _apply(v, spec.name).validate()
+    memory = muzha.PAPER.reading("drop_memory")
+    rtts = next(v for v in memory.alternatives if v.name == "2 round trips")
+    assert _apply(rtts, "cross8").get("agents.0.drop_memory_rtts") == 2.0
+    assert not rtts.applies("drai") and not rtts.applies("trace")
+    acks = muzha.PAPER.reading("ack_errors").alternatives[0]
+    assert _apply(acks, "lossy").get(muzha.PER_PATH.replace("per", "applies_to")) == "all"
+
+
+def test_a_bad_drop_memory_is_an_error_at_its_path():
+    sc = muzha.chain_scenario(True).set("agents.0.drop_memory_rtts", -1)
+    with pytest.raises(airtcp.ScenarioError) as e:
+        sc.validate()
+    assert e.value.path == "agents[0].drop_memory_rtts"
+
+
+def test_seeds_differ_without_errors():
+    for sc in (
+        muzha.chain_scenario(True).set(muzha.DST_PATH, "n2").set(muzha.CC_PATH, "newreno"),
+        muzha._cross(4)(True).set(muzha.RIVAL_PATH, "vegas"),
+    ):
+        sc = sc.set("duration", 4)
+        a = airtcp.run(sc.with_values(seed=1))
+        b = airtcp.run(sc.with_values(seed=2))
+        assert a.flows["goodput_bps"].to_list() != b.flows["goodput_bps"].to_list()
+    assert all(
+        f["start_jitter"] == muzha.START_JITTER for f in muzha.chain_scenario(True).data["flows"]
     )

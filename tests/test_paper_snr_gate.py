@@ -38,9 +38,9 @@ def test_welch_matches_its_formulas():
     # Swapping the samples flips the difference, not the test.
     r = welch(b, a)
     assert (r.diff, r.p, r.ci_low) == pytest.approx((-w.diff, w.p, -w.ci_high))
-    # Constant samples: the difference is exact; too few values give NaN.
+    # Constant samples decide nothing (no interval, the reason said); too few values give NaN.
     c = welch([2.0, 2.0], [1.0, 1.0])
-    assert (c.ci_low, c.ci_high, c.p) == (1.0, 1.0, 0.0)
+    assert math.isnan(c.ci_low) and math.isnan(c.p) and "zero variance" in c.reason
     assert math.isnan(welch([1.0], [1.0, 2.0]).p)
 
 
@@ -145,7 +145,7 @@ def test_claims_not_supported_when_the_gain_is_small_or_reversed():
 
 
 def test_claims_inconclusive_when_the_runs_scatter_too_much():
-    v = _verdicts(_data(gain=0.0, overhead_cut=0.0, noise=0.6, n=4, low=1.0))
+    v = _verdicts(_data(gain=0.0, overhead_cut=0.0, noise=0.6, n=3, low=1.0))
     for cid in v:
         assert v[cid][:3] == (False, "Inconclusive", INCONCLUSIVE), v[cid][3].sentence
 
@@ -218,3 +218,139 @@ def test_quick_reproduction_report_and_store(tmp_path):
     ages = {round(a["min_sample_age_s"], 9) for a in delay_agents}
     assert ages == set(snr_gate.DELAYS)
     assert delay.height == len(snr_gate.DELAYS) * spec.quick_seeds
+
+
+# --------------------------------------------------------------------------------------------
+# paired tests, and samples that cannot decide
+
+
+def _shared_trace_data(gain: float, trace_spread: float, n: int = 30) -> PaperData:
+    """Each seed's trace scales Reno and the gate alike (``trace_spread``, relative); the gate
+    gains ``gain`` at 5–6 dB and half of it at 3–4 dB, with 1% noise of its own."""
+    rng = random.Random(9)
+    seeds = list(range(1, n + 1))
+    trace = {s: 1 + rng.gauss(0, trace_spread) for s in seeds}
+
+    def flows(k: float) -> pl.DataFrame:
+        rows = []
+        for s in seeds:
+            tput = 80.0 * trace[s] * (1 + k) * (1 + rng.gauss(0, 0.01))
+            rows.append(
+                {
+                    "seed": s,
+                    "goodput_bps": tput * 8000,
+                    "completion_time_s": snr_gate.FILE_BYTES / (tput * 1000),
+                    "sent_bytes": round(snr_gate.FILE_BYTES * (1.02 - k / 20)),
+                }
+            )
+        return pl.DataFrame(rows)
+
+    gates = [
+        flows(gain if t >= 5 else gain / 2).with_columns(pl.lit(t).alias(snr_gate.T_PATH))
+        for t in snr_gate.THRESHOLDS
+    ]
+    data = PaperData(
+        papers.get("snr-gate"),
+        quick=False,
+        sweeps=[],
+        tables={"reno": {"flows": flows(0.0)}, "gate": {"flows": pl.concat(gates)}},
+        store=None,
+    )
+    snr_gate.derive(data)
+    return data
+
+
+def test_claims_are_paired_over_the_traces():
+    # A 10% gain under a 30% spread between traces: the paired test sees the gain, a
+    # two-sample test would drown it in the traces' spread.
+    data = _shared_trace_data(gain=0.1, trace_spread=0.3)
+    v = _verdicts(data)
+    assert v["throughput-improves"][2] is SUPPORTED
+    c = v["throughput-improves"][3].numbers[0]
+    assert c["pairs"] == 30 and not c["degenerate"]
+    assert c["ci_high"] - c["ci_low"] < 3.0
+    gate = snr_gate._gate_at(data, snr_gate.TEST_T)["throughput_kBps"].to_list()
+    reno = data.table("reno", "flows").sort("seed")["throughput_kBps"].to_list()
+    w = welch(gate, reno)
+    assert w.ci_low < 0, "unpaired, the same data decide nothing"
+    assert c["bootstrap_low"] < c["change"] < c["bootstrap_high"]
+    assert "paired 95% CI" in v["throughput-improves"][3].sentence
+    # The step claim: 30 traces are 30 pairs, not 60 runs.
+    step = v["small-then-large"][3].numbers[0]
+    assert step["pairs"] == 30
+    assert step["change"] == pytest.approx(5.0, rel=0.2)
+
+
+def test_a_gate_that_changes_nothing_decides_nothing():
+    # The transfer ends before the fade: gated and plain runs are identical on every trace.
+    data = _shared_trace_data(gain=0.0, trace_spread=0.3)
+    reno = data.table("reno", "flows")
+    gates = [reno.with_columns(pl.lit(t).alias(snr_gate.T_PATH)) for t in snr_gate.THRESHOLDS]
+    data.set_table("gate", "flows", pl.concat(gates))
+    snr_gate.derive(data)
+    for cid, (_, _, outcome, r) in _verdicts(data).items():
+        assert outcome is INCONCLUSIVE, (cid, r.sentence)
+        assert r.numbers[0]["degenerate"], cid
+        assert "no spread" in r.sentence, cid
+
+
+def test_reports_state_the_half_effect_rule_beside_the_magnitude():
+    paper = papers.get("snr-gate")
+    assert "HALF the paper's change" in paper.notes and "magnitude verdict" in paper.notes
+    r = _verdicts(_data(gain=0.2, overhead_cut=1.0, noise=0.03))["throughput-improves"][3]
+    assert "reaching half the paper's change (+7.5%)" in r.sentence
+    assert "magnitude: the measured change is larger than the paper's +15%" in r.sentence
+    assert "only to reach half of it" in papers.get("wmecn").notes
+
+
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes
+
+
+def _variant_scenario(paper, variant, sweep):
+    sc = paper.sweep(sweep).scenario(True).copy()
+    for path, value in variant.set.items():
+        sc.set(path, value)
+    if variant.transform is not None:
+        sc = variant.transform(sc, sweep)
+    return sc
+
+
+def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
+    paper = papers.get("snr-gate")
+    assert [r.name for r in paper.readings] == [
+        "reading-age",
+        "slow-depth",
+        "fading-speed",
+        "directions",
+        "ack-per",
+        "timing",
+        "hysteresis",
+    ]
+    for r in paper.readings:
+        assert r.passage and r.default.is_identity, r.name
+        for v in r.alternatives:
+            for spec in paper.sweeps:
+                if v.applies(spec.name):
+                    _variant_scenario(paper, v, spec.name).validate()
+    age = paper.reading("reading-age")
+    assert len(age.alternatives) == 5, "hold 100 ms x ages 50, 10; hold 10 ms x ages 10, 50, 100"
+    young = {v.name: v for v in age.alternatives}["hold 10 ms, age 10 ms"]
+    sc = _variant_scenario(paper, young, "gate")
+    assert sc.get("links.0.error.interval") == 0.01
+    assert sc.get("agents.0.measurement_delay") == 0.01 and sc.get("agents.0.interval") == 0.01
+    assert sc.get("links.0.error.synth.shadowing_corr") == pytest.approx(0.9972, abs=1e-4)
+    # Plain Reno's runs get the same channel, and no gate.
+    reno = _variant_scenario(paper, young, "reno")
+    assert reno.get("links.0.error.interval") == 0.01 and not reno.to_dict().get("agents")
+    # The walk keeps its speed to each turning point.
+    deep = _variant_scenario(paper, paper.reading("slow-depth").alternatives[1], "reno")
+    w = deep.get("links.0.error.synth.waypoints")
+    assert w[2][1] == 120 and (w[2][0] - w[1][0]) == pytest.approx(100 / snr_gate.WALK_MPS, 0.01)
+    hyst = paper.reading("hysteresis").alternatives[0]
+    assert hyst.sweeps == ("gate",)
+    # Every reading is applied to the sweeps the claims read, no other.
+    for r in paper.readings:
+        for v in r.alternatives:
+            assert set(v.sweeps) <= {"reno", "gate"}, (r.name, v.name)
+    assert not paper.reading("fading-speed").alternatives[0].applies("coh-gate")

@@ -192,7 +192,9 @@ def _good(scheme, n, per, rng):
     if per > 0:
         rate = 0.005 if per < 0.05 else 0.001
         judged = 4000
-        r.update(verdicts_on_wireless_loss=judged, type2_errors=round(judged * rate))
+        # Counts that vary between runs: identical runs would decide nothing (stats.welch).
+        err = round(judged * rate) + rng.randint(-2, 2)
+        r.update(verdicts_on_wireless_loss=judged, type2_errors=err)
     r.update(steady_verdicts_on_congestion_loss=30, steady_type1_errors=0)
     return r
 
@@ -207,10 +209,14 @@ def test_wmecn_claims_supported_on_data_that_match_the_paper():
     under = [row for row in res["type2-rare-and-falling"].numbers if row.get("under 1%")]
     assert len(under) == 6 and {row["under 1%"] for row in under} == {"supported"}
     assert all(row["CI high %"] < 1.0 for row in under)
-    beats = res["beats-end-to-end"].numbers
-    assert len(beats) == 3 * 2 * 3, "every load, PER > 0 and end-to-end scheme"
-    assert {row["outcome"] for row in beats} == {"supported"}
-    assert all(row["difference %"] == pytest.approx(100 / 6, abs=1) for row in beats)
+    for n in wmecn.SOURCES:
+        beats = res[f"beats-end-to-end-n{n}"].numbers
+        assert len(beats) == 2 * 3, "this load's PERs > 0 and end-to-end schemes"
+        assert {row["sources"] for row in beats} == {n}
+        assert {row["outcome"] for row in beats} == {"supported"}
+        assert all(row["difference %"] == pytest.approx(100 / 6, abs=1) for row in beats)
+        assert f"At {n} sources." in res[f"beats-end-to-end-n{n}"].sentence
+    assert "0 type-1 errors in 5400 congestion losses judged" in res["type1-never-steady"].sentence
 
 
 def test_wmecn_claims_not_supported_on_data_that_contradict_the_paper():
@@ -226,14 +232,21 @@ def test_wmecn_claims_not_supported_on_data_that_contradict_the_paper():
         return r
 
     res = _outcomes(_runs_all(bad))
-    for cid, r in res.items():
-        assert r.outcome is NOT_SUPPORTED and not r.supported, (cid, r.sentence)
-    beats = res["beats-end-to-end"]
+    # Decided per load: ECN's lead at 8 sources does not carry over to 2 and 4, and errors
+    # only in the warm-up leave "never in the steady state" standing.
+    expect = {c.id: NOT_SUPPORTED for c in wmecn.PAPER.claims}
+    expect.update({"beats-end-to-end-n2": SUPPORTED, "beats-end-to-end-n4": SUPPORTED})
+    expect["type1-never-steady"] = SUPPORTED
+    assert {cid: r.outcome for cid, r in res.items()} == expect
+    beats = res["beats-end-to-end-n8"]
     below = [row for row in beats.numbers if row["outcome"] == "not supported"]
     assert [(row["against"], row["sources"], row["PER %"]) for row in below] == [("ECN", 8, 1.0)]
     assert "ECN at 8 sources, PER 1%" in beats.sentence
-    lrt = res["lrt-beats-snoop"].numbers
-    assert {row["outcome"] for row in lrt} == {"not supported"}
+    # The intervals are simultaneous over every load's comparisons, not this load's only.
+    assert "over all 18 comparisons of every load" in beats.sentence
+    for n in wmecn.SOURCES:
+        lrt = res[f"lrt-beats-snoop-n{n}"].numbers
+        assert {row["outcome"] for row in lrt} == {"not supported"}
     t1 = res["type1-never"]
     assert "30 type-1 errors" in t1.sentence and "Every error falls in the first" in t1.sentence
     t2 = res["type2-rare-and-falling"].numbers
@@ -264,3 +277,66 @@ def test_never_outcome_needs_enough_judged_losses():
     assert wmecn.never_outcome(1, 10_000)[0] is NOT_SUPPORTED
     # Losses of one run are not independent verdicts: one run decides nothing.
     assert wmecn.never_outcome(0, 10_000, runs=1)[0] is INCONCLUSIVE
+
+
+# --------------------------------------------------------------------------------------------
+# readings and sensitivity axes
+
+
+def _variant_scenario(paper, variant, sweep):
+    sc = paper.sweep(sweep).scenario(True).copy()
+    for path, value in variant.set.items():
+        sc.set(path, value)
+    if variant.transform is not None:
+        sc = variant.transform(sc, sweep)
+    return sc
+
+
+def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
+    paper = wmecn.PAPER
+    assert [r.name for r in paper.readings] == [
+        "marks",
+        "buffer",
+        "udp",
+        "mid-th",
+        "max-th",
+        "p-max",
+        "westwood-recovery",
+    ]
+    for r in paper.readings:
+        assert r.passage and r.default.is_identity, r.name
+        for v in r.alternatives:
+            used = [s.name for s in paper.sweeps if v.applies(s.name)]
+            assert used, (r.name, v.name)
+            for sweep in used:
+                _variant_scenario(paper, v, sweep).validate()
+    marks = paper.reading("marks").alternatives[0]
+    sc = _variant_scenario(paper, marks, "wmecn-n4")
+    assert [f.get("cc_params") for f in sc.to_dict()["flows"]] == [{"react_to_marks": 0}] * 4 + [
+        None
+    ]
+    assert not marks.applies("reno-n4") and marks.applies("wmecn_lrt-n8")
+    wr = paper.reading("westwood-recovery")
+    assert wr.alternatives[0].sweeps == ("westwood-n2", "westwood-n4", "westwood-n8")
+    assert set(wr.claims) == {f"beats-end-to-end-n{n}" for n in wmecn.SOURCES}
+    assert not paper.reading("mid-th").alternatives[0].applies("reno-n2")
+
+
+def test_udp_background_readings():
+    paper = wmecn.PAPER
+    two, none = paper.reading("udp").alternatives
+    d = _variant_scenario(paper, two, "reno-n2").to_dict()
+    udp = [f for f in d["flows"] if f["name"].startswith("udp")]
+    assert [(f["name"], f["src"], f["dst"]) for f in udp] == [
+        ("udp1", "U1", "V1"),
+        ("udp2", "U2", "V2"),
+    ]
+    assert udp[0]["app"] == udp[1]["app"]
+    d = _variant_scenario(paper, none, "reno-n2").to_dict()
+    assert [f["name"] for f in d["flows"]] == ["ftp1", "ftp2"]
+    assert {n["name"] for n in d["nodes"]}.isdisjoint({"U1", "V1"})
+    # Without background the FTP flows start at a seeded offset: seeds differ at 0% loss.
+    sc = _variant_scenario(paper, none, "reno-n2").update({"duration": 5, "warmup": 1})
+    a, b = (airtcp.run(sc, seed=k).flows["goodput_bps"].to_list() for k in (1, 2))
+    assert a != b
+    assert all(f["start_jitter"] == "100ms" for f in d["flows"])

@@ -7,7 +7,9 @@ Case N is the same scenario on every machine (a seeded generator), so a finding 
 reproduced with ``--show N`` (prints the scenario) and ``--case N`` (runs it here).
 
 Counts: ``clean errors`` (a ScenarioError or ``error: <path>: ...`` naming a field), ``ok
-runs`` (packets conserved), and the findings: ``panics`` (the core's SimulationError),
+runs`` (packets conserved), ``stopped by a budget`` (events, memory or wall time; the error
+names a field and the partial result conserves packets; by budget below it), and the
+findings: ``panics`` (the core's SimulationError),
 ``aborts`` (the worker process killed by a signal: a failed allocation under the memory
 limit, a crash), ``hangs`` (no answer within the time limit), ``tracebacks`` (any other
 exception), ``unnamed errors`` (a refusal that names no field) and ``violations`` (a run
@@ -39,11 +41,14 @@ FINDINGS = ("panic", "abort", "hang", "traceback", "unnamed", "violation")
 # The worker: reads case numbers on stdin, answers one JSON line each
 
 
-def worker(memory_mb: int) -> None:
+def worker(memory_mb: int, run_timeout: float | None) -> None:
     limit = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     sys.path.insert(0, str(HERE))
     import scenario_fuzz as sf
+
+    # The memory budget is the default one: a quarter of the address space left.
+    sf.LIMITS["timeout"] = run_timeout
 
     with sf.hostile_dir() as wd:
         for line in sys.stdin:
@@ -63,9 +68,10 @@ def worker(memory_mb: int) -> None:
 class Slot:
     """One worker process, restarted after it dies or hangs."""
 
-    def __init__(self, memory_mb: int, timeout: float) -> None:
+    def __init__(self, memory_mb: int, timeout: float, run_timeout: float | None) -> None:
         self.memory_mb = memory_mb
         self.timeout = timeout
+        self.run_timeout = run_timeout
         self.proc: subprocess.Popen[str] | None = None
         # A file, not a pipe: a worker that writes much to stderr must not block on it.
         self.stderr = tempfile.TemporaryFile()
@@ -79,7 +85,8 @@ class Slot:
 
         return subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--worker",
-             "--memory", str(self.memory_mb)],
+             "--memory", str(self.memory_mb)]
+            + (["--run-timeout", str(self.run_timeout)] if self.run_timeout else []),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,
@@ -145,7 +152,7 @@ def campaign(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
 
     def drive() -> None:
-        slot = Slot(args.memory, args.timeout)
+        slot = Slot(args.memory, args.timeout, args.run_timeout)
         try:
             while True:
                 try:
@@ -178,6 +185,7 @@ def campaign(args: argparse.Namespace) -> int:
         ("cases", len(results)),
         ("clean errors", count["error"]),
         ("ok runs", count["ok"]),
+        ("stopped by a budget", count["budget"]),
         ("panics", count["panic"]),
         ("aborts", count["abort"]),
         ("hangs", count["hang"]),
@@ -185,11 +193,16 @@ def campaign(args: argparse.Namespace) -> int:
         ("unnamed errors", count["unnamed"]),
         ("violations", count["violation"]),
     ]
+    stops = collections.Counter(r["detail"].split()[0] for r in results if r["outcome"] == "budget")
     width = max(len(k) for k, _ in rows)
+    run_budget = f", runs stopped after {args.run_timeout:g} s" if args.run_timeout else ""
     print(f"hostile scenarios {args.start}..{args.start + args.cases - 1}, {args.jobs} jobs, "
-          f"{args.timeout:g} s and {args.memory} MiB per case")  # fmt: skip
+          f"{args.timeout:g} s and {args.memory} MiB per case{run_budget}")  # fmt: skip
     for k, v in rows:
         print(f"  {k:<{width}}  {v}")
+        if k == "stopped by a budget":
+            for kind in ("max_events", "memory_budget", "timeout"):
+                print(f"    {kind:<{width - 2}}  {stops[kind]}")
     print(f"  {'wall time':<{width}}  {wall:.0f} s (slowest case {slowest['case']}: "
           f"{slowest.get('wall_s', 0.0):.1f} s)")  # fmt: skip
     by_base = collections.Counter((r.get("base", "?"), r.get("mode", "?")) for r in results)
@@ -224,6 +237,13 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds a case may take")
     p.add_argument("--memory", type=int, default=3072, help="MiB of address space per worker")
+    p.add_argument(
+        "--run-timeout",
+        type=float,
+        default=20.0,
+        help="wall-time budget of a run (a run past it is stopped and counted, not a hang); "
+        "0: none",
+    )
     p.add_argument("--report", metavar="FILE", help="write every verdict as JSON lines")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--verbose", action="store_true", help="cases per base scenario and mode")
@@ -232,7 +252,7 @@ def main() -> int:
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        worker(args.memory)
+        worker(args.memory, args.run_timeout or None)
         return 0
     if args.show is not None or args.case is not None:
         return show(args.case if args.case is not None else args.show, args.case is not None)

@@ -4,7 +4,9 @@ nesting, unknown keys, missing tables and paths to files that must not be read; 
 verdict on one run of such a scenario.
 
 A run passes when it ends normally with packets conserved, or with a ScenarioError (from the
-CLI: exit 2 and ``error: <path>: ...``) that names a field. Anything else is a finding:
+CLI: exit 2 and ``error: <path>: ...``) that names a field, or is stopped by one of its
+budgets (events, memory, wall time: a BudgetError naming a field, its partial result
+conserving packets), counted apart as ``budget``. Anything else is a finding:
 another exception (a traceback), a panic in the core (SimulationError), and, in the campaign
 (tools/fuzz_campaign.py), a process that aborts or hangs.
 
@@ -37,6 +39,16 @@ ROOT = Path(__file__).resolve().parent.parent
 EVENT_CAP = 300_000
 #: Simulated time of the base scenarios.
 DURATION = "1s"
+#: Budgets every case runs with (``airtcp.run`` keywords: ``memory_budget``, ``timeout``);
+#: the campaign sets them, the suite leaves the defaults.
+LIMITS: dict[str, Any] = {}
+
+#: How the command line says a budget stopped the run, by budget.
+_BUDGET_TEXT = {
+    "memory_budget": "the run's memory budget of ",
+    "timeout": "the run's time budget of ",
+    "max_events": "the run reached its budget of ",
+}
 
 
 # --------------------------------------------------------------------------------------------
@@ -609,6 +621,12 @@ def conservation_problem(raw: dict[str, Any]) -> str | None:
     link = sum(
         x["drops_queue_overflow"] + x["drops_aqm"] + x["drops_channel_error"] for x in raw["links"]
     )
+    # 802.11 stations count their drops in the macs table (a channel error ends a frame
+    # only when its retries run out).
+    link += sum(
+        x.get("drops_queue_overflow", 0) + x.get("drops_aqm", 0) + x.get("drops_retry_channel", 0)
+        for x in raw.get("macs", [])
+    )
     net = sum(raw["drops"].get(c, 0) for c in ("queue_overflow", "aqm", "channel_error"))
     if link != net:
         return f"link drop counters {link} != drops at links {net}"
@@ -637,7 +655,14 @@ def run_case(d: dict[str, Any] | bytes, mode: str = "api", workdir: Path | None 
 
 def _run_api(d: dict[str, Any]) -> dict:
     try:
-        r = airtcp.run(d)
+        r = airtcp.run(d, **LIMITS)
+    except airtcp.BudgetError as e:
+        if not e.path:
+            return {"outcome": "unnamed", "detail": str(e)[:300]}
+        problem = conservation_problem(e.result.raw) if e.result is not None else "no result"
+        if problem:
+            return {"outcome": "violation", "detail": f"partial result: {problem}"}
+        return {"outcome": "budget", "detail": f"{e.kind} {e.path}"}
     except airtcp.ScenarioError as e:
         if not e.path:
             return {"outcome": "unnamed", "detail": str(e)[:300]}
@@ -669,9 +694,14 @@ def _run_cli(d: dict[str, Any] | bytes, mode: str, workdir: Path) -> dict:
         assert isinstance(d, dict)
         return _run_api(d)  # not writable as a file: judged through the API instead
     out, err = io.StringIO(), io.StringIO()
+    budgets = []
+    if LIMITS.get("memory_budget") is not None:
+        budgets += ["--memory-budget", str(LIMITS["memory_budget"])]
+    if LIMITS.get("timeout") is not None:
+        budgets += ["--timeout", str(LIMITS["timeout"])]
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["run", str(f)])
+            code = main(["run", str(f), "--no-progress", *budgets])
     except BaseException as e:  # noqa: BLE001
         if isinstance(e, KeyboardInterrupt):
             raise
@@ -683,6 +713,9 @@ def _run_cli(d: dict[str, Any] | bytes, mode: str, workdir: Path) -> dict:
         first = text.splitlines()[0][len("error: ") :]
         # A file that is not TOML/JSON at all is named by its path; otherwise a field.
         path = _path_of(first)
+        kind = next((k for k, t in _BUDGET_TEXT.items() if f"{path}: {t}" in first), None)
+        if path and kind:
+            return {"outcome": "budget", "detail": f"{kind} {path}"}
         if path and path != str(f):
             return {"outcome": "error", "detail": path}
         if first.startswith(f"{f}: "):

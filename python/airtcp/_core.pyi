@@ -1,7 +1,7 @@
 """Type stubs of the compiled core (crates/airtcp-py)."""
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __version__: str
 __build__: str
@@ -14,6 +14,14 @@ class ScenarioError(ValueError):
     message: str
     detail: str
 
+class BudgetError(ScenarioError):
+    """A run stopped by a budget: ``kind`` is ``"memory_budget"``, ``"timeout"`` or
+    ``"max_events"``, ``path`` the field that drives what ran out, ``partial`` the result JSON
+    up to where the run stopped."""
+
+    kind: str
+    partial: str
+
 class SimulationError(RuntimeError):
     """The simulator failed internally (a bug)."""
 
@@ -22,7 +30,12 @@ def run_json(
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] | None = None,
     series: bool = True,
+    memory_budget: int | None = None,
+    timeout: float | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
+    progress_interval: float = 0.1,
 ) -> str: ...
+def default_memory_budget() -> int: ...
 def validate_json(
     scenario: str,
     base_dir: str | os.PathLike[str] | None = None,

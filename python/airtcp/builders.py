@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from . import _core
 from .scenario import Scenario
@@ -389,6 +389,17 @@ _MESH_DOC = """
         the scenario's name."""
 
 
+_F = TypeVar("_F", bound=Callable[..., Scenario])
+
+
+def _with_mesh_doc(f: _F) -> _F:
+    """Append the parameters the mesh builders share to ``f``'s docstring. (A docstring must be
+    a plain string literal: one built with ``+`` is an expression Python does not keep.)"""
+    f.__doc__ = (f.__doc__ or "") + _MESH_DOC
+    return f
+
+
+@_with_mesh_doc
 def chain(
     hops: int,
     *,
@@ -408,8 +419,7 @@ def chain(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    (
-        """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
+    """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
     apart; ``n0`` and the last node are hosts, the others routers. One flow ``ftp`` from
     ``n0`` to the last node. With 200 m spacing and the ns-2 radio each node reaches only its
     neighbours, and routes follow the line.
@@ -418,8 +428,6 @@ def chain(
     ----------
     hops:
         number of hops, >= 1."""
-        + _MESH_DOC
-    )
     hops = _count("hops", hops, 1)
     pos = {f"n{i}": (spacing * i, 0.0) for i in range(hops + 1)}
     return _mesh(
@@ -443,6 +451,7 @@ def chain(
     )
 
 
+@_with_mesh_doc
 def cross(
     hops: int,
     *,
@@ -462,8 +471,7 @@ def cross(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    (
-        """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
+    """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
     ``h0`` .. ``h<hops>`` and a vertical one ``v0`` .. ``v<hops>`` (their middle nodes are
     ``c``). Flow ``ftp1`` runs from ``h0`` to ``h<hops>``, ``ftp2`` from ``v0`` to
     ``v<hops>``; ``cc`` may name one scheme per flow.
@@ -472,8 +480,6 @@ def cross(
     ----------
     hops:
         hops of each chain, even, >= 2."""
-        + _MESH_DOC
-    )
     hops = _count("hops", hops, 2)
     if hops % 2:
         raise ValueError(f"hops must be even (the chains cross at their middle node), got {hops}")
@@ -509,6 +515,7 @@ def cross(
     )
 
 
+@_with_mesh_doc
 def grid(
     rows: int = 3,
     cols: int = 3,
@@ -531,8 +538,7 @@ def grid(
     trace: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
-    (
-        """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
+    """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
     edges: for each row a client ``cW<r>`` on the west node and a server ``sE<r>`` on the
     east node; for each column a client ``cN<c>`` on the north node and a server ``sS<c>`` on
     the south node (3 x 3 gives 6 pairs). Clients and servers attach by wired access links
@@ -545,8 +551,6 @@ def grid(
         size of the mesh, >= 2 each.
     access_rate, access_delay:
         the wired links of clients and servers."""
-        + _MESH_DOC
-    )
     rows = _count("rows", rows, 2)
     cols = _count("cols", cols, 2)
 

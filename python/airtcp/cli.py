@@ -12,12 +12,14 @@ import json
 import os
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from . import __version__, _core
 from ._common import UserError, parse_value, table
+from .budgets import partial_banner
 from .result import Result
 from .scenario import PathError, Scenario
 
@@ -197,10 +199,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     import airtcp
 
     sc = load_scenario(args.file, args.set)
+    if args.pcap:
+        # What the scenario's trace.pcap names (every node and 802.11 medium if nothing).
+        sc.set("trace.pcap_dir", args.pcap)
+        if not sc.data["trace"].get("pcap"):
+            sc.set("trace.pcap", ["*"])
     t0 = time.perf_counter()
-    result = airtcp.run(sc, seed=args.seed, allow_paths=args.allow_path)
+    with warnings.catch_warnings():
+        # The partial result is announced below, in its place.
+        warnings.simplefilter("ignore", airtcp.PartialResultWarning)
+        result = airtcp.run(
+            sc,
+            seed=args.seed,
+            allow_paths=args.allow_path,
+            memory_budget=args.memory_budget,
+            timeout=args.timeout,
+            progress=not args.no_progress,
+        )
     wall = time.perf_counter() - t0
     src = f" ({args.file})" if args.file else ""
+    partial = result.partial
+    if partial:
+        print(partial_banner(partial))
     print(f"scenario {result.summary.get('name', '?')}{src}")
     print()
     if result.raw.get("flows"):
@@ -221,12 +241,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(mt)
     print()
     print(summary_line(result, wall))
+    if args.pcap:
+        print(f"wrote packet traces into {args.pcap}")
     if args.json:
         result.to_json(args.json)
         print(f"wrote {args.json}")
     if args.parquet:
         paths = result.to_parquet(args.parquet)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
+    if partial:
+        print(partial_banner(partial), file=sys.stderr)
+        return 130
     return 0
 
 
@@ -332,21 +357,61 @@ def _cellv(v: Any) -> str:
     return str(v)
 
 
+BUILDERS = ("dumbbell", "chain", "cross", "grid")
+
+
+def _builder_grid(builder: Any, items: Sequence[str]) -> dict[str, list[Any]]:
+    """``--set`` axes of a builder sweep: the builder's arguments and scenario paths; the
+    paths are checked against the scenario the first value of each argument builds."""
+    from .sweeps import parse_axis
+    from .sweeps.plan import builder_axes
+
+    args: dict[str, list[Any]] = {}
+    paths: list[str] = []
+    for item in items:
+        try:
+            path, values = parse_axis(item)
+        except ValueError as e:
+            raise UserError(f"--set {item!r}: {e}") from None
+        if path in args or path in paths:
+            raise UserError(f"--set {item!r}: {path} is set twice")
+        if builder_axes(builder, [path]):
+            args[path] = values
+        else:
+            paths.append(item)
+    try:
+        sc = builder(**{k: v[0] for k, v in args.items()})
+    except (TypeError, ValueError) as e:
+        raise UserError(f"--builder {builder.__name__}: {e}") from None
+    return {**args, **_sweep_grid(sc, paths)}
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import builders
     from .store import Store, StoreError
     from .sweeps import DaskError, point_table, run_sweep
 
-    sc = load_scenario(args.file)
-    grid = _sweep_grid(sc, args.set)
+    source: Any
+    if (args.file is None) == (args.builder is None):
+        raise UserError("give a scenario FILE or --builder NAME (one of them)")
+    if args.builder is not None:
+        source = getattr(builders, args.builder)
+        grid = _builder_grid(source, args.set)
+        name = args.name or args.builder
+    else:
+        source = load_scenario(args.file)
+        grid = _sweep_grid(source, args.set)
+        name = args.name or (
+            str(source.data["name"]) if "name" in source.data else Path(args.file).stem
+        )
     _positive("--seeds", args.seeds)
     _positive("--seed-start", args.seed_start, 0)
     _positive("--workers", args.workers)
-    name = args.name or (str(sc.data["name"]) if "name" in sc.data else Path(args.file).stem)
     try:
         # run_sweep checks every grid value against the scenario before it opens the store,
         # so a mistyped value leaves no store behind.
         outcome = run_sweep(
-            sc,
+            source,
             grid,
             seeds=args.seeds,
             seed_start=args.seed_start,
@@ -358,6 +423,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             progress=not args.quiet,
             allow_paths=args.allow_path,
+            memory_budget=args.memory_budget,
+            timeout=args.run_timeout,
         )
     except (DaskError, StoreError) as e:
         raise UserError(str(e)) from None
@@ -384,17 +451,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .store import Store, StoreError
+    from .store import MixedSweepsWarning, Store, StoreError
 
     if not Path(args.store).is_file():
         raise UserError(
             f"{args.store}: no such store (`airtcp sweep ... --store {args.store}` makes one)"
         )
     try:
-        with Store(args.store, create=False) as st:
+        with Store(args.store, create=False) as st, warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", MixedSweepsWarning)
             paths = st.export(args.out, fmt=args.format, sweep=args.sweep)
     except StoreError as e:
         raise UserError(str(e)) from None
+    for w in seen:
+        print(f"warning: {w.message}", file=sys.stderr)
     for p in paths.values():
         print(f"wrote {p}")
     return 0
@@ -415,7 +485,29 @@ def _print_claims(report: Any) -> None:
     labels = {"supported": "supported", "not supported": "NOT supported"}
     for cid, statement, outcome in report.claims:
         print(f"{labels.get(outcome, str(outcome)):<13}  {statement} [{cid}]")
+        rob = getattr(report, "robustness", None)
+        if rob is not None and rob.deciders.get(cid):
+            # The verdict changes under another reading: say which.
+            print(f"{'':<13}  turns on: {', '.join(rob.deciders[cid])}")
     print(f"report: {report.path}")
+
+
+def _readings_arg(paper: Any, args: argparse.Namespace) -> bool | list[str]:
+    """--no-readings / --reading NAME... as papers.reproduce takes them."""
+    if args.no_readings and args.reading:
+        raise UserError("--no-readings and --reading exclude each other")
+    if args.no_readings:
+        return False
+    if not args.reading:
+        return True
+    known = [r.name for r in paper.readings]
+    bad = [n for n in args.reading if n not in known]
+    if bad:
+        raise UserError(
+            f"paper {paper.key} has no reading {', '.join(map(repr, bad))}; "
+            f"its readings: {', '.join(known) or 'none'}"
+        )
+    return list(args.reading)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -444,6 +536,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             retry_failed=args.retry_failed,
             progress=not args.quiet,
             log=lambda s: print(s, file=sys.stderr),
+            readings=_readings_arg(paper, args),
         )
     except (DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
@@ -466,7 +559,14 @@ def cmd_report(args: argparse.Namespace) -> int:
             "(or give --store)"
         )
     try:
-        report = write_report(paper, store, out=args.out, quick=args.quick, seeds=args.seeds)
+        report = write_report(
+            paper,
+            store,
+            out=args.out,
+            quick=args.quick,
+            seeds=args.seeds,
+            readings=_readings_arg(paper, args),
+        )
     except (StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     _print_claims(report)
@@ -486,6 +586,24 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
         rows = [[n, src] for n, src in sorted(docgen.known_names().items())]
         print(table(rows, ["region", "numbers from"], "ll"))
         return 0
+    if args.check:
+        # Nothing runs: the committed pages' prose against their generated regions.
+        try:
+            found = docgen.check_prose(docs)
+        except docgen.DocGenError as e:
+            raise UserError(str(e)) from None
+        for f in found:
+            print(f)
+        pages = docgen.prose_pages(docs)
+        if found:
+            print(
+                f"error: {len(found)} typed figure(s) disagree with the generated regions",
+                file=sys.stderr,
+            )
+            return EXIT_INTERNAL
+        print(f"{len(pages)} page(s): no typed figure disagrees with the generated regions")
+        if not args.stale:
+            return 0
     try:
         changed = docgen.generate(
             docs,
@@ -493,16 +611,16 @@ def cmd_docs_tables(args: argparse.Namespace) -> int:
             out=args.out,
             workers=args.workers,
             only=args.only or None,
-            write=not args.check,
+            write=not args.stale,
             log=None if args.quiet else (lambda s: print(s, file=sys.stderr)),
         )
     except (docgen.DocGenError, DaskError, StoreError, papers.MissingRuns) as e:
         raise UserError(str(e)) from None
     stale = [f for f, c in changed.items() if c]
     for f, c in changed.items():
-        state = ("out of date" if args.check else "rewritten") if c else "up to date"
+        state = ("out of date" if args.stale else "rewritten") if c else "up to date"
         print(f"{state:<11}  {f}")
-    if args.check and stale:
+    if args.stale and stale:
         print(f"error: {len(stale)} file(s) out of date; run airtcp docs-tables", file=sys.stderr)
         return EXIT_INTERNAL
     return 0
@@ -532,6 +650,21 @@ def build_parser() -> argparse.ArgumentParser:
         "flows.*.cc=newreno, duration=10s (repeatable)"
     )
 
+    def budgets(parser: argparse.ArgumentParser, timeout: str) -> None:
+        parser.add_argument(
+            "--memory-budget",
+            metavar="SIZE",
+            help="memory a run may hold for what grows with its input (e.g. 2GiB; default: "
+            "the scenario's memory_budget, else a quarter of the memory available, shared "
+            "by a sweep's local workers)",
+        )
+        parser.add_argument(
+            timeout,
+            metavar="SECONDS",
+            help="wall-time budget of a run (e.g. 600 or 10min); a run past it stops with "
+            "an error" + (" and is recorded failed" if timeout == "--run-timeout" else ""),
+        )
+
     r = sub.add_parser("run", help="run a scenario file and print flow and link tables")
     r.add_argument("file", metavar="FILE.toml", help="scenario file (TOML, or .json)")
     r.add_argument("--seed", type=int, help="override the scenario's seed")
@@ -544,9 +677,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     r.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="write packet traces (pcap) into DIR: of the nodes and 802.11 media the "
+        "scenario's trace.pcap names, or of all of them",
+    )
+    r.add_argument(
         "--all-links",
         action="store_true",
         help="list every link direction, not only those with drops",
+    )
+    budgets(r, "--timeout")
+    r.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress display (by default shown once a run has taken 2 s)",
     )
     allow_path(r)
     r.set_defaults(func=cmd_run)
@@ -557,28 +702,46 @@ def build_parser() -> argparse.ArgumentParser:
     allow_path(v)
     v.set_defaults(func=cmd_validate)
 
-    s = sub.add_parser("schemes", help="list congestion-control schemes")
+    s = sub.add_parser(
+        "schemes",
+        help="list congestion-control schemes",
+        description=(
+            'List the congestion-control schemes a flow can use (cc = "NAME" in a scenario, '
+            "--set 'flows.*.cc=NAME', or the builders' cc=), one line each: the name and what "
+            "it is. Parameters go in a flow's cc_params table; each scheme's page in "
+            "docs/schemes/ gives them with their defaults."
+        ),
+    )
     s.set_defaults(func=cmd_schemes)
 
     sw = sub.add_parser(
         "sweep",
         help="run a scenario over a grid of values and seeds into a results store",
         description=(
-            "Run FILE at every point of the grid given by --set PATH=V1,V2,... (cross product "
-            "of all --set axes) with seeds --seed-start .. --seed-start+N-1, on a local process "
-            "pool or a dask cluster. Every finished run is written to the store; runs already "
-            "there are skipped, so an interrupted sweep resumes where it stopped."
+            "Run FILE (or the scenarios --builder builds) at every point of the grid given by "
+            "--set PATH=V1,V2,... (cross product of all --set axes) with seeds --seed-start .. "
+            "--seed-start+N-1, on a local process pool or a dask cluster. Every finished run "
+            "is written to the store; runs already there are skipped, so an interrupted sweep "
+            "resumes where it stopped."
         ),
     )
-    sw.add_argument("file", metavar="FILE.toml", help="scenario file (TOML, or .json)")
+    sw.add_argument("file", metavar="FILE.toml", nargs="?", help="scenario file (TOML, or .json)")
+    sw.add_argument(
+        "--builder",
+        choices=BUILDERS,
+        help="build each point's scenario with this builder (airtcp.chain, ...) instead of "
+        "reading FILE; --set axes named after its arguments (hops=1,2,4, n_flows, spacing, "
+        "per, duration, ...) go to it, the others are scenario paths",
+    )
     sw.add_argument(
         "--set",
         metavar="PATH=V1,V2",
         action="append",
         default=[],
-        help="a grid axis: a scenario path and comma-separated values, each read like a --set "
-        "value of `airtcp run` (e.g. links.R2-D1.error.per=0,0.01,0.05 or "
-        "'flows.*.cc=newreno,westwood+'); repeatable, one axis each",
+        help="a grid axis: a scenario path (or, with --builder, a builder argument) and "
+        "comma-separated values, each read like a --set value of `airtcp run` (e.g. "
+        "links.R2-D1.error.per=0,0.01,0.05 or 'flows.*.cc=newreno,westwood+'); repeatable, "
+        "one axis each",
     )
     sw.add_argument("--seeds", type=int, default=10, metavar="N", help="seeds per point (10)")
     sw.add_argument(
@@ -609,6 +772,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run again the runs that failed before (by default they are skipped)",
     )
     sw.add_argument("--quiet", action="store_true", help="no progress output")
+    budgets(sw, "--run-timeout")
     allow_path(sw)
     sw.set_defaults(func=cmd_sweep)
 
@@ -617,10 +781,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a store's runs, flows, links and other tables, and the runs' time series",
     )
     ex.add_argument("store", metavar="STORE", help="results database")
-    ex.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    ex.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        default="parquet",
+        help="file format of the tables: parquet (default; typed columns, compact) or csv",
+    )
     ex.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    ex.add_argument("--sweep", metavar="NAME", help="only the runs of this sweep")
+    ex.add_argument(
+        "--sweep",
+        metavar="NAME",
+        help="only the runs of this sweep (every table has a sweep column; without --sweep a "
+        "store of several sweeps is written whole, with a warning)",
+    )
     ex.set_defaults(func=cmd_export)
+
+    def add_readings(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--no-readings",
+            action="store_true",
+            help="leave out the robustness table (the paper's readings and setup axes)",
+        )
+        parser.add_argument(
+            "--reading",
+            action="append",
+            metavar="NAME",
+            help="decide the claims under this reading or axis only (repeatable; default: "
+            "all the paper declares; --quick runs the default and one alternative of each)",
+        )
 
     rp = sub.add_parser(
         "reproduce",
@@ -638,6 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
     rp.add_argument("--retry-failed", action="store_true", help="rerun failed runs")
     rp.add_argument("--quiet", action="store_true", help="no progress output")
+    add_readings(rp)
     rp.set_defaults(func=cmd_reproduce)
 
     rr = sub.add_parser("report", help="rebuild a paper's HTML report from the store only")
@@ -648,6 +837,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--store", metavar="PATH", help="results database (default OUT/<paper>/runs.sqlite)"
     )
     rr.add_argument("--out", default="reports", metavar="DIR", help="reports directory")
+    add_readings(rr)
     rr.set_defaults(func=cmd_report)
 
     dt = sub.add_parser(
@@ -673,7 +863,13 @@ def build_parser() -> argparse.ArgumentParser:
     dt.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if a file would change",
+        help="run nothing: exit 1 if a figure typed in a scheme page's prose disagrees with "
+        "the page's generated tables and sentences",
+    )
+    dt.add_argument(
+        "--stale",
+        action="store_true",
+        help="regenerate in memory, write nothing; exit 1 if a file would change",
     )
     dt.add_argument("--list", action="store_true", help="list the region names and sources")
     dt.add_argument("--quiet", action="store_true", help="no progress output")

@@ -20,6 +20,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from .sweeps.progress import PROGRESS_INTERVAL
+
 PERS = (0.0, 0.005, 0.01, 0.02, 0.05)
 SEEDS = tuple(range(1, 11))
 DURATION = 30.0
@@ -147,6 +149,7 @@ def run_demo(
     runs: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     tty = progress and sys.stderr.isatty()
+    last_line = t0  # in a log, a line every PROGRESS_INTERVAL seconds, as sweeps do
     nworkers = workers or min(len(jobs), os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=nworkers) as pool:
         futs = {pool.submit(one_run, per, seed, duration): (per, seed) for per, seed in jobs}
@@ -161,7 +164,10 @@ def run_demo(
                 if tty:  # rewrite one line in a terminal, one line per run in a log
                     end = "\n" if done == len(jobs) else ""
                     print(f"\r{msg}   ", end=end, file=sys.stderr, flush=True)
-                else:
+                elif (now := time.perf_counter()) - last_line >= PROGRESS_INTERVAL or done == len(
+                    jobs
+                ):
+                    last_line = now
                     print(msg, file=sys.stderr, flush=True)
     runs.sort(key=lambda r: (r["per"], r["seed"]))
     rows = summarise(runs)

@@ -9,9 +9,15 @@ A generated region of a Markdown file sits between two markers::
 
 The name says which table goes there. ``<paper>/<table>`` names come from a paper's
 ``doc_tables`` (:class:`airtcp.papers.Paper`): the paper's sweeps are run (only what the store
-lacks, as ``airtcp reproduce`` does, into ``<out>/<paper>/runs.sqlite``) and the table is
-rendered from the stored runs. Other names are small fixed experiments defined here (the
-single-path checks behind docs/validation.md and the LRT and Snoop pages), run directly.
+lacks, as ``airtcp reproduce`` does, into ``<out>/<paper>/runs.sqlite``, its readings' too) and
+the table is rendered from the stored runs. A ``doc_tables`` entry may return prose as well:
+a *generated sentence* (:func:`robustness_sentences`, or a paper's own), so that a figure a
+page's text gives comes from the runs. ``reproductions/<paper>`` is each paper's verdict map
+(:func:`verdict_map`: every claim under every reading), gathered in docs/reproductions.md.
+``airtcp docs-tables --check`` runs nothing: it checks that no figure typed in a page's prose
+disagrees with the page's generated regions (:mod:`airtcp.docprose`). Other names are small
+fixed experiments defined here (the single-path checks behind docs/validation.md and the LRT
+and Snoop pages), run directly.
 Everything outside the markers is left byte for byte as it was.
 """
 
@@ -33,8 +39,11 @@ __all__ = [
     "Region",
     "experiments",
     "find_regions",
+    "check_prose",
     "generate",
     "md_frame",
+    "robustness_sentences",
+    "verdict_map",
     "md_table",
     "oracle_shares",
     "replace_regions",
@@ -163,6 +172,72 @@ def claims_table(data: PaperData) -> str:
         rows.append([f"{spec.statement}{src}", f"**{outcome}**"])
         notes.append(f"- *{spec.statement}* — {sentence}")
     return md_table(["claim", "outcome"], rows) + "\n" + "\n".join(notes) + "\n"
+
+
+def _robustness(data: PaperData) -> Any:
+    from .robustness import evaluate
+
+    return evaluate(data.paper, data.store, quick=data.quick, default_data=data)
+
+
+def _cell_text(c: Any, digits: int = 1) -> str:
+    out = {"supported": "yes", "not supported": "**no**", "inconclusive": "?"}[str(c.outcome)]
+    if c.effect is not None:
+        out += f" {num(c.effect, digits, sign=True)}"
+    return out
+
+
+def verdict_map(data: PaperData, digits: int = 1) -> str:
+    """A paper's claims under every reading and setup axis it declares: a table (claim ×
+    condition: yes / **no** / ? for supported / not supported / inconclusive, with the claim's
+    effect) and, per claim, the generated sentence naming the choices that decide it."""
+    rob = _robustness(data)
+    paper = data.paper
+    conds = rob.conditions
+    head = ["claim", *(c.label for c in conds)]
+    rows = []
+    for spec in paper.claims:
+        row = [f"`{spec.id}`"]
+        for c in conds:
+            cell = rob.cell(spec.id, c.label)
+            row.append("–" if cell is None else _cell_text(cell, digits))
+        rows.append(row)
+    readings = "".join(
+        f"- `{r.name}` ({r.kind}): {r.title}; default `{r.default.name}`, alternatives "
+        + ", ".join(f"`{v.name}`" for v in r.alternatives)
+        + ".\n"
+        for r in paper.readings
+    )
+    intro = f"**{paper.title}** (`airtcp reproduce {paper.key}`). " + (
+        "Each claim decided under each reading and axis value, one varied at a time "
+        "(yes: supported, **no**: not supported, ?: inconclusive; the claim's effect "
+        "beside it; –: the reading does not bear on the claim):\n\n"
+        if paper.readings
+        else "No reading or setup axis is declared yet: the default choices only "
+        "(yes: supported, **no**: not supported, ?: inconclusive; the claim's effect "
+        "beside it).\n\n"
+    )
+    missing = (
+        "\nNot run: " + ", ".join(f"`{k}`" for k in rob.missing) + ".\n" if rob.missing else ""
+    )
+    sentences = "".join(f"- `{cid}`: {s}\n" for cid, s in rob.sentences.items())
+    return (
+        intro
+        + md_table(head, rows, "l" + "l" * len(conds))
+        + missing
+        + ("\n" + readings if readings else "")
+        + "\n"
+        + sentences
+    )
+
+
+def robustness_sentences(data: PaperData, claims: Sequence[str] | None = None) -> str:
+    """Generated prose: for each claim (or those named), the sentence saying under which
+    readings it is supported, under which not, and which choice decides it."""
+    rob = _robustness(data)
+    return "".join(
+        f"- `{cid}`: {s}\n" for cid, s in rob.sentences.items() if claims is None or cid in claims
+    )
 
 
 def oracle_shares(data: PaperData, figures: Sequence[str] | None = None) -> str:
@@ -571,7 +646,12 @@ def known_names() -> dict[str, str]:
     for key, paper in papers.papers().items():
         for t in paper.doc_tables:
             out[f"{key}/{t}"] = f"`airtcp reproduce {key}`"
+        out[f"{REPRODUCTIONS}/{key}"] = f"`airtcp reproduce {key}` with its readings"
     return out
+
+
+#: the region names of docs/reproductions.md: ``reproductions/<paper>``, each a verdict map
+REPRODUCTIONS = "reproductions"
 
 
 def _note(source: str, *, quick: bool | None, detail: str = "") -> str:
@@ -602,12 +682,15 @@ def _paper_bodies(
     log: Callable[[str], None] | None,
 ) -> dict[str, str]:
     from . import papers
+    from .robustness import run_conditions
     from .store import Store
     from .sweeps import run_sweep
 
     paper = papers.get(key)
     store = papers.default_store(key, out)
     with Store(store, create=True) as st:
+        if paper.readings:
+            run_conditions(paper, st, quick=quick, workers=workers, progress=False, log=log)
         for r in paper.resolve(quick=quick):
             res = run_sweep(
                 r.scenario,
@@ -627,8 +710,9 @@ def _paper_bodies(
     detail = f" ({'/'.join(map(str, seeds))} seeds per point)"
     bodies = {}
     for t in tables:
-        render = paper.doc_tables[t]
-        bodies[f"{key}/{t}"] = render(data) + _note(
+        render = paper.doc_tables[t] if t != REPRODUCTIONS else verdict_map
+        name = f"{key}/{t}" if t != REPRODUCTIONS else f"{REPRODUCTIONS}/{key}"
+        bodies[name] = render(data) + _note(
             f"`airtcp reproduce {key}{' --quick' if quick else ''}`", quick=quick, detail=detail
         )
     return bodies
@@ -673,6 +757,8 @@ def generate(
                 log(f"running {n}")
             source, render = _EXPERIMENTS[n]
             bodies[n] = render() + _note(source, quick=None)
+        elif n.startswith(REPRODUCTIONS + "/"):
+            by_paper.setdefault(n.partition("/")[2], []).append(REPRODUCTIONS)
         else:
             key, _, table = n.partition("/")
             by_paper.setdefault(key, []).append(table)
@@ -695,3 +781,23 @@ def generate(
             tmp.write_text(new, encoding="utf-8")
             os.replace(tmp, f)
     return result
+
+
+def prose_pages(docs: str | os.PathLike[str] = "docs") -> list[Path]:
+    """The pages whose prose ``--check`` reads: a file given alone, else the scheme pages
+    (``schemes/*.md``) and ``reproductions.md`` under the docs directory."""
+    root = Path(docs)
+    if root.is_file():
+        return [root]
+    pages = sorted(root.glob("schemes/*.md"))
+    if (root / "reproductions.md").is_file():
+        pages.append(root / "reproductions.md")
+    return pages
+
+
+def check_prose(docs: str | os.PathLike[str] = "docs") -> list[Any]:
+    """Every figure typed in the prose of the pages of :func:`prose_pages` that disagrees
+    with the page's generated regions (:mod:`airtcp.docprose`); nothing is run."""
+    from .docprose import check_file
+
+    return [f for p in prose_pages(docs) for f in check_file(p)]

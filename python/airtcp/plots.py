@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .result import Result
 
-__all__ = ["metric_vs_param", "cwnd", "queue", "save"]
+__all__ = ["metric_vs_param", "cwnd", "queue", "readable", "save"]
 
 
 def save(fig: Figure, out: str | os.PathLike[str]) -> Path:
@@ -75,6 +75,38 @@ def _log_axes(ax: Axes, *, logx: bool, logy: bool, xs: Sequence[Any], xscale: fl
         ax.yaxis.set_minor_formatter(NullFormatter())
 
 
+#: the last step of a column's path -> (what it is, unit, factor from the stored value)
+_KNOWN = {
+    "per": ("packet error rate", "%", 100.0),
+    "ber": ("bit error rate", "", 1.0),
+    "hops": ("hops", "", 1.0),
+    "n_flows": ("flows", "", 1.0),
+    "cc": ("scheme", "", 1.0),
+    "fairness": ("Jain's fairness index", "", 1.0),
+    "duration": ("duration", "s", 1.0),
+    "spacing": ("node spacing", "m", 1.0),
+}
+
+
+def readable(column: str) -> tuple[str, float]:
+    """An axis label with its unit for a column (a metric or a swept path) and the factor
+    that turns stored values into that unit: ``goodput_bps`` -> ("goodput (kb/s)", 1e-3),
+    ``links.R2-D1.error.per`` -> ("packet error rate, R2-D1 (%)", 100)."""
+    steps = column.split(".")
+    last = steps[-1]
+    where = ""
+    if len(steps) > 2 and steps[0] in ("links", "flows", "media", "nodes"):
+        where = f", {steps[1]}" if steps[1] != "*" else ""
+    if last.endswith("_bps"):
+        return f"{last[:-4].replace('_', ' ')}{where} (kb/s)", 1e-3
+    if last.endswith("_s"):
+        return f"{last[:-2].replace('_', ' ')}{where} (s)", 1.0
+    if last in _KNOWN:
+        what, unit, factor = _KNOWN[last]
+        return f"{what}{where}" + (f" ({unit})" if unit else ""), factor
+    return f"{last.replace('_', ' ')}{where}", 1.0
+
+
 def _num(v: Any) -> float:
     return float("nan") if v is None else float(v)
 
@@ -120,6 +152,11 @@ def metric_vs_param(
     import polars as pl
 
     groups = [group] if isinstance(group, str) else list(group or [])
+    # Without a label or a factor given, an axis is named in words with its unit (kb/s, %).
+    if ylabel is None and scale == 1.0:
+        ylabel, scale = readable(metric)
+    if xlabel is None and xscale == 1.0:
+        xlabel, xscale = readable(x)
     agg = data if aggregated else aggregate(data, metric, [*groups, x], level=level)
     if bounds is not None:
         lo_b, hi_b = bounds
@@ -159,6 +196,12 @@ def metric_vs_param(
     if overlay is not None:
         overlay(ax, raw if raw is not None else data)
     _log_axes(ax, logx=logx, logy=logy, xs=agg[x].to_list(), xscale=xscale)
+    xs_all = [v for v in agg[x].to_list() if v is not None]
+    if not logx and xs_all and all(float(v) * xscale == int(float(v) * xscale) for v in xs_all):
+        # Counts (hops, flows) get whole-number ticks, never 4.5.
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if not logy and ylim0:
         ax.set_ylim(bottom=0)
     # Without a label given, a scaled axis says by how much its values were multiplied.

@@ -29,6 +29,7 @@ from .stats import Outcome
 
 if TYPE_CHECKING:  # pragma: no cover
     from .papers import ClaimResult, FigureSpec, Paper, PaperData
+    from .robustness import Robustness
 
 __all__ = ["ClaimVerdict", "Report", "provenance", "render", "write_report"]
 
@@ -53,6 +54,8 @@ class Report:
 
     path: Path
     claims: list[ClaimVerdict]
+    #: the claims decided under the paper's readings, when it declares any
+    robustness: Robustness | None = None
 
 
 _CSS = """
@@ -70,6 +73,8 @@ figcaption { color: #445; font-size: .92em; margin-top: .3em; }
            font-size: .85em; color: #fff; }
 .supported { background: #2e7d32; } .not-supported { background: #c62828; }
 .inconclusive { background: #8a6d00; }
+td.supported, td.not-supported, td.inconclusive { color: #fff; text-align: left; }
+td.na { color: #889; text-align: center; }
 .claim { border-left: 4px solid #ccd; padding: .2em 0 .2em 1em; margin: 1.2em 0; }
 .claim.supported-claim { border-color: #2e7d32; }
 .claim.not-supported-claim { border-color: #c62828; }
@@ -359,7 +364,89 @@ def _table_section(spec: Any, data: PaperData) -> str:
     )
 
 
-def _claim_section(spec: Any, res: ClaimResult | None, err: str | None) -> str:
+def _effect_text(c: Any) -> str:
+    if c.effect is None and c.ci_low is None:
+        return ""
+    eff = fmt(c.effect) if c.effect is not None else "–"
+    if c.ci_low is None or c.ci_high is None:
+        return eff
+    return f"{eff} [{fmt(c.ci_low)}, {fmt(c.ci_high)}]"
+
+
+def _robustness_section(paper: Paper, rob: Robustness) -> str:
+    """The robustness table (claim x condition: outcome, effect and interval) and the
+    sentence per claim."""
+    conds = rob.conditions
+    head = "".join(
+        f'<th class="l" title="{_e(c.title)}">{_e(c.label)}'
+        + (" (axis)" if c.kind == "axis" else "")
+        + "</th>"
+        for c in conds
+    )
+    rows = []
+    for claim in paper.claims:
+        cells = []
+        for c in conds:
+            cell = rob.cell(claim.id, c.label)
+            if cell is None:
+                why = "not run" if c.label in rob.missing else "not affected"
+                cells.append(f'<td class="na">{_e(why)}</td>')
+                continue
+            tip = cell.error or cell.sentence
+            cells.append(
+                f'<td class="{cell.outcome.css}" data-claim="{_e(claim.id)}" '
+                f'data-condition="{_e(c.label)}" data-verdict="{cell.outcome.css}" '
+                f'title="{_e(tip)}">{_e(cell.outcome)}<br><small>{_e(_effect_text(cell))}'
+                "</small></td>"
+            )
+        rows.append(f'<tr><td class="l">{_e(claim.id)}</td>{"".join(cells)}</tr>')
+    defs = []
+    for r in paper.readings:
+        alts = "".join(
+            f"<li><code>{_e(v.name)}</code>{' (default)' if v is r.default else ''}: "
+            f"{_e(v.why)}</li>"
+            for v in r.variants()
+        )
+        passage = f"<blockquote>{_e(r.passage)}</blockquote>" if r.passage else ""
+        scope = f" Claims: {_e(', '.join(r.claims))}." if r.claims else ""
+        defs.append(
+            f'<li id="reading-{_e(r.name)}"><b>{_e(r.name)}</b> ({_e(r.kind)}): '
+            f"{_e(r.title)}.{scope}{passage}<ul>{alts}</ul></li>"
+        )
+    sentences = "".join(
+        f'<li data-claim="{_e(cid)}"><b>{_e(cid)}</b>: {_e(s)}</li>'
+        for cid, s in rob.sentences.items()
+    )
+    missing = (
+        '<p class="warn">Not evaluated (runs missing; run <code>airtcp reproduce '
+        f"{_e(paper.key)}{' --quick' if rob.quick else ''}</code>): "
+        + _e(", ".join(rob.missing))
+        + "</p>"
+        if rob.missing
+        else ""
+    )
+    size = (
+        " At the quick size only the default and the first alternative of each are run."
+        if rob.quick
+        else ""
+    )
+    return (
+        '<h2 id="robustness">Robustness</h2><p>Every claim decided by its own test under each '
+        "reading of an ambiguous passage and each value of a setup axis the paper leaves open, "
+        "one varied at a time, the others at their defaults. A cell gives the outcome and the "
+        f"claim's effect with its interval.{size}</p>{missing}"
+        f'<table class="robustness"><tr><th class="l">claim</th>{head}</tr>{"".join(rows)}'
+        "</table><h3>Per claim</h3><ul>"
+        + sentences
+        + "</ul><h3>Readings and axes</h3><ul>"
+        + "".join(defs)
+        + "</ul>"
+    )
+
+
+def _claim_section(
+    spec: Any, res: ClaimResult | None, err: str | None, robust: str | None = None
+) -> str:
     if res is None:
         outcome = Outcome.INCONCLUSIVE
         body = f'<p class="warn">The check could not be computed: {_e(err)}</p>'
@@ -368,6 +455,8 @@ def _claim_section(spec: Any, res: ClaimResult | None, err: str | None) -> str:
         body = f"<p>{_e(res.sentence)}</p>{numbers_table(res.numbers)}"
     src = f'<p class="meta">Source: {_e(spec.source)}</p>' if spec.source else ""
     test = f'<p class="test"><b>Test.</b> {_e(spec.test)}</p>' if spec.test else ""
+    if robust:
+        body += f'<p class="test"><b>Under the readings.</b> {_e(robust)}</p>'
     cls = outcome.css
     return (
         f'<section class="claim {cls}-claim" id="claim-{_e(spec.id)}" '
@@ -479,10 +568,15 @@ def _failures_section(data: PaperData) -> str:
 
 
 def render(
-    data: PaperData, outdir: Path, *, elapsed_s: float | None = None
+    data: PaperData,
+    outdir: Path,
+    *,
+    elapsed_s: float | None = None,
+    robustness: Robustness | None = None,
 ) -> tuple[str, list[ClaimVerdict]]:
     """The report's HTML and the claims' verdicts (writes the figure files into ``outdir``).
-    ``elapsed_s`` is the wall time of the reproduction that ran before, when there was one."""
+    ``elapsed_s`` is the wall time of the reproduction that ran before, when there was one;
+    ``robustness`` the claims decided under the paper's readings (a section of its own)."""
     t0 = time.perf_counter()
     paper = data.paper
     cache = _FigureCache(outdir)
@@ -498,7 +592,8 @@ def render(
             res, err = spec.check(data), None
         except Exception as e:  # noqa: BLE001 - shown in the report
             res, err = None, f"{type(e).__name__}: {e}"
-        claims.append(_claim_section(spec, res, err))
+        robust = robustness.sentences.get(spec.id) if robustness is not None else None
+        claims.append(_claim_section(spec, res, err, robust))
         outcome = res.outcome if res is not None else Outcome.INCONCLUSIVE
         summary_rows.append([spec.id, spec.statement, str(outcome)])
         verdicts.append(ClaimVerdict(spec.id, spec.statement, outcome))
@@ -564,6 +659,7 @@ def render(
         "is decided by the test stated with it; inconclusive means the data neither support "
         "nor rule out the claim.</p>"
         + _html_table(["claim", "statement", "outcome"], summary_rows, left=3)
+        + (_robustness_section(paper, robustness) if robustness is not None else "")
         + '<h2 id="figures">Figures</h2>'
         + "".join(figs)
         + (
@@ -596,21 +692,31 @@ def write_report(
     quick: bool = False,
     seeds: int | None = None,
     elapsed_s: float | None = None,
+    readings: bool | Sequence[str] = True,
 ) -> Report:
     """Build ``<out>/<paper>/index.html`` (``<out>/<paper>/quick/index.html`` for the quick
     size, so the two never overwrite each other) from the runs in ``store`` (nothing is run).
-    Raises :class:`airtcp.papers.MissingRuns` if the store lacks any."""
-    from .papers import load_data
+    Raises :class:`airtcp.papers.MissingRuns` if the store lacks any of the paper's own runs;
+    with ``readings`` (True: all; a list of names; False: none) and readings declared, the
+    robustness table is built from the runs the store holds (a reading's variant it lacks is
+    named as not run) and also written as ``robustness.json``."""
+    from .papers import _readings_wanted, load_data
+    from .robustness import evaluate
 
     data = load_data(paper, store, quick=quick, seeds=seeds)
     outdir = report_dir(paper.key, out, quick=quick)
     outdir.mkdir(parents=True, exist_ok=True)
-    text, verdicts = render(data, outdir, elapsed_s=elapsed_s)
+    rob = None
+    only = _readings_wanted(paper, readings)
+    if paper.readings and (only is None or only):
+        rob = evaluate(paper, store, quick=quick, seeds=seeds, only=only, default_data=data)
+        rob.write_json(outdir / "robustness.json")
+    text, verdicts = render(data, outdir, elapsed_s=elapsed_s, robustness=rob)
     path = outdir / "index.html"
     tmp = outdir / "index.html.tmp"
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-    return Report(path, verdicts)
+    return Report(path, verdicts, rob)
 
 
 def report_dir(key: str, out: str | os.PathLike[str] = "reports", *, quick: bool = False) -> Path:

@@ -123,7 +123,12 @@ class Result:
     summary:  everything in ``raw`` except flows, links and series (name, seed, duration_s,
               events, packet_hops, packets, drops, fairness, ...)
     flows:    polars DataFrame, one row per flow
-    links:    polars DataFrame, one row per link direction (``"R1->R2"``)
+    links:    polars DataFrame, one row per link direction (``"R1->R2"``) of the scenario's
+              ``[[links]]`` (TDMA links included); stations of an 802.11 medium have no link
+              directions: their rows are in ``macs``
+    macs:     polars DataFrame, one row per station of a shared medium (``medium``, ``kind``,
+              ``node``, frames, retries, drops by cause, busy fraction, mean queue), empty
+              without ``[[media]]``; ``table("macs")`` is the same
     series:   ``{"cwnd": {flow: {"t", "cwnd", "ssthresh"}}, "queue": {dir: {"t", "packets"}}}``
               with numpy arrays (and ``"cc_state": {flow: {"t", "state"}}`` for schemes with a
               state machine, such as BBR)
@@ -159,6 +164,11 @@ class Result:
         if self._links is None:
             self._links = _frame(self.raw.get("links", []))
         return self._links
+
+    @property
+    def macs(self) -> pl.DataFrame:
+        """One row per station of a shared medium (802.11 or TDMA); empty without media."""
+        return _frame(self.raw.get("macs", []))
 
     @property
     def tables(self) -> dict[str, pl.DataFrame]:
@@ -274,12 +284,35 @@ class Result:
     def fairness(self) -> float:
         return float(self.raw.get("fairness", float("nan")))
 
+    @property
+    def partial(self) -> dict[str, Any] | None:
+        """For a run that stopped before its end: ``reason`` (``interrupted``, ``timeout``,
+        ``memory_budget``, ``max_events``), ``reached_s`` (simulated time reached, which
+        every figure of the result covers) and ``duration_s`` (the scenario's); else None."""
+        p = self.raw.get("partial")
+        return p if p else None
+
+    @property
+    def complete(self) -> bool:
+        """True for a run that reached the end of its scenario."""
+        return self.partial is None
+
     def __repr__(self) -> str:
         s = self.raw
+        macs = s.get("macs", [])
+        media = sorted({f"{m.get('medium')} ({m.get('kind')})" for m in macs})
+        on_media = f" media={','.join(media)} stations={len(macs)}" if media else ""
+        p = self.partial
+        cut = (
+            f" PARTIAL ({p.get('reason')} at t = {p.get('reached_s'):.6g} s of "
+            f"{p.get('duration_s'):g} s)"
+            if p
+            else ""
+        )
         return (
             f"<Result {s.get('name', '?')!r} seed={s.get('seed')} "
             f"duration={s.get('duration_s')}s flows={len(s.get('flows', []))} "
-            f"events={s.get('events')}>"
+            f"links={len(s.get('links', []))}{on_media} events={s.get('events')}{cut}>"
         )
 
     def _repr_html_(self) -> str:

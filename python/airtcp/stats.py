@@ -5,12 +5,20 @@ inconclusive) with the rules that turn an interval into one of them.
 
 Every rule reads an interval, never a bare mean: a claim is supported only when the interval
 says so, not supported only when the interval rules it out, and inconclusive otherwise
-(including when there is too little data for an interval)."""
+(including when there is too little data for an interval).
+
+A degenerate sample decides nothing: a sample with a single distinct value (every seed gave
+the same run) has no spread to estimate, so the intervals of :func:`welch`, :func:`contrast`
+and :func:`one_sample` built on it are NaN, with the ``reason`` said, and every rule reads a
+NaN interval as inconclusive; a bootstrap interval of zero width is read the same way
+(:func:`interval_outcome`). Counted events have exact intervals instead (:func:`rate_ci`). A
+claim stated per condition (each PER, hop count, load) is decided per condition with
+simultaneous intervals (:func:`per_condition`), not on the conditions pooled."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
@@ -18,7 +26,13 @@ from typing import Any
 from .analysis import _betainc, mean_ci, t_cdf, t_ppf
 
 __all__ = [
+    "ConditionResult",
     "contrast",
+    "degenerate",
+    "holm",
+    "interval_outcome",
+    "per_condition",
+    "per_condition_sentence",
     "part_outcome",
     "part_outcome_one",
     "relative_pair",
@@ -98,6 +112,8 @@ class Welch:
     ci_high: float
     g: float
     level: float
+    #: why the interval is NaN although both samples have values (a degenerate sample)
+    reason: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,8 +129,26 @@ def _mean_var(xs: list[float]) -> tuple[float, float]:
     return m, v
 
 
+def degenerate(*samples: Sequence[float], names: Sequence[str] | None = None) -> str:
+    """Why these samples cannot give an interval ("" when they can): a sample with fewer than
+    two values, or one whose values are all equal (zero variance: seeds that all gave the same
+    run, or a metric stuck at a bound). None and NaN values are left out."""
+    labels = list(names) if names is not None else [f"sample {i + 1}" for i in range(len(samples))]
+    why = []
+    for lab, xs in zip(labels, samples, strict=True):
+        c = _clean(xs)
+        if len(c) < 2:
+            why.append(f"{lab} has {len(c)} value{'s' if len(c) != 1 else ''}")
+        elif len(set(c)) == 1:
+            why.append(f"{lab} has zero variance ({len(c)} runs, all {c[0]:.6g})")
+    return "; ".join(why)
+
+
 def welch(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Welch:
-    """Welch's t-test of mean(a) − mean(b) (None and NaN values are left out)."""
+    """Welch's t-test of mean(a) − mean(b) (None and NaN values are left out). When either
+    sample is degenerate (:func:`degenerate`: fewer than two values, or zero variance) the
+    interval, t and p are NaN and ``reason`` says why: identical runs carry no spread to
+    test, so they decide nothing."""
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), got {level}")
     xa, xb = _clean(a), _clean(b)
@@ -132,11 +166,9 @@ def welch(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> Welch:
     pooled = math.sqrt(((na - 1) * va + (nb - 1) * vb) / (na + nb - 2))
     # Small-sample correction of Cohen's d (Hedges 1981).
     g = diff / pooled * (1.0 - 3.0 / (4.0 * (na + nb) - 9.0)) if pooled > 0 else nan
-    if se == 0.0:
-        # Both samples constant: the difference is known exactly.
-        p = 1.0 if diff == 0 else 0.0
-        t = 0.0 if diff == 0 else math.copysign(math.inf, diff)
-        return Welch(na, nb, ma, mb, diff, 0.0, nan, t, p, diff, diff, g, level)
+    why = degenerate(xa, xb, names=("a", "b"))
+    if why:
+        return Welch(na, nb, ma, mb, diff, se, nan, nan, nan, nan, nan, g, level, why)
     df = (qa + qb) ** 2 / (qa**2 / (na - 1) + qb**2 / (nb - 1))
     t = diff / se
     p = min(1.0, 2.0 * (1.0 - t_cdf(abs(t), df)))
@@ -160,11 +192,14 @@ def contrast(
     xs = [_clean(x) for x in samples]
     n = [len(x) for x in xs]
     nan = math.nan
-    out: dict[str, Any] = {"n": n, "se": nan, "df": nan, "t": nan, "p": nan}
-    if any(c != 0 and k < 2 for c, k in zip(coefs, n, strict=True)):
+    out: dict[str, Any] = {"n": n, "se": nan, "df": nan, "t": nan, "p": nan, "reason": ""}
+    used = [(i, x) for i, (c, x) in enumerate(zip(coefs, xs, strict=True)) if c != 0]
+    why = degenerate(*(x for _, x in used), names=[f"sample {i + 1}" for i, _ in used])
+    if why:
+        # Too few values, or a sample with no spread: no interval (see degenerate()).
         means = [math.fsum(x) / len(x) if x else nan for x in xs]
         diff = math.fsum(c * m for c, m in zip(coefs, means, strict=True) if c != 0)
-        return {**out, "diff": diff, "ci_low": nan, "ci_high": nan}
+        return {**out, "diff": diff, "ci_low": nan, "ci_high": nan, "reason": why}
     terms = []
     diff = 0.0
     for c, x, k in zip(coefs, xs, n, strict=True):
@@ -174,9 +209,6 @@ def contrast(
         diff += c * m
         terms.append((c * c * v / k, k))
     var = math.fsum(q for q, _ in terms)
-    if var == 0.0:
-        p = 1.0 if diff == 0 else 0.0
-        return {**out, "diff": diff, "se": 0.0, "p": p, "ci_low": diff, "ci_high": diff}
     se = math.sqrt(var)
     df = var**2 / math.fsum(q * q / (k - 1) for q, k in terms)
     t = diff / se
@@ -209,10 +241,15 @@ def one_sample(
 ) -> dict[str, Any]:
     """Mean and Student-t interval of one sample (None and NaN left out), the interval
     clipped to ``bounds`` (the metric's range, e.g. (0, 100) for a percentage) with
-    ``clipped`` saying whether it was."""
+    ``clipped`` saying whether it was. A degenerate sample (:func:`degenerate`) gives a NaN
+    interval and its ``reason``."""
     s = mean_ci(xs, level)
+    why = degenerate(xs, names=("the sample",))
+    if why:
+        nan = math.nan
+        return {**s, "ci_low": nan, "ci_high": nan, "clipped": False, "level": level, "reason": why}
     lo, hi, clipped = clip(s["ci_low"], s["ci_high"], bounds)
-    return {**s, "ci_low": lo, "ci_high": hi, "clipped": clipped, "level": level}
+    return {**s, "ci_low": lo, "ci_high": hi, "clipped": clipped, "level": level, "reason": ""}
 
 
 def clip(
@@ -502,3 +539,265 @@ def verdict(ci_low: float, ci_high: float, paper: float, smallest: float | None 
         raise ValueError("the paper's change must be nonzero")
     m = abs(smallest) if smallest is not None else abs(paper) / 2.0
     return direction(ci_low, ci_high, sign=1 if paper > 0 else -1, smallest=m)
+
+
+def interval_outcome(
+    decide: Any, ci_low: float, ci_high: float, *, what: str = "interval"
+) -> tuple[Outcome, str]:
+    """``decide(ci_low, ci_high)`` guarded against a degenerate interval: one that is not
+    finite, or of zero width (a bootstrap whose resamples all gave the same value, a Student-t
+    interval of identical runs), is inconclusive with the reason, never a verdict. Returns
+    the outcome and the reason ("" when the interval decided)."""
+    if math.isnan(ci_low) or math.isnan(ci_high):
+        return INCONCLUSIVE, f"the {what} is not defined"
+    if ci_low == ci_high:
+        return INCONCLUSIVE, f"the {what} has zero width (every value {ci_low:.6g})"
+    return Outcome.of(decide(ci_low, ci_high)), ""
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error over the ``k`` tests): the i-th
+    smallest p times (k − i + 1), made monotone, capped at 1. NaN stays NaN (and does not
+    count towards k)."""
+    idx = [i for i, p in enumerate(pvalues) if not math.isnan(p)]
+    k = len(idx)
+    out = [math.nan] * len(pvalues)
+    run = 0.0
+    for rank, i in enumerate(sorted(idx, key=lambda j: pvalues[j])):
+        run = max(run, min(1.0, (k - rank) * pvalues[i]))
+        out[i] = run
+    return out
+
+
+@dataclass(frozen=True)
+class ConditionResult:
+    """One condition of a claim stated per condition (a PER point, a hop count, a load): the
+    change a − b (``relative``: in % of b's mean) with its simultaneous interval (Bonferroni
+    over the conditions), the outcome it gives, the raw and Holm-adjusted p-values, and why
+    it is inconclusive when a sample is degenerate."""
+
+    condition: Any
+    outcome: Outcome
+    diff: float
+    ci_low: float
+    ci_high: float
+    n_a: int
+    n_b: int
+    p: float
+    p_holm: float
+    level: float
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["outcome"] = str(self.outcome)
+        d["verdict"] = self.outcome
+        return d
+
+
+def per_condition(
+    samples: Mapping[Any, tuple[Sequence[float], Sequence[float] | None]],
+    decide: Any,
+    *,
+    level: float = 0.95,
+    relative: bool = False,
+    bounds: tuple[float | None, float | None] | None = None,
+) -> list[ConditionResult]:
+    """Decide a claim at each condition on its own, with a multiplicity correction, instead
+    of on the conditions pooled (effects of opposite sign would cancel). ``samples`` maps each
+    condition to ``(a, b)``: Welch's a − b (``relative``: both in % of b's mean,
+    :func:`relative_pair`), or ``(a, None)``: a's mean alone (its interval clipped to
+    ``bounds``). Each condition's interval is at the Bonferroni level over the ``k``
+    conditions, so all ``k`` verdicts hold together with probability ``level``; the p-values
+    are given raw and Holm-adjusted. A degenerate sample or interval gives inconclusive with
+    its reason."""
+    k = max(len(samples), 1)
+    wide = bonferroni(level, k)
+    rows: list[tuple[Any, float, float, float, int, int, float, str]] = []
+    for cond, (a, b) in samples.items():
+        if b is None:
+            s = one_sample(a, wide, bounds=bounds)
+            sd = s["std"]
+            n = int(s["n"])
+            if n >= 2 and sd and sd > 0:
+                t = s["mean"] / (sd / math.sqrt(n))
+                p = min(1.0, 2.0 * (1.0 - t_cdf(abs(t), n - 1)))
+            else:
+                p = math.nan
+            rows.append((cond, s["mean"], s["ci_low"], s["ci_high"], n, 0, p, s.get("reason", "")))
+            continue
+        xa, xb = relative_pair(_clean(a), _clean(b)) if relative else (_clean(a), _clean(b))
+        if relative and not xb:
+            rows.append(
+                (
+                    cond,
+                    math.nan,
+                    math.nan,
+                    math.nan,
+                    len(_clean(a)),
+                    0,
+                    math.nan,
+                    "b has no values or a zero mean",
+                )
+            )
+            continue
+        w = welch(xa, xb, wide)
+        rows.append((cond, w.diff, w.ci_low, w.ci_high, w.n_a, w.n_b, w.p, w.reason))
+    adjusted = holm([r[6] for r in rows])
+    out = []
+    for (cond, diff, lo, hi, na, nb, p, why), ph in zip(rows, adjusted, strict=True):
+        if why:
+            outcome = INCONCLUSIVE
+        else:
+            outcome, why = interval_outcome(decide, lo, hi)
+        out.append(ConditionResult(cond, outcome, diff, lo, hi, na, nb, p, ph, wide, why))
+    return out
+
+
+def per_condition_sentence(
+    results: Sequence[ConditionResult], name: str = "condition", fmt: Any = str
+) -> str:
+    """Where a per-condition claim holds and where not: "supported at 8; not supported at 4;
+    inconclusive at 2 (a has zero variance ...)", conditions formatted by ``fmt``."""
+    groups: dict[Outcome, list[str]] = {}
+    for r in results:
+        label = fmt(r.condition)
+        if r.outcome is INCONCLUSIVE and r.reason:
+            label += f" ({r.reason})"
+        groups.setdefault(r.outcome, []).append(label)
+    if not groups:
+        return f"no {name} had runs"
+    order = (SUPPORTED, NOT_SUPPORTED, INCONCLUSIVE)
+    return "; ".join(f"{o} at {name} {', '.join(groups[o])}" for o in order if o in groups)
+
+
+# --------------------------------------------------------------------------------------------
+# paired samples: runs that share a channel (the same trace, the same seed)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A paired comparison of ``a`` against ``b`` (``a[i]`` and ``b[i]`` measured on the same
+    trace or seed): ``diff`` = mean(a) − mean(b), or with ``relative`` the change
+    100·(mean(a)/mean(b) − 1) in %, its standard error from the spread of the per-pair
+    differences (relative: of 100·(aᵢ − R·bᵢ)/mean(b), R = mean(a)/mean(b), the delta method of
+    a ratio of paired means), Student-t degrees of freedom n − 1, t, the two-sided p-value,
+    the ``level`` interval and d_z (mean difference / standard deviation of the differences).
+    ``degenerate`` when there are fewer than two pairs or the differences have no spread:
+    the interval, t and p are then NaN, so no rule can decide on them."""
+
+    n: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    sd: float
+    se: float
+    df: float
+    t: float
+    p: float
+    ci_low: float
+    ci_high: float
+    dz: float
+    level: float
+    relative: bool
+    degenerate: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _pairs(a: Sequence[float], b: Sequence[float]) -> tuple[list[float], list[float]]:
+    if len(a) != len(b):
+        raise ValueError(f"paired samples need equal lengths, got {len(a)} and {len(b)}")
+    keep = [
+        (float(x), float(y))
+        for x, y in zip(a, b, strict=True)
+        if x is not None and y is not None and not math.isnan(float(x)) and not math.isnan(y)
+    ]
+    return [x for x, _ in keep], [y for _, y in keep]
+
+
+def paired(
+    a: Sequence[float], b: Sequence[float], level: float = 0.95, *, relative: bool = False
+) -> Paired:
+    """The paired t-test of ``a`` against ``b`` (pairs with a None or NaN left out); see
+    :class:`Paired`. Two samples that share their noise (the same fading trace) differ far
+    less than two independent ones: Welch's test would count that shared noise twice."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    xa, xb = _pairs(a, b)
+    n = len(xa)
+    nan = math.nan
+    ma = math.fsum(xa) / n if n else nan
+    mb = math.fsum(xb) / n if n else nan
+    d = [x - y for x, y in zip(xa, xb, strict=True)]
+    sd_raw = _mean_var(d)[1] ** 0.5 if n >= 2 else nan
+    mean_d = math.fsum(d) / n if n else nan
+    dz = mean_d / sd_raw if n >= 2 and sd_raw > 0 else nan
+    if relative:
+        if n == 0 or mb == 0:
+            diff, z = nan, []
+        else:
+            ratio = ma / mb
+            diff = 100.0 * (ratio - 1.0)
+            z = [100.0 * (x - ratio * y) / mb for x, y in zip(xa, xb, strict=True)]
+    else:
+        diff, z = mean_d, d
+    sd = _mean_var(z)[1] ** 0.5 if len(z) >= 2 else nan
+    if n < 2 or math.isnan(diff) or not sd > 0:
+        return Paired(n, ma, mb, diff, sd, nan, nan, nan, nan, nan, nan, dz, level, relative, True)
+    se = sd / math.sqrt(n)
+    df = float(n - 1)
+    t = diff / se
+    p = min(1.0, 2.0 * (1.0 - t_cdf(abs(t), df)))
+    half = t_ppf(1.0 - (1.0 - level) / 2.0, df) * se
+    return Paired(
+        n, ma, mb, diff, sd, se, df, t, p, diff - half, diff + half, dz, level, relative, False
+    )
+
+
+def paired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    level: float = 0.95,
+    *,
+    relative: bool = False,
+    resamples: int = 2000,
+    seed: int = 1,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the paired change (as :func:`paired` states it:
+    mean(a) − mean(b), or 100·(mean(a)/mean(b) − 1) with ``relative``), resampling whole
+    pairs; seeded, so the same data give the same interval. (NaN, NaN) when the pairs are
+    fewer than two or their differences have no spread (nothing to resample)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    import random
+
+    xa, xb = _pairs(a, b)
+    n = len(xa)
+    if n < 2 or len({x - y for x, y in zip(xa, xb, strict=True)}) < 2:
+        return math.nan, math.nan
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(resamples):
+        idx = [rng.randrange(n) for _ in range(n)]
+        sa = math.fsum(xa[i] for i in idx)
+        sb = math.fsum(xb[i] for i in idx)
+        if relative:
+            if sb == 0:
+                continue
+            stats.append(100.0 * (sa / sb - 1.0))
+        else:
+            stats.append((sa - sb) / n)
+    if not stats:
+        return math.nan, math.nan
+    stats.sort()
+    lo_q, hi_q = (1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0
+
+    def q(p: float) -> float:
+        k = p * (len(stats) - 1)
+        i = int(math.floor(k))
+        j = min(i + 1, len(stats) - 1)
+        return stats[i] + (stats[j] - stats[i]) * (k - i)
+
+    return q(lo_q), q(hi_q)

@@ -40,6 +40,7 @@ import json
 import os
 import re
 import sqlite3
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -49,7 +50,7 @@ from .result import SERIES_COLUMNS, result_tables, series_frame
 if TYPE_CHECKING:  # pragma: no cover
     import polars as pl
 
-__all__ = ["RunRecord", "Store", "StoreError", "run_key", "run_record"]
+__all__ = ["MixedSweepsWarning", "RunRecord", "Store", "StoreError", "run_key", "run_record"]
 
 SCHEMA_VERSION = 1
 
@@ -144,6 +145,10 @@ class StoreError(Exception):
     """The store cannot be opened or does not hold what was asked for."""
 
 
+class MixedSweepsWarning(UserWarning):
+    """Rows of several sweeps (possibly of different base scenarios) were read together."""
+
+
 def run_key(scenario_hash: str, seed: int) -> str:
     """The text form of a run key, used for series file names: ``<hash>-<seed>``."""
     return f"{scenario_hash}-{int(seed)}"
@@ -192,6 +197,8 @@ def run_record(
     if status not in ("ok", "failed"):
         raise ValueError(f"status must be 'ok' or 'failed', got {status!r}")
     raw = raw or {}
+    if status == "ok" and raw.get("partial"):
+        raise ValueError("a partial result (a run stopped before its end) is never a complete run")
     seed = int(seed)
     tables = result_tables(raw)
     summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}
@@ -698,6 +705,7 @@ class Store:
         where: list[str] = []
         args: list[Any] = []
         joins: list[str] = []
+        # The sweep each row comes from: the named one, or the sweep that first ran the run.
         if table == "runs":
             params = "t.params"
             if status is not None:
@@ -707,6 +715,8 @@ class Store:
             params = "r.params"
             joins.append("JOIN runs r ON r.scenario_hash = t.scenario_hash AND r.seed = t.seed")
             where.append("r.status = 'ok'")
+            sel += ", m.sweep" if sweep is not None else ", r.sweep"
+            cols = [*cols, "sweep"]
         if sweep is not None:
             params = "m.params"
             joins.append(
@@ -737,7 +747,10 @@ class Store:
         keys: Iterable[tuple[str, int]] | None = None,
         status: str | None = None,
         params: bool = True,
+        warn: bool = True,
     ) -> pl.DataFrame:
+        if warn and sweep is None and keys is None:
+            self._warn_if_mixed(table)
         cols, rows = self._select(table, sweep=sweep, keys=keys, status=status)
         # The runs of one grid point share their params text: parse each text once.
         parsed: dict[str, dict[str, Any]] = {}
@@ -768,7 +781,7 @@ class Store:
         if params:
             for k in pcols:
                 columns[renamed[k]] = [p.get(k) for p in points]
-        key_first = ["scenario_hash", "seed"]
+        key_first = ["scenario_hash", "seed", "sweep"]
         # Rows of a table without a name column are kept in result order (`row`).
         order_col = "name" if "name" in cols else ("row" if "row" in cols else None)
         if table != "runs" and order_col:
@@ -784,6 +797,19 @@ class Store:
             df = df.sort(sort_cols, nulls_last=True, maintain_order=True)
         return df
 
+    def _warn_if_mixed(self, table: str) -> None:
+        """Rows of several sweeps read at once pool runs of different scenarios (a 10 s and a
+        100 s dumbbell, say): say so, once per read, unless the caller chose a sweep."""
+        names = [r[0] for r in self._db.execute("SELECT name FROM sweeps ORDER BY name")]
+        if len(names) > 1:
+            warnings.warn(
+                f"{self.path} holds {len(names)} sweeps ({', '.join(names)}): {table} of "
+                "all of them come together; pick one by name (sweep=NAME, `airtcp export "
+                "--sweep NAME`) or group by the 'sweep' column",
+                MixedSweepsWarning,
+                stacklevel=3,
+            )
+
     def runs(
         self,
         sweep: str | None = None,
@@ -798,8 +824,9 @@ class Store:
     def flows(
         self, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
     ) -> pl.DataFrame:
-        """One row per flow of every ``ok`` run: key, flow name, grid point columns and every
-        column of the result's flow table."""
+        """One row per flow of every ``ok`` run: key, the sweep, flow name, grid point columns
+        and every column of the result's flow table. Without ``sweep`` (or ``keys``) a store of
+        several sweeps gives the rows of all of them, with a :class:`MixedSweepsWarning`."""
         return self._table("flows", sweep=sweep, keys=keys)
 
     def links(
@@ -844,14 +871,18 @@ class Store:
         return pl.read_parquet(target)
 
     def all_series(
-        self, sweep: str | None = None, *, keys: Iterable[tuple[str, int]] | None = None
+        self,
+        sweep: str | None = None,
+        *,
+        keys: Iterable[tuple[str, int]] | None = None,
+        warn: bool = True,
     ) -> pl.DataFrame | None:
         """The time series of every ``ok`` run (of ``sweep``, or among ``keys``) that recorded
         them, in one long table: the run key, the grid point columns, then ``kind``, ``name``,
         ``t``, ``value`` and ``ssthresh`` as in :meth:`series`. None when no run has any."""
         import polars as pl
 
-        runs = self._table("runs", sweep=sweep, keys=keys, status="ok")
+        runs = self._table("runs", sweep=sweep, keys=keys, status="ok", warn=warn)
         if runs.height == 0:
             return None
         own = set(self._columns("runs"))
@@ -874,14 +905,19 @@ class Store:
     ) -> dict[str, Path]:
         """Write the runs table and every result table to ``out/<table>.{parquet,csv}``, and
         the runs' time series (:meth:`all_series`) to ``out/series.{parquet,csv}`` when any
-        run recorded them."""
+        run recorded them. Every table has a ``sweep`` column; without ``sweep`` a store of
+        several sweeps is written whole, with a :class:`MixedSweepsWarning`."""
         if fmt not in ("parquet", "csv"):
             raise ValueError(f"format must be 'parquet' or 'csv', got {fmt!r}")
         d = Path(out)
         d.mkdir(parents=True, exist_ok=True)
         paths: dict[str, Path] = {}
-        tables: dict[str, Any] = {t: self._table(t, sweep=sweep) for t in ("runs", *self.tables())}
-        series = self.all_series(sweep)
+        if sweep is None:
+            self._warn_if_mixed("rows")
+        tables: dict[str, Any] = {
+            t: self._table(t, sweep=sweep, warn=False) for t in ("runs", *self.tables())
+        }
+        series = self.all_series(sweep, warn=False)
         if series is not None:
             tables["series"] = series
         for t, df in tables.items():

@@ -93,6 +93,12 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "ts_echo_earliest": c.ts_echo_earliest,
         "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
         "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
+        "recovery": match c.recovery {
+            None => "scheme",
+            Some(crate::tcp::cc::RecoveryKind::Reno) => "reno",
+            Some(crate::tcp::cc::RecoveryKind::NewReno) => "newreno",
+            Some(crate::tcp::cc::RecoveryKind::Sack) => "sack",
+        },
         "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
         "ns3_schemes": c.ns3_schemes,
     })

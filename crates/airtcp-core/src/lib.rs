@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod app;
+pub mod budget;
 pub mod device;
 pub mod engine;
 pub mod harness;
@@ -11,6 +12,7 @@ pub mod ids;
 pub mod link;
 pub mod medium;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod scenario;
 pub mod sim;
@@ -19,6 +21,7 @@ pub mod tcp;
 pub mod topology;
 pub mod util;
 
+pub use budget::{Limits, Progress, Stop};
 pub use scenario::{FileAccess, Scenario, ScenarioError};
 pub use sim::Sim;
 pub use stats::RunResult;
@@ -42,20 +45,71 @@ pub fn run_owned(sc: Scenario, files: &FileAccess) -> Result<RunResult, Scenario
 }
 
 fn finish_run(mut sim: Sim) -> Result<RunResult, ScenarioError> {
+    sim.watch.arm(Limits::default());
     sim.run();
-    if sim.budget_exceeded {
-        return Err(ScenarioError::new(
-            "max_events",
-            format!(
-                "the run reached its budget of {} events at t = {} s of {} s; raise \
-                 max_events or make the scenario smaller",
-                sim.max_events,
-                engine::secs(sim.now()),
-                engine::secs(sim.end)
-            ),
-        ));
+    finish_capture(&mut sim)?;
+    if let Some(e) = sim.watch.error.take() {
+        return Err(e);
     }
     Ok(RunResult::from_finished(sim))
+}
+
+/// Close a run's packet capture files, if it writes any.
+fn finish_capture(sim: &mut Sim) -> Result<(), ScenarioError> {
+    if let Some(c) = sim.capture.as_mut() {
+        c.finish()
+            .map_err(|m| ScenarioError::new("trace.pcap_dir", m))?;
+    }
+    Ok(())
+}
+
+/// What a run under [`Limits`] gives: its result, partial (`result.partial`) when the run
+/// stopped early, and the error of the budget that stopped it, if one did (none for a run
+/// interrupted by the stop flag or the progress callback).
+pub struct Outcome {
+    pub result: RunResult,
+    pub error: Option<ScenarioError>,
+}
+
+/// Build and run a scenario under `limits`. A run stopped by a budget or interrupted still
+/// returns what it measured up to then; only a bad scenario is an `Err`.
+pub fn run_limited(
+    sc: Scenario,
+    files: &FileAccess,
+    limits: Limits,
+) -> Result<Outcome, ScenarioError> {
+    let mut sim = scenario::build_with(&sc, files)?;
+    drop(sc);
+    sim.watch.arm(limits);
+    sim.run();
+    finish_capture(&mut sim)?;
+    let error = sim.watch.error.clone();
+    Ok(Outcome {
+        result: RunResult::from_finished(sim),
+        error,
+    })
+}
+
+/// The budget that stopped a run (`memory_budget`, `timeout` or `max_events`) and its error.
+pub type BudgetStop = (&'static str, ScenarioError);
+
+/// [`run_limited`] of a scenario given as JSON text: the result as JSON text (time series
+/// left empty unless `series`) and, if a budget stopped the run, which one (the reason a
+/// partial result names: `memory_budget`, `timeout`, `max_events`) and its error.
+pub fn run_json_limited(
+    text: &str,
+    files: &FileAccess,
+    series: bool,
+    limits: Limits,
+) -> Result<(String, Option<BudgetStop>), ScenarioError> {
+    let sc = scenario::parse_json(text)?;
+    let mut out = run_limited(sc, files, limits)?;
+    if !series {
+        out.result.series = stats::Series::default();
+    }
+    let json = serde_json::to_string(&out.result).expect("results serialize");
+    let reason = out.result.partial.as_ref().map_or("", |p| p.reason);
+    Ok((json, out.error.map(|e| (reason, e))))
 }
 
 /// Run a scenario given as JSON text; the result as JSON text.

@@ -269,6 +269,10 @@ impl PacketPool {
     pub fn capacity(&self) -> usize {
         self.slots.len()
     }
+    /// Bytes the arena holds on the heap (slots never shrink: a run's peak stays allocated).
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4
+    }
 }
 
 /// A first-in first-out list of packets linked through the arena, each with a time (a link's

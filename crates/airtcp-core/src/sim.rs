@@ -128,6 +128,8 @@ pub struct Sim {
     /// Event budget; `budget_exceeded` is set when a run stopped on it.
     pub max_events: u64,
     pub budget_exceeded: bool,
+    /// The other budgets, the stop flag and progress reports (`budget.rs`).
+    pub watch: crate::budget::Watch,
     /// Scratch buffers, reused so the steady state allocates nothing per event.
     dev_out: Vec<DevOut>,
     hook_actions: Vec<HookAction>,
@@ -135,6 +137,8 @@ pub struct Sim {
     /// Notes a node learns later, by slot (`Ev::LossNote`), and the free slots.
     held_notes: Vec<LossNote>,
     free_notes: Vec<u32>,
+    /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
+    pub capture: Option<Box<crate::pcap::Capture>>,
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a
@@ -217,11 +221,13 @@ impl Sim {
             finished: false,
             max_events: u64::MAX,
             budget_exceeded: false,
+            watch: Default::default(),
             dev_out: Vec::new(),
             hook_actions: Vec::new(),
             notes: Vec::new(),
             held_notes: Vec::new(),
             free_notes: Vec::new(),
+            capture: None,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -236,7 +242,11 @@ impl Sim {
 
     /// Run to the end of the scenario.
     pub fn run(&mut self) {
+        self.watch.planned_end = self.end;
         self.run_until(self.end);
+        if self.watch.stopped.is_some() {
+            self.end_early();
+        }
         self.finish();
     }
 
@@ -244,17 +254,31 @@ impl Sim {
     /// [0, duration)).
     pub fn run_until(&mut self, until: Time) {
         let until = until.min(self.end);
-        while let Some((_, ev)) = self.sched.pop_before(until) {
-            self.counters.events += 1;
-            self.dispatch(ev);
-            // Checked every 4096 events: the budget guards against runaway runs, and a
-            // compare per event would cost more than the rest of the loop's bookkeeping.
-            if self.counters.events & 0xfff == 0 && self.counters.events >= self.max_events {
-                self.budget_exceeded = true;
+        // Every 4096 events the budgets and the stop flag are checked (`budget.rs`): they
+        // guard against runaway runs, and a check per event would cost more than the rest
+        // of the loop's bookkeeping.
+        while self.run_batch(until) {
+            if self.checkpoint() {
                 return;
             }
         }
         self.sched.set_now(until);
+    }
+
+    /// Process events before `until` until the event count reaches a multiple of 4096
+    /// (true) or none is left (false). A function of its own: with the checkpoint's call in
+    /// the same body, the compiler stopped inlining the scheduler into this loop (4 % more
+    /// instructions per packet-hop).
+    #[inline(never)]
+    fn run_batch(&mut self, until: Time) -> bool {
+        while let Some((_, ev)) = self.sched.pop_before(until) {
+            self.counters.events += 1;
+            self.dispatch(ev);
+            if self.counters.events & 0xfff == 0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// Process the next event, if there is one before the end; returns its time.
@@ -384,6 +408,10 @@ impl Sim {
     /// Hand a packet to the output device toward `next_hop`.
     #[inline(always)]
     fn transmit(&mut self, d: DevId, next_hop: NodeId, id: PacketId, front: bool) {
+        if self.capture.is_some() {
+            let node = self.devices[d.idx()].node();
+            self.capture_packet(node, id);
+        }
         if let (false, AnyDevice::P2p(p)) = (front, &mut self.devices[d.idx()]) {
             // The common case without the closure: a point-to-point link reports at most one
             // thing on accepting a packet, its drop.
@@ -564,9 +592,23 @@ impl Sim {
         self.transmit(d, next, id, front);
     }
 
+    /// Write a packet `node` sends or receives to its trace, if it has one (out of line: runs
+    /// without traces keep only the test of `capture` in the packet path).
+    #[cold]
+    #[inline(never)]
+    fn capture_packet(&mut self, node: NodeId, id: PacketId) {
+        let now = self.sched.now();
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.packet(node.idx(), now, &self.pool.get(id).wire);
+        }
+    }
+
     /// A device of `node` received a packet.
     #[inline]
     fn receive(&mut self, node: NodeId, id: PacketId) {
+        if self.capture.is_some() {
+            self.capture_packet(node, id);
+        }
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
             return;
@@ -809,8 +851,11 @@ impl Sim {
         for d in deps {
             let dep = &mut self.flows[d.idx()];
             dep.waiting = false;
-            dep.start = now;
-            self.sched.at(now, Ev::FlowStart(d));
+            // A waiting flow's `start` holds its start-jitter draw (0 without one): the
+            // response follows its request after that delay (a server's response time).
+            let at = now + dep.start;
+            dep.start = at;
+            self.sched.at(at, Ev::FlowStart(d));
         }
     }
 

@@ -108,3 +108,47 @@ fn start_jitter_draws_each_flows_start_from_the_seed() {
     let e = jittered_starts(1, "\"9s\"").unwrap_err();
     assert_eq!(e.path, "flows[0].start_jitter", "{e}");
 }
+
+#[test]
+fn a_response_with_start_jitter_follows_its_request_after_the_draw() {
+    use airtcp_core::harness::Net;
+    use serde_json::json;
+    // A 1 kB request over a 1 Mb/s, 10 ms link, then the response; its start is the request's
+    // delivery plus a draw from [0, 50 ms).
+    let run = |seed: u64, jitter: &str| {
+        let mut sim = Net::new("5s")
+            .set("seed", json!(seed))
+            .host("c")
+            .host("s")
+            .link("c", "s", "1Mbps", "10ms")
+            .flow(json!({
+                "name": "req", "src": "c", "dst": "s", "cc": "newreno",
+                "app": {"kind": "file", "size": "1KB"},
+            }))
+            .flow(json!({
+                "name": "resp", "src": "s", "dst": "c", "cc": "newreno", "after": "req",
+                "start_jitter": jitter, "app": {"kind": "file", "size": "10KB"},
+            }))
+            .build()
+            .unwrap();
+        sim.run();
+        let r = airtcp_core::stats::RunResult::from_sim(&sim);
+        let req = &r.flows[0];
+        (
+            req.start_s + req.completion_time_s.unwrap(),
+            r.flows[1].start_s,
+        )
+    };
+    // Without the draw it starts when the request is delivered: after one way of the link,
+    // before the request's sender has its last ACK.
+    let (done, plain) = run(1, "0s");
+    assert!(plain > 0.01 && plain < done, "{plain} vs {done}");
+    let starts: Vec<f64> = (1..=4).map(|s| run(s, "50ms").1).collect();
+    for s in &starts {
+        assert!(*s >= plain && *s < plain + 0.05, "{s} vs {plain}");
+    }
+    assert!(
+        starts.windows(2).any(|w| w[0] != w[1]),
+        "seeds differ: {starts:?}"
+    );
+}

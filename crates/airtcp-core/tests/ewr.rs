@@ -5,10 +5,15 @@ use airtcp_core::engine::{MS, SEC};
 use airtcp_core::harness::Net;
 use airtcp_core::sim::Sim;
 use airtcp_core::RunResult;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// S - R1 - R2 - D with an error-prone bottleneck R1-R2 of `rate`, 20 ms, 50 packets.
 fn path(cc: &str, rate: &str, per: f64, duration: &str) -> Net {
+    path_with(rate, per, duration).bulk("f", "S", "D", cc)
+}
+
+/// The same path without its flow.
+fn path_with(rate: &str, per: f64, duration: &str) -> Net {
     Net::new(duration)
         .set("tcp", json!({"segment_size": 1000, "rcv_window": 262_144}))
         .host("S")
@@ -25,7 +30,14 @@ fn path(cc: &str, rate: &str, per: f64, duration: &str) -> Net {
                    "error": {"model": "bernoulli", "per": per, "applies_to": "data"}}),
         )
         .link("R2", "D", "100Mbps", "2ms")
-        .bulk("f", "S", "D", cc)
+}
+
+/// The path with an EWR flow given `params`.
+fn ewr_with(rate: &str, per: f64, duration: &str, params: Value) -> Net {
+    path_with(rate, per, duration).flow(json!({
+        "name": "f", "src": "S", "dst": "D", "cc": "ewr", "cc_params": params,
+        "app": {"kind": "bulk"},
+    }))
 }
 
 fn run(net: &Net) -> RunResult {
@@ -135,4 +147,31 @@ fn bad_parameters_name_the_field() {
     doc["flows"][0]["cc_params"] = json!({"gamma": 1});
     let e = airtcp_core::run_json(&doc.to_string()).unwrap_err();
     assert!(e.message.contains("'ewr' has no parameter"), "{e}");
+}
+
+#[test]
+fn the_interval_reading_leaves_the_window_where_it_started() {
+    // One sample per RTT_min measures what the flow itself sends, cwnd / RTT, so oCwnd =
+    // RTT_min · cwnd / RTT never exceeds cwnd: without losses nothing raises the window above
+    // the two segments the receiver offers before its first estimate.
+    let per_packet = path("ewr", "8Mbps", 0.0, "10s");
+    let per_interval = ewr_with("8Mbps", 0.0, "10s", json!({"interval": 1.0}));
+    let mut sim = per_interval.build().unwrap();
+    let w = advertised(&mut sim, 10);
+    assert!(w <= 2.0, "advertised {w} segments");
+    let (a, b) = (run(&per_packet), run(&per_interval));
+    let (ga, gb) = (a.flows[0].goodput_bps, b.flows[0].goodput_bps);
+    // Two segments per round trip of about 49 ms: about 0.33 Mbit/s against the link's 8.
+    assert!(gb < 0.45e6 && ga > 6e6, "{ga} vs {gb}");
+}
+
+#[test]
+fn the_loss_term_holds_the_window_to_padhyes_rate_under_channel_errors() {
+    let plain = run(&path("ewr", "8Mbps", 0.05, "20s"));
+    let capped = run(&ewr_with("8Mbps", 0.05, "20s", json!({"loss_term": 1.0})));
+    let (gp, gc) = (plain.flows[0].goodput_bps, capped.flows[0].goodput_bps);
+    // At 5% loss and about 49 ms, Padhye's rate is about 0.6 Mbit/s; without the term EWR
+    // keeps its window at the link's rate and loses only what the channel takes.
+    assert!(gc < 0.5 * gp, "{gc} vs {gp}");
+    assert!(gc > 0.2e6, "{gc}");
 }

@@ -107,8 +107,15 @@ fn the_online_threshold_is_computed_from_rate_and_rtt_and_picks_eln_on_a_lossy_p
     let agents = json!([{"kind": "eln", "node": "*"}, {"kind": "explicit_rate", "node": "*"}]);
     let mut lossy = tdma_chain(3, 0.05, "newreno-adaptive-online", "flows");
     lossy["agents"] = agents.clone();
+    // Padhye's model (the default) counts the timeouts a loss costs: a lower crossing than
+    // Mathis's, and ELN at 5% too.
+    let padhye = run(&lossy)["flows"][0].clone();
+    assert_eq!(padhye["xl_using_eln_at_end"], 1.0);
+    lossy["flows"][0]["cc_params"] = json!({"online_model": 0.0});
     let f = run(&lossy)["flows"][0].clone();
     let t = f["xl_threshold_at_end"].as_f64().unwrap();
+    let tp = padhye["xl_threshold_at_end"].as_f64().unwrap();
+    assert!(tp < t, "Padhye {tp}, Mathis {t}");
     // (1.22 · MSS · 8 / (RTT · rate))² with the 1000-byte segments, the echoed rate (six
     // link directions take turns: 0.99 ms of every 6 ms at 10 Mbit/s) and the smoothed RTT
     // at the end; the threshold is smoothed over the last ACKs, whose RTT moves with slot

@@ -115,3 +115,47 @@ fn drai_parameters_are_checked() {
         .to_string();
     assert!(e.starts_with("agents[0].node: unknown node 'R9'"), "{e}");
 }
+
+/// An 802.11 chain of `hops` hops (ns-2 preset, 200 m apart) with DRAI agents `drai` at every
+/// node and one Muzha flow.
+fn chain(hops: usize, drai: Value) -> Value {
+    let nodes: Vec<Value> = (0..=hops)
+        .map(|i| json!({"name": format!("n{i}"), "position": [200 * i, 0]}))
+        .collect();
+    let mut agent = drai;
+    agent["kind"] = json!("drai");
+    agent["node"] = json!("*");
+    json!({
+        "duration": 20, "tcp": {"profile": "ns2", "segment_size": 1460},
+        "nodes": nodes,
+        "media": [{"name": "air", "kind": "wifi", "preset": "ns2",
+                   "queue": {"kind": "droptail", "limit": 50}}],
+        "flows": [{"name": "ftp", "src": "n0", "dst": format!("n{hops}"), "cc": "muzha",
+                   "app": {"kind": "bulk"}}],
+        "agents": [agent],
+    })
+}
+
+fn stamped(r: &Value, level: u8) -> u64 {
+    r["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a[format!("drai_{level}")].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn a_longer_drop_memory_stamps_more_segments_moderate_deceleration() {
+    // The drop memory is a parameter of its own (the busy window stays 100 ms); a memory of
+    // two round trips timed by each node lies between the default and a whole second.
+    let short = run(&chain(8, json!({})));
+    let rtts = run(&chain(8, json!({"drop_memory_rtts": 2.0})));
+    let long = run(&chain(8, json!({"drop_memory": "1s"})));
+    let share = |r: &Value| {
+        let all: u64 = (1..=5).map(|k| stamped(r, k)).sum();
+        stamped(r, 2) as f64 / all as f64
+    };
+    let (s, m, l) = (share(&short), share(&rtts), share(&long));
+    assert!(s < m && m < l, "{s} {m} {l}");
+}

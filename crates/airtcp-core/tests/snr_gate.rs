@@ -111,13 +111,16 @@ fn gate_needs_an_snr_channel() {
 #[test]
 fn gate_and_fading_parameters_are_validated() {
     let gate = scenario(Some(5.0), 1);
-    let e = airtcp_core::run_toml(&(gate.clone() + "measurement_delay = \"50ms\"\n")).unwrap_err();
+    let e = airtcp_core::run_toml(&(gate.clone() + "measurement_delay = \"0s\"\n")).unwrap_err();
     assert_eq!(e.path, "agents[0].measurement_delay");
-    assert!(
-        e.message
-            .contains("at least the channel's SNR sample interval"),
-        "{e}"
-    );
+    assert!(e.message.contains("must be > 0"), "{e}");
+    let e = airtcp_core::run_toml(&(gate.clone() + "hysteresis_db = -1.0\n")).unwrap_err();
+    assert_eq!(e.path, "agents[0].hysteresis_db");
+    let e = airtcp_core::run_toml(
+        &scenario(None, 1).replace("applies_to = \"all\"", "applies_to = \"all\", per_size = 0"),
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "links[0].error.per_size");
     let e = airtcp_core::run_toml(&(gate.clone() + "ewma_weight = 0.0\n")).unwrap_err();
     assert_eq!(e.path, "agents[0].ewma_weight");
     let e = airtcp_core::run_toml(&(gate + "ewma_weight = 1.5\n")).unwrap_err();
@@ -152,4 +155,107 @@ fn correlated_fading_is_reproducible_and_changes_the_channel() {
     assert_eq!(result_json(&clarke), result_json(&clarke));
     assert_ne!(result_json(&slow), result_json(&scenario(None, 1)));
     assert_ne!(result_json(&clarke), result_json(&slow));
+}
+
+#[test]
+fn a_reading_younger_than_the_hold_reads_into_the_running_sample() {
+    // Polling every 10 ms with readings 10 ms old, the gate learns of the dip in
+    // [5.0 s, 5.1 s) at 5.01 s: runs with and without it are identical until then.
+    let young = |dip: bool, d: &str| {
+        dip_scenario(dip, d, Some("10ms")).replace(
+            "threshold_db = 35.0\n",
+            "threshold_db = 35.0\ninterval = \"10ms\"\n",
+        )
+    };
+    assert_eq!(
+        result_json(&young(true, "5.0099s")),
+        result_json(&young(false, "5.0099s"))
+    );
+    let r = airtcp_core::run_toml(&young(true, "5.05s")).unwrap();
+    let g = &r.agents[0];
+    assert_eq!(g.count("closures"), 1, "{g:?}");
+    assert!((real(g.get("closed_s")) - 0.04).abs() < 1e-9, "{g:?}");
+    assert!(
+        (real(g.get("min_sample_age_s")) - 0.01).abs() < 1e-12,
+        "{g:?}"
+    );
+}
+
+#[test]
+fn hysteresis_keeps_the_gate_closed_until_the_upper_threshold() {
+    // 40 dB, a dip to 30 dB in [5.0 s, 5.1 s), then 36 dB: above the 35 dB threshold but
+    // not above 35 + 2, so a gate with hysteresis stays closed to the end.
+    let with = |h: &str| {
+        let mut s = dip_scenario(true, "8s", None);
+        let tail: Vec<&str> = vec!["36.0"; 149];
+        s = s.replacen(
+            &format!("30.0, {}", vec!["40.0"; 149].join(", ")),
+            &format!("30.0, {}", tail.join(", ")),
+            1,
+        );
+        s + h
+    };
+    let plain = airtcp_core::run_toml(&with("")).unwrap();
+    assert!((real(plain.agents[0].get("closed_s")) - 0.1).abs() < 1e-9);
+    let r = airtcp_core::run_toml(&with("hysteresis_db = 2.0\n")).unwrap();
+    assert_eq!(r.agents[0].count("closures"), 1);
+    assert!(
+        (real(r.agents[0].get("closed_s")) - 2.9).abs() < 1e-9,
+        "{:?}",
+        r.agents[0]
+    );
+}
+
+#[test]
+fn one_trace_for_both_directions() {
+    let series = |text: &str| {
+        let sc = airtcp_core::scenario::parse_toml(text).unwrap();
+        airtcp_core::scenario::build(&sc).unwrap().snr
+    };
+    let base = scenario(None, 3);
+    let two = series(&base);
+    let one = series(&base.replace(
+        "applies_to = \"all\"",
+        "applies_to = \"all\", shared = true",
+    ));
+    assert_eq!(two.len(), 2);
+    assert_eq!(one.len(), 2);
+    // Two traces by default; shared, both directions hold the a->b direction's.
+    assert_ne!(two[0].samples_db, two[1].samples_db);
+    assert_eq!(one[0].samples_db, two[0].samples_db);
+    assert_eq!(one[1].samples_db, two[0].samples_db);
+}
+
+#[test]
+fn one_frame_size_for_every_frames_per() {
+    // A constant SNR at which a 1040-byte frame is lost 5% of the time: 40-byte ACKs are lost
+    // at their own far smaller rate, or at 5% with `per_size = 1040`.
+    let cck = airtcp_core::link::Modulation::Cck5_5;
+    let (mut lo, mut hi) = (0.0, 30.0);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if cck.per(mid, 1040) > 0.05 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    assert!(cck.per(hi, 40) < 0.005);
+    let base = scenario(None, 2);
+    let start = base.find("synth = {").unwrap();
+    let end = start + base[start..].find("}, applies_to").unwrap() + 1;
+    let flat = format!("{}samples = [{hi}]{}", &base[..start], &base[end..]);
+    let ack_loss = |text: &str| {
+        let r = airtcp_core::run_toml(text).unwrap();
+        let l = r.links.iter().find(|l| l.name == "BS->MH").unwrap();
+        l.drops_channel_error as f64 / l.tx_packets as f64
+    };
+    let own = ack_loss(&flat);
+    let data = ack_loss(&flat.replace(
+        "applies_to = \"all\"",
+        "applies_to = \"all\", per_size = 1040",
+    ));
+    assert!(own < 0.005, "{own}");
+    // About 4,000 ACKs: 5% within a few standard errors (0.35 points).
+    assert!((data - 0.05).abs() < 0.012, "{data}");
 }

@@ -222,3 +222,35 @@ fn queue_settings_are_checked() {
     .unwrap_err();
     assert!(e.to_string().contains("warmup"), "{e}");
 }
+
+#[test]
+fn westwood_recovery_switch_replaces_newreno_with_reno() {
+    // `tcp.recovery` swaps Westwood's own NewReno recovery for Reno's: "newreno" is the
+    // scheme's own (byte-identical), "reno" ends recovery on the first new ACK, so multiple
+    // losses in a window need more timeouts.
+    let json = |extra: &str| {
+        serde_json::to_string(&run(&dumbbell(2, "westwood", RED_Q, 0.05, 4, extra))).unwrap()
+    };
+    let own = json("");
+    assert_eq!(own, json("recovery = \"newreno\""));
+    assert_eq!(own, json("recovery = \"scheme\""));
+    let timeouts = |extra: &str| -> u64 {
+        (1..=3)
+            .map(|seed| {
+                run(&dumbbell(2, "westwood", RED_Q, 0.05, seed, extra))
+                    .flows
+                    .iter()
+                    .map(|f| f.timeouts)
+                    .sum::<u64>()
+            })
+            .sum()
+    };
+    let (newreno, reno) = (timeouts(""), timeouts("recovery = \"reno\""));
+    assert!(
+        reno > newreno,
+        "Reno recovery {reno} vs NewReno {newreno} timeouts"
+    );
+    let e = airtcp_core::run_toml(&dumbbell(2, "westwood", RED_Q, 0.05, 1, "recovery = \"x\""))
+        .unwrap_err();
+    assert_eq!(e.path, "tcp.recovery");
+}

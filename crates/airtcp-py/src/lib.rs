@@ -1,12 +1,15 @@
 //! Thin Python bindings: conversion and error mapping only. A scenario arrives as JSON text and
 //! the result leaves as JSON text; Rust panics are caught and raised as `SimulationError`.
 
-use airtcp_core::FileAccess;
+use airtcp_core::{FileAccess, Limits, Progress};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
 
 create_exception!(
     _core,
@@ -14,6 +17,14 @@ create_exception!(
     PyValueError,
     "A scenario value is invalid. `path` is the field path (\"flows[2].cc\"; empty for the whole \
      document), `message` what is wrong with it; str() is \"<path>: <message>\"."
+);
+create_exception!(
+    _core,
+    BudgetError,
+    ScenarioError,
+    "A run stopped by a budget (memory, wall time or events). `path` names the scenario field \
+     that drives what ran out, `kind` the budget (\"memory_budget\", \"timeout\", \
+     \"max_events\"), `partial` the result JSON up to where the run stopped."
 );
 create_exception!(
     _core,
@@ -70,19 +81,106 @@ fn file_access(base_dir: Option<PathBuf>, allow_paths: Option<Vec<PathBuf>>) -> 
     }
 }
 
+fn seconds(name: &str, v: Option<f64>) -> PyResult<Option<Duration>> {
+    match v {
+        None => Ok(None),
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(Some(Duration::from_secs_f64(s))),
+        Some(s) => Err(PyValueError::new_err(format!(
+            "{name} must be a number of seconds > 0, got {s}"
+        ))),
+    }
+}
+
 /// Run a scenario (JSON text) and return the result as JSON text (its time series empty
-/// unless `series`). Releases the GIL while the simulation runs.
+/// unless `series`). Releases the GIL while the simulation runs, taking it back every
+/// `progress_interval` seconds of wall time to see to pending signals (Ctrl-C) and call
+/// `progress(now_s, end_s, events, wall_s)` if given.
+///
+/// `memory_budget` (bytes) overrides the scenario's and the default; `timeout` (seconds) is
+/// the run's wall-time budget. A run stopped by a budget raises BudgetError (its `partial`
+/// holds what was measured); a run interrupted (Ctrl-C, or `progress` returned False)
+/// returns its result with a `partial` block.
 #[pyfunction]
-#[pyo3(signature = (scenario, base_dir=None, allow_paths=None, series=true))]
+#[pyo3(signature = (
+    scenario, base_dir=None, allow_paths=None, series=true, memory_budget=None, timeout=None,
+    progress=None, progress_interval=0.1
+))]
+#[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
     scenario: String,
     base_dir: Option<PathBuf>,
     allow_paths: Option<Vec<PathBuf>>,
     series: bool,
+    memory_budget: Option<u64>,
+    timeout: Option<f64>,
+    progress: Option<Py<PyAny>>,
+    progress_interval: f64,
 ) -> PyResult<String> {
     let files = file_access(base_dir, allow_paths);
-    py.detach(move || guarded(|| airtcp_core::run_json_opts(&scenario, &files, series)))
+    let timeout = seconds("timeout", timeout)?;
+    let every = seconds("progress_interval", Some(progress_interval))?.expect("given");
+    if memory_budget == Some(0) {
+        return Err(PyValueError::new_err("memory_budget must be > 0 bytes"));
+    }
+    let (out, raised) = py.detach(move || {
+        // What the callback raised (KeyboardInterrupt from a signal handler, or the
+        // progress function's own exception), handed back once the run has stopped.
+        let raised: Rc<RefCell<Option<PyErr>>> = Rc::default();
+        let seen = raised.clone();
+        let watch = move |p: &Progress| -> bool {
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    *seen.borrow_mut() = Some(e);
+                    return false;
+                }
+                let Some(f) = &progress else { return true };
+                match f.call1(py, (p.now_s, p.end_s, p.events, p.wall_s)) {
+                    Ok(v) => !v.bind(py).is(&*pyo3::types::PyBool::new(py, false)),
+                    Err(e) => {
+                        *seen.borrow_mut() = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let limits = Limits {
+            memory: memory_budget,
+            timeout,
+            stop: None,
+            progress: Some(Box::new(watch)),
+            progress_every: every,
+        };
+        let out = guarded(|| airtcp_core::run_json_limited(&scenario, &files, series, limits));
+        let raised = raised.borrow_mut().take();
+        (out, raised)
+    });
+    let (json, budget) = out?;
+    if let Some(e) = raised {
+        // Ctrl-C: the result so far, marked partial. Anything else the callback raised
+        // propagates.
+        if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
+            return Err(e);
+        }
+    }
+    if let Some((kind, b)) = budget {
+        let err = BudgetError::new_err(b.to_string());
+        let v = err.value(py);
+        let _ = v.setattr("path", &b.path);
+        let _ = v.setattr("message", &b.message);
+        let _ = v.setattr("detail", &b.message);
+        let _ = v.setattr("kind", kind);
+        let _ = v.setattr("partial", json);
+        return Err(err);
+    }
+    Ok(json)
+}
+
+/// The memory budget of a run that sets none, in bytes (a quarter of what this process may
+/// use: physical memory, a cgroup limit or `ulimit -v`, whichever is least).
+#[pyfunction]
+fn default_memory_budget() -> u64 {
+    airtcp_core::budget::default_memory_budget()
 }
 
 /// Check a scenario (JSON text) without running it.
@@ -151,6 +249,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_error, m)?)?;
+    m.add_function(wrap_pyfunction!(default_memory_budget, m)?)?;
     let se = m.py().get_type::<ScenarioError>();
     // Defaults for an instance made without them (ScenarioError("text") from user code).
     se.setattr("path", "")?;
@@ -159,6 +258,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Importable name, so the exceptions pickle across a process pool.
     se.setattr("__module__", "airtcp._core")?;
     m.add("ScenarioError", se)?;
+    let be = m.py().get_type::<BudgetError>();
+    be.setattr("kind", "")?;
+    be.setattr("partial", "")?;
+    be.setattr("__module__", "airtcp._core")?;
+    m.add("BudgetError", be)?;
     let sim_err = m.py().get_type::<SimulationError>();
     sim_err.setattr("__module__", "airtcp._core")?;
     m.add("SimulationError", sim_err)?;

@@ -185,6 +185,10 @@ class ClaimResult:
     outcome: Outcome
     sentence: str
     numbers: Any = None
+    #: the claim's effect and its interval, for the robustness table (:mod:`airtcp.robustness`
+    #: reads them from ``numbers`` when these are left unset)
+    effect: float | None = None
+    ci: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         self.outcome = Outcome.of(self.outcome)
@@ -284,8 +288,32 @@ class Paper:
                 return s
         raise KeyError(f"paper {self.key}: no sweep {name!r}")
 
-    def resolve(self, *, quick: bool, seeds: int | None = None) -> list[ResolvedSweep]:
-        return [s.resolve(self.key, quick=quick, seeds=seeds) for s in self.sweeps]
+    def resolve(
+        self,
+        *,
+        quick: bool,
+        seeds: int | None = None,
+        replace: Mapping[str, Variant] | None = None,
+    ) -> list[ResolvedSweep]:
+        """The paper's sweeps at a size, each reading at its default variant (a default that
+        is not the identity is applied under the sweep's plain name); ``replace`` puts another
+        variant in place of a reading's default (:mod:`airtcp.robustness` names such sweeps
+        ``<paper>/<sweep>@<reading>=<variant>``)."""
+        from ..robustness import apply_variant
+
+        out = []
+        for s in self.sweeps:
+            r = s.resolve(self.key, quick=quick, seeds=seeds)
+            for rd in self.readings:
+                if rd.default.is_identity or not rd.default.applies(s.name):
+                    continue
+                plain = r.name
+                r = apply_variant(r, rd.default, paper=self.key, reading=rd.name, quick=quick)
+                r = ResolvedSweep(plain, r.spec, r.scenario, r.grid, r.seeds)
+            for name, v in (replace or {}).items():
+                r = apply_variant(r, v, paper=self.key, reading=name, quick=quick)
+            out.append(r)
+        return out
 
 
 class PaperData:
@@ -476,15 +504,18 @@ def load_data(
     *,
     quick: bool = False,
     seeds: int | None = None,
+    resolved: list[ResolvedSweep] | None = None,
 ) -> PaperData:
-    """Read a paper's runs from the store (every run its sweeps consist of at this size) and
-    apply its ``derive``. Raises :class:`MissingRuns` when any run is absent."""
+    """Read a paper's runs from the store (every run its sweeps consist of at this size, or
+    of the ``resolved`` sweeps given: a reading's variant) and apply its ``derive``. Raises
+    :class:`MissingRuns` when any run is absent."""
     from ..store import Store
     from ..sweeps import plan
 
     st = store if isinstance(store, Store) else Store(store, create=False)
     try:
-        resolved = paper.resolve(quick=quick, seeds=seeds)
+        if resolved is None:
+            resolved = paper.resolve(quick=quick, seeds=seeds)
         tables: dict[str, dict[str, pl.DataFrame]] = {}
         missing: list[str] = []
         for r in resolved:
@@ -528,10 +559,14 @@ def reproduce(
     retry_failed: bool = False,
     progress: bool | None = None,
     log: Callable[[str], None] | None = None,
+    readings: bool | Sequence[str] = True,
 ) -> Report:
-    """Run every run of the paper's sweeps that the store lacks, then write the report;
-    returns the :class:`~airtcp.report.Report` (``.path`` of ``index.html``, the claims'
-    verdicts). The store defaults to ``<out>/<key>/runs.sqlite``."""
+    """Run every run of the paper's sweeps that the store lacks, then, with ``readings``
+    (True: all of the paper's readings; a list: those named; False: none), the runs of each
+    reading's variants (:mod:`airtcp.robustness`; at the quick size the default and one
+    alternative each), then write the report with its robustness table; returns the
+    :class:`~airtcp.report.Report` (``.path`` of ``index.html``, the claims' verdicts). The
+    store defaults to ``<out>/<key>/runs.sqlite``."""
     import time
 
     from ..report import write_report
@@ -568,9 +603,44 @@ def reproduce(
                 from ..sweeps import SweepAborted
 
                 raise SweepAborted(res.aborted)
+        only = _readings_wanted(paper, readings)
+        if only is None or only:
+            from ..robustness import run_conditions
+
+            run_conditions(
+                paper,
+                st,
+                quick=quick,
+                seeds=seeds,
+                only=only,
+                workers=workers,
+                dask=dask,
+                retry_failed=retry_failed,
+                progress=progress,
+                log=log,
+            )
     return write_report(
-        paper, store_path, out=out, quick=quick, seeds=seeds, elapsed_s=time.perf_counter() - t0
+        paper,
+        store_path,
+        out=out,
+        quick=quick,
+        seeds=seeds,
+        elapsed_s=time.perf_counter() - t0,
+        readings=readings,
     )
+
+
+def _readings_wanted(paper: Paper, readings: bool | Sequence[str]) -> list[str] | None:
+    """``readings`` as :func:`airtcp.robustness.conditions` takes it: None for all, a list of
+    names (empty for none); unknown names raise KeyError."""
+    if readings is True:
+        return None
+    if readings is False:
+        return []
+    names = [str(n) for n in readings]
+    for n in names:
+        paper.reading(n)
+    return names
 
 
 def default_store(key: str, out: str | os.PathLike[str] = "reports") -> Path:

@@ -29,6 +29,7 @@ from ..stats import (
     Outcome,
     combine,
     contrast,
+    interval_outcome,
     magnitude,
     part_outcome,
     relative_samples,
@@ -42,7 +43,9 @@ from . import (
     FigureSpec,
     Paper,
     PaperData,
+    Reading,
     SweepSpec,
+    Variant,
     register,
 )
 
@@ -70,6 +73,21 @@ THRESHOLD = 0.01
 JAIN_DROP = 0.05  # NewReno's fairness "drops": 0.05 of Jain's index counted
 CROSSING_BAND = (0.005, 0.02)  # "around 1%": 0.5% to 2% counted as near
 BOOTSTRAP = 400
+#: Each request starts at a uniform draw from [0, 1 s): without it every seed gives the same
+#: run at 0% PER (nothing else is random there), and no test over seeds can decide anything.
+START_JITTER = "1s"
+#: Each response follows its request after a uniform draw from [0, 50 ms) (a server's response
+#: time): a request is delivered at a slot boundary, so without it a single flow's response
+#: meets the TDMA frame in the same phase in every seed and the runs are again identical.
+RESPONSE_JITTER = "50ms"
+#: Hops of each topology's routes (static routing knows them): the adaptive NewReno puts its
+#: path loss estimate on the per-link scale of its threshold with it.
+HOPS = {"hop1": 1, "chain4": 4, "grid": 2}
+#: Jersey's congestion warning marks while the average queue is at or above this many
+#: packets: the ECN variant's marking threshold (the cw default, half the buffer, is a reading).
+CW_THRESHOLD = 10
+#: A flow counts at a node's ERN agent until 1 s after its last data segment there.
+ERN_ACTIVE = "1s"
 
 
 def _base_schemes() -> list[str]:
@@ -88,6 +106,7 @@ def _request_response(d: dict[str, Any]) -> dict[str, Any]:
                 "src": f["dst"],
                 "dst": f["src"],
                 "cc": "newreno",
+                "start_jitter": START_JITTER,
                 "app": {"kind": "file", "size": REQUEST_BYTES},
             }
         )
@@ -98,6 +117,7 @@ def _request_response(d: dict[str, Any]) -> dict[str, Any]:
                 "dst": f["dst"],
                 "cc": f["cc"],
                 "after": f"req{k}",
+                "start_jitter": RESPONSE_JITTER,
                 "app": {"kind": "file", "size": FILE_BYTES},
             }
         )
@@ -143,7 +163,7 @@ VARIANTS: dict[str, str] = {
     "base": "the base schemes, no notification",
     "ecn": "NewReno with ECN: routers mark above 10 queued packets",
     "eln": "NewReno with ELN: a node that receives a damaged frame marks its duplicate ACKs",
-    "ern": "NewReno with ERN: every node writes the rate its schedule offers",
+    "ern": "NewReno with ERN: every node writes the rate its schedule offers each flow",
     "adaptive": "adaptive NewReno: ERN below 1% channel-loss rate, ELN above",
     "online": "adaptive NewReno with its threshold estimated online from rate and RTT",
 }
@@ -158,7 +178,7 @@ def _variant(topo: str, variant: str) -> Callable[[bool], Scenario]:
             # sends its own so); the other base schemes are not ECN-capable and see DropTail.
             for ln in d.get("links", []):
                 if ln.get("medium") == "mesh":
-                    ln["queue"] = {"kind": "cw", "limit": QUEUE}
+                    ln["queue"] = {"kind": "cw", "limit": QUEUE, "threshold": CW_THRESHOLD}
         if variant == "ecn":
             d["tcp"]["ecn"] = True
             for ln in d.get("links", []):
@@ -167,7 +187,9 @@ def _variant(topo: str, variant: str) -> Callable[[bool], Scenario]:
         if variant in ("eln", "adaptive", "online"):
             d.setdefault("agents", []).append({"kind": "eln", "node": "*"})
         if variant in ("ern", "adaptive", "online"):
-            d.setdefault("agents", []).append({"kind": "explicit_rate", "node": "*"})
+            d.setdefault("agents", []).append(
+                {"kind": "explicit_rate", "node": "*", "per_flow": True, "active": ERN_ACTIVE}
+            )
         cc = {"ecn": "newreno", "eln": "newreno", "ern": "newreno-ern"}.get(variant)
         if variant == "adaptive":
             cc = "newreno-adaptive"
@@ -176,6 +198,8 @@ def _variant(topo: str, variant: str) -> Callable[[bool], Scenario]:
         if cc:
             for f in resp:
                 f["cc"] = cc
+                if variant in ("adaptive", "online"):
+                    f["cc_params"] = {"hops": float(HOPS[topo])}
         return Scenario(d)
 
     return build
@@ -223,6 +247,190 @@ def _sweeps() -> list[SweepSpec]:
             )
     return out
 
+
+# --------------------------------------------------------------------------------------------
+# readings and setup axes
+
+
+def _sweeps_of(*variants: str, topos: tuple[str, ...] = tuple(TOPOLOGIES)) -> tuple[str, ...]:
+    return tuple(f"{t}-{v}" for t in topos for v in variants)
+
+
+def _edit(fn: Callable[[dict[str, Any], str], None]) -> Callable[[Scenario, str], Scenario]:
+    """A transform from an edit of the scenario's dict (given the sweep's name)."""
+
+    def transform(sc: Scenario, sweep: str) -> Scenario:
+        d = sc.to_dict()
+        fn(d, sweep)
+        return Scenario(d)
+
+    return transform
+
+
+def _ern_node(d: dict[str, Any], _sweep: str) -> None:
+    for a in d.get("agents", []):
+        if a.get("kind") == "explicit_rate":
+            a["per_flow"] = False
+
+
+def _cc_param(name: str, value: float) -> Callable[[dict[str, Any], str], None]:
+    def edit(d: dict[str, Any], _sweep: str) -> None:
+        for f in d["flows"]:
+            if f["name"].startswith("resp") and "cc_params" in f:
+                f["cc_params"][name] = value
+
+    return edit
+
+
+def _cw_threshold(value: int) -> Callable[[dict[str, Any], str], None]:
+    def edit(d: dict[str, Any], _sweep: str) -> None:
+        for ln in d.get("links", []):
+            if ln.get("queue", {}).get("kind") == "cw":
+                ln["queue"]["threshold"] = value
+
+    return edit
+
+
+def _data_errors_only(d: dict[str, Any], _sweep: str) -> None:
+    for ln in d.get("links", []):
+        if "error" in ln:
+            ln["error"]["applies_to"] = "data"
+
+
+#: The ns2 profile's receive window (20 packets of 1000 B) holds each response to what its
+#: slot share carries plus a few queued packets; a window far above the path's capacity
+#: lets the senders fill the queues, the regime where the paper says congestion dominates.
+LARGE_WINDOW = 1 << 20
+
+READINGS = [
+    Reading(
+        "ern_rate",
+        "what rate ERN notifies",
+        default=Variant(
+            "flow",
+            why="'the actual available rate on the path, so that the TCP does not transmit "
+            "more data than the amount the network can actually tolerate': the rate one flow "
+            "can have, each node's slot capacity divided by the flows it forwards",
+        ),
+        alternatives=(
+            Variant(
+                "node",
+                why="'the bandwidth that a hop can offer', as routing and scheduling exchange "
+                "it: the node's whole slot capacity, whatever the flows sharing it",
+                transform=_edit(_ern_node),
+                sweeps=_sweeps_of("ern", "adaptive", "online"),
+            ),
+        ),
+        passage="§II: 'Notification of the actual available rate on the path (we call it ERN "
+        "– Explicit Rate Notification), so that the TCP does not transmit more data than the "
+        "amount the network can actually tolerate. … routing and scheduling layers exchange "
+        "information about the bandwidth that a hop can offer …'",
+    ),
+    Reading(
+        "adaptive_scale",
+        "on which scale the adaptive NewReno compares its loss estimate with 1%",
+        default=Variant(
+            "link",
+            why="the threshold is a value of the figures' x axis, the links' PER: the path "
+            "estimate is put on that scale with the route's hop count",
+        ),
+        alternatives=(
+            Variant(
+                "path",
+                why="'the current PER value' of the connection: the share of its segments "
+                "lost on the whole path, compared with 1% as it is",
+                transform=_edit(_cc_param("hops", 1.0)),
+                sweeps=_sweeps_of("adaptive", "online"),
+            ),
+        ),
+        passage="§III: 'BER/PER has to be passed from lower layers to the adaptive TCP "
+        "NewReno. According to the current PER value … if PER is lower than 1%, ERN approach "
+        "is used, if PER is higher than 1%, ELN approach is used.'",
+        claims=(
+            "adaptive",
+            "adaptive_fixed_chain4",
+            "adaptive_fixed_grid",
+            "adaptive_online_chain4",
+            "adaptive_online_grid",
+        ),
+    ),
+    Reading(
+        "online_model",
+        "how the online threshold is estimated",
+        default=Variant(
+            "padhye",
+            why="the loss rate at which NewReno's throughput with timeouts (Padhye et al.) "
+            "falls to the explicit rate: a short path's window is a few segments, so a loss "
+            "costs a timeout",
+        ),
+        alternatives=(
+            Variant(
+                "mathis",
+                why="the same without timeouts (Mathis et al.), the simpler model",
+                transform=_edit(_cc_param("online_model", 0.0)),
+                sweeps=_sweeps_of("online"),
+            ),
+        ),
+        passage="§III: 'We are also evaluating the possibility to estimate the exact value of "
+        "the crossing point between ERN and ELN (the 1% threshold) and not have it fixed in "
+        "the algorithm, in fact this value depends on network topology.'",
+        claims=("adaptive_online_chain4", "adaptive_online_grid"),
+    ),
+    Reading(
+        "jersey_threshold",
+        "the average queue at which Jersey's routers warn of congestion (packets)",
+        kind="axis",
+        default=Variant("10", why="the ECN variant's marking threshold, the same warning"),
+        alternatives=(
+            Variant(
+                "50",
+                why="half the 100-packet buffer, the cw queue's default (docs/schemes/jersey.md)",
+                transform=_edit(_cw_threshold(QUEUE // 2)),
+                sweeps=_sweeps_of("base"),
+            ),
+        ),
+        passage="§II: 'TCP Jersey joins bandwidth estimation with explicit congestion warning, "
+        "provided by marking packets flowing through an overloaded path.' (no threshold given)",
+        claims=("newreno_jersey_best", "tibet_low", "tibet_high", "reno_worst_high"),
+    ),
+    Reading(
+        "rcv_window",
+        "the receive window (the paper gives no TCP settings)",
+        kind="axis",
+        default=Variant(
+            "ns2",
+            why="the ns2 profile's 20 packets: each response is held by its slot share with a "
+            "few packets queued, and no queue overflows",
+        ),
+        alternatives=(
+            Variant(
+                "1MiB",
+                why="a window far above the path's capacity: the senders fill the 100-packet "
+                "queues and lose packets to congestion, the regime the paper describes at low "
+                "PER ('at low PER, congestion is dominant')",
+                set={"tcp.rcv_window": LARGE_WINDOW},
+            ),
+        ),
+        passage="§III: 'At low PER, congestion is dominant and ELN is too aggressive and does "
+        "not react properly to network overload and congestion.' (no TCP setting is given)",
+    ),
+    Reading(
+        "ack_errors",
+        "which frames the channel errors hit",
+        kind="axis",
+        default=Variant("all", why="'TCP ACK packets are also affected by channel errors' (§I)"),
+        alternatives=(
+            Variant(
+                "data",
+                why="the x axis is the data packets' PER; ACKs are short frames",
+                transform=_edit(_data_errors_only),
+                sweeps=_sweeps_of(*VARIANTS, topos=("grid",)),
+            ),
+        ),
+        passage="§I: 'TCP ACK packets are also affected by channel errors and can be lost or "
+        "delayed'; §III: goodput 'versus network PER'.",
+    ),
+]
 
 _WHO = {
     "fixed": "The adaptive NewReno",
@@ -526,8 +734,8 @@ def _claim_newreno_fairness(data: PaperData) -> ClaimResult:
 
 
 def crossing(df: Any, seeds: list[int] | None = None) -> float:
-    """The lowest PER at which NewReno + ELN's mean goodput exceeds NewReno + ERN's (the
-    largest PER if it never does)."""
+    """The lowest PER at which NewReno + ELN's mean goodput exceeds NewReno + ERN's (infinity
+    if it never does: the crossing lies beyond the largest PER)."""
     import polars as pl
 
     for p in sorted(set(df["per"].to_list())):
@@ -540,11 +748,21 @@ def crossing(df: Any, seeds: list[int] | None = None) -> float:
         ern = _vals(at.filter(pl.col("scheme") == "NewReno + ERN"), "goodput_bps")
         if eln and ern and math.fsum(eln) / len(eln) > math.fsum(ern) / len(ern):
             return p
-    return max(PERS)
+    return math.inf
+
+
+def _below(p: float) -> float:
+    """The PER point before ``p`` on the grid (0 before the first; the largest for infinity):
+    a crossing found at ``p`` lies somewhere above it, up to ``p``."""
+    lower = [q for q in PERS if q < p]
+    return max(lower) if lower else 0.0
 
 
 def _claim_crossing(data: PaperData) -> ClaimResult:
-    """The crossing point lies near 1%: its bootstrap interval over seeds within [0.5%, 2%]."""
+    """The crossing point lies near 1%: its bootstrap interval over seeds within [0.5%, 2%].
+    A crossing found at a PER point lies between the point before it and that point, so the
+    interval runs from the point before the lowest resample's crossing to the highest's: it
+    carries the grid's resolution and is never a single point."""
     import random
 
     df = _grid(data)
@@ -554,19 +772,31 @@ def _claim_crossing(data: PaperData) -> ClaimResult:
     point = crossing(df)
     rng = random.Random(1)
     boots = sorted(crossing(df, [rng.choice(seeds) for _ in seeds]) for _ in range(BOOTSTRAP))
-    lo, hi = boots[int(0.025 * BOOTSTRAP)], boots[int(0.975 * BOOTSTRAP) - 1]
+    lo = _below(boots[int(0.025 * BOOTSTRAP)])
+    hi = boots[int(0.975 * BOOTSTRAP) - 1]
     near = (CROSSING_BAND[0], CROSSING_BAND[1])
-    if near[0] <= lo and hi <= near[1]:
-        v = SUPPORTED
-    elif hi < near[0] or lo > near[1]:
-        v = NOT_SUPPORTED
-    else:
-        v = INCONCLUSIVE
+
+    def decide(lo: float, hi: float) -> Outcome:
+        # The crossing lies in (lo, hi].
+        if near[0] <= lo and hi <= near[1]:
+            return SUPPORTED
+        if hi < near[0] or lo >= near[1]:
+            return NOT_SUPPORTED
+        return INCONCLUSIVE
+
+    # Every resample at one grid point is no evidence of where the crossing lies between the
+    # points: a zero-width interval decides nothing (stats.interval_outcome).
+    v, why = interval_outcome(decide, lo, hi, what="bootstrap interval")
+    reason = f" Inconclusive because {why}." if why else ""
     return ClaimResult(
         v,
-        f"{str(v).capitalize()}: ELN first overtakes ERN at {point:.1%} PER on the grid "
-        f"(bootstrap 95% interval over seeds {lo:.1%} to {hi:.1%}, {BOOTSTRAP} resamples). "
-        f"Paper: about 1% (counted as near: {near[0]:.1%} to {near[1]:.1%}).",
+        f"{str(v).capitalize()}: ELN first overtakes ERN "
+        + (f"at {point:.1%} PER" if math.isfinite(point) else "at no PER tried")
+        + f" on the grid (bootstrap 95% interval over seeds, at the grid's resolution: above "
+        f"{lo:.1%}, up to "
+        + (f"{hi:.1%}" if math.isfinite(hi) else "beyond the largest PER")
+        + f"; {BOOTSTRAP} resamples)."
+        f"{reason} Paper: about 1% (counted as near: {near[0]:.1%} to {near[1]:.1%}).",
         [{"crossing": point, "ci_low": lo, "ci_high": hi, "verdict": v}],
     )
 
@@ -668,6 +898,49 @@ def _doc_claims(data: PaperData) -> str:
     from ..docgen import claims_table
 
     return claims_table(data)
+
+
+def _doc_readings(data: PaperData) -> str:
+    """Per claim, the generated sentence: its verdict under each reading and setup axis."""
+    from ..docgen import robustness_sentences
+
+    return robustness_sentences(data)
+
+
+def _doc_congestion(data: PaperData) -> str:
+    """Losses to congestion (queue overflow) and channel errors on the grid's mesh links per
+    scheme, summed over PER and seeds, under the default window: whether the regime congests."""
+    import polars as pl
+
+    from ..docgen import md_table
+
+    rows = []
+    for variant in VARIANTS:
+        name = f"grid-{variant}"
+        if name not in data.tables:
+            continue
+        # The grid's routers are g<row>_<col>; the access links start at a client or server.
+        links = data.table(name, "links").filter(pl.col("from").str.starts_with("g"))
+        runs = data.table(name, "runs").height
+        rows.append(
+            [
+                variant,
+                str(runs),
+                str(int(links["drops_queue_overflow"].sum())),
+                str(int(links["drops_channel_error"].sum())),
+                str(int(links["max_queue_packets"].max() or 0)),
+                str(int(links["ecn_marks"].sum())),
+            ]
+        )
+    return (
+        "The grid's mesh links under the default setup, each variant's runs summed over PER "
+        "and seeds:\n\n"
+        + md_table(
+            ["variant", "runs", "overflow drops", "channel drops", "largest queue", "ECN marks"],
+            rows,
+            "lrrrrr",
+        )
+    )
 
 
 def _doc_oracle(data: PaperData) -> str:
@@ -821,10 +1094,13 @@ PAPER = register(
             ),
         ],
         derive=derive,
+        readings=READINGS,
         doc_tables={
             "goodput": _doc_goodput,
             "oracle-share": _doc_oracle,
             "claims": _doc_claims,
+            "readings": _doc_readings,
+            "congestion": _doc_congestion,
         },
     )
 )

@@ -36,12 +36,16 @@ class DaskError(SweepAborted):
 
 
 def run_job(
-    scenario_json: str, keep_series: bool = False, files: dict[str, Any] | None = None
+    scenario_json: str,
+    keep_series: bool = False,
+    files: dict[str, Any] | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """Run one scenario (JSON text) and return its outcome as plain data; never raises for a
     scenario or simulator error. Time series are dropped unless ``keep_series``; ``files``
-    says where the run may read files (``Scenario.file_access``). This is what pool and dask
-    workers execute."""
+    says where the run may read files (``Scenario.file_access``); ``limits`` holds the run's
+    ``memory_budget`` (bytes) and ``timeout`` (seconds). A run stopped by a budget is failed
+    with the budget's error. This is what pool and dask workers execute."""
     t0 = time.perf_counter()
     out: dict[str, Any] = {"version": _core.__version__}
     # Fault injection for the tests of crash handling: a run of the scenario with this name
@@ -50,7 +54,15 @@ def run_job(
     if kill and f'"name":"{kill}"' in scenario_json.replace(" ", ""):
         os._exit(9)
     try:
-        raw = json.loads(_core.run_json(scenario_json, series=keep_series, **(files or {})))
+        raw = json.loads(
+            _core.run_json(scenario_json, series=keep_series, **(files or {}), **(limits or {}))
+        )
+        if raw.get("partial"):
+            # Interrupted (Ctrl-C reached the worker): never a complete run. The sweep
+            # stops as it did before runs could be interrupted; the run is not recorded.
+            raise KeyboardInterrupt
+    except _core.BudgetError as e:
+        out.update(status="failed", error=str(e), error_kind="BudgetError")
     except _core.ScenarioError as e:
         out.update(status="failed", error=str(e))
         out["error_kind"] = "ScenarioError"
@@ -67,9 +79,28 @@ def run_job(
     return out
 
 
+def died_record(job: Job, error: str) -> tuple[Any, None]:
+    """The store's record of a run whose worker process died running it."""
+    rec = run_record(
+        scenario_hash=job.scenario_hash,
+        seed=job.seed,
+        scenario=job.scenario_json,
+        status="failed",
+        error=error,
+        error_kind="WorkerDied",
+        airtcp_version=_core.__version__,
+        wall_s=0.0,
+    )
+    return rec, None
+
+
 #: What a worker gets for one run: (scenario_hash, seed, scenario JSON, files, grid point
 #: JSON).
 Task = tuple[str, int, str, dict[str, Any] | None, str]
+
+#: A run's budgets as ``_core.run_json`` takes them: ``memory_budget`` (bytes) and
+#: ``timeout`` (seconds), each optional.
+Limits = dict[str, Any]
 
 
 def task(job: Job) -> Task:
@@ -97,7 +128,10 @@ def _worker_store(path: str) -> Store:
 
 
 def run_chunk(
-    tasks: Sequence[Task], keep_series: bool, sink: tuple[str, str] | None = None
+    tasks: Sequence[Task],
+    keep_series: bool,
+    sink: tuple[str, str] | None = None,
+    limits: Limits | None = None,
 ) -> list[Any]:
     """Run several scenarios one after another (one task of a pool or dask worker) and return
     each one's outcome in the form the store writes: ``(RunRecord, series or None)``, or the
@@ -108,8 +142,9 @@ def run_chunk(
     in one transaction, and returns ``(Stored, None)`` for each run written: a local pool's
     workers share the machine with the driver, and inserting there spares the driver both
     the inserts and receiving the rows. If the write fails, every run of the chunk is lost
-    (returned as the exception) and nothing of it is in the store."""
-    out = _run_tasks(tasks, keep_series)
+    (returned as the exception) and nothing of it is in the store. ``limits``: each run's
+    budgets (see :func:`run_job`)."""
+    out = _run_tasks(tasks, keep_series, limits)
     if sink is None:
         return out
     path, sweep = sink
@@ -130,11 +165,11 @@ def run_chunk(
     ]
 
 
-def _run_tasks(tasks: Sequence[Task], keep_series: bool) -> list[Any]:
+def _run_tasks(tasks: Sequence[Task], keep_series: bool, limits: Limits | None) -> list[Any]:
     out: list[Any] = []
     for scenario_hash, seed, scenario_json, files, _ in tasks:
         try:
-            res = run_job(scenario_json, keep_series, files)
+            res = run_job(scenario_json, keep_series, files, limits)
             raw = res.get("raw")
             rec = run_record(
                 scenario_hash=scenario_hash,
@@ -302,11 +337,16 @@ class LocalPool(Backend):
     start with the pool (see :func:`start_method`)."""
 
     def __init__(
-        self, workers: int, window: int | None = None, sink: tuple[str, str] | None = None
+        self,
+        workers: int,
+        window: int | None = None,
+        sink: tuple[str, str] | None = None,
+        limits: Limits | None = None,
     ) -> None:
         #: (store path, sweep name) the workers write their chunks to, or None (the driver
         #: writes what they return)
         self.sink = sink
+        self.limits = limits
         self.method = start_method()
         ctx = mp.get_context(self.method)
         if self.method == "forkserver":
@@ -330,7 +370,9 @@ class LocalPool(Backend):
 
     def submit(self, chunk: list[Job], keep_series: bool) -> Any:
         try:
-            return self.pool.submit(run_chunk, [task(j) for j in chunk], keep_series, self.sink)
+            return self.pool.submit(
+                run_chunk, [task(j) for j in chunk], keep_series, self.sink, self.limits
+            )
         except BrokenProcessPool as e:
             # The pool broke before its dead worker's job came back: this one is lost too.
             lost: Future[Any] = Future()
@@ -379,24 +421,33 @@ class LocalPool(Backend):
 class DaskCluster(Backend):
     """A dask.distributed cluster: ``address`` of a scheduler, or ``"local"``."""
 
-    def __init__(self, address: str, workers: int | None) -> None:
+    def __init__(self, address: str, workers: int | None, limits: Limits | None = None) -> None:
         from distributed import as_completed
 
+        self.limits = limits
         self.client, self.cluster = _dask_client(address, workers)
         nthreads = sum(self.client.nthreads().values()) or 1
         self.workers = nthreads
+        #: each pending task's jobs, by task key
+        self.chunks: dict[str, list[Job]] = {}
         self.window = max(4 * nthreads, 16)
         self.ac = as_completed()
 
     def submit(self, chunk: list[Job], keep_series: bool) -> Any:
-        fut = self.client.submit(run_chunk, [task(j) for j in chunk], keep_series, pure=False)
+        fut = self.client.submit(
+            run_chunk, [task(j) for j in chunk], keep_series, None, self.limits, pure=False
+        )
         self.ac.add(fut)
+        self.chunks[fut.key] = chunk
         return fut
 
     def finished(self, pending: dict[Any, list[Job]]) -> Iterable[Any]:
         return [next(self.ac)]
 
     def outcome(self, handle: Any) -> Any:
+        from distributed import KilledWorker
+
+        chunk = self.chunks.pop(handle.key, [])
         if handle.status == "error":
             out: Any = handle.exception()
         else:
@@ -405,6 +456,12 @@ class DaskCluster(Backend):
             except Exception as e:  # noqa: BLE001 - cancelled, worker lost
                 out = e
         handle.release()
+        if isinstance(out, KilledWorker):
+            # The scheduler moves the tasks of a worker that dies to the others; a task
+            # whose workers died as often as it allows (distributed.scheduler.allowed-
+            # failures, 3 by default) is suspect, as a local pool's run that kills its
+            # worker twice: recorded failed with the cause, not lost.
+            return [died_record(j, f"dask workers died running this run ({out})") for j in chunk]
         return out
 
     def close(self, clean: bool) -> None:

@@ -25,11 +25,12 @@ from .backends import (
     Stored,
     SweepAborted,
     WorkerDied,
+    died_record,
     run_chunk,
     run_jobs,
     task,
 )
-from .plan import Job, normalise_grid, plan, unusable_value
+from .plan import Job, Source, builder_source, normalise_grid, plan, unusable_value
 from .progress import _Progress
 
 _PROBE = '{"name": "airtcp-probe", "duration": "1ms", "nodes": [{"name": "a"}]}'
@@ -48,18 +49,11 @@ def _pool_can_run() -> bool:
 
 def _died(job: Job) -> tuple[RunRecord, None]:
     """The outcome of a run that killed its worker process."""
-    rec = run_record(
-        scenario_hash=job.scenario_hash,
-        seed=job.seed,
-        scenario=job.scenario_json,
-        status="failed",
-        error="the worker process died running this run (killed, out of memory, or a crash "
-        "in the simulator)",
-        error_kind="WorkerDied",
-        airtcp_version=_core.__version__,
-        wall_s=0.0,
+    return died_record(
+        job,
+        "the worker process died running this run (killed, out of memory, or a crash in the "
+        "simulator)",
     )
-    return rec, None
 
 
 def _run_isolating_crashes(
@@ -68,6 +62,7 @@ def _run_isolating_crashes(
     keep_series: bool,
     sink: tuple[str, str] | None = None,
     first: LocalPool | None = None,
+    limits: dict[str, Any] | None = None,
 ) -> Iterator[tuple[list[Job], list[Any]]]:
     """Run ``jobs`` on a local pool, yielding chunks as :func:`run_jobs` does. When a worker
     dies, every job in flight on the pool is a suspect: the suspects run again one at a time,
@@ -80,7 +75,7 @@ def _run_isolating_crashes(
     while remaining:
         seen: set[tuple[str, int]] = set()
         suspects: list[Job] = []
-        pool = first or LocalPool(min(workers, len(remaining)), sink=sink)
+        pool = first or LocalPool(min(workers, len(remaining)), sink=sink, limits=limits)
         first = None
         for chunk, outs in run_jobs(pool, remaining, keep_series):
             seen.update(j.key for j in chunk)
@@ -103,7 +98,10 @@ def _run_isolating_crashes(
         while suspects:
             n = 0
             for chunk, outs in run_jobs(
-                LocalPool(1, window=1, sink=sink), suspects, keep_series, single=True
+                LocalPool(1, window=1, sink=sink, limits=limits),
+                suspects,
+                keep_series,
+                single=True,
             ):
                 n += len(chunk)
                 yield (
@@ -201,9 +199,10 @@ def _backend_name(dask: str | None, workers: int) -> str:
 
 
 def run_sweep(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    scenario: Source,
     grid: Mapping[str, Any] | None = None,
     *,
+    base: Mapping[str, Any] | None = None,
     seeds: int | Sequence[int] = 10,
     seed_start: int = 1,
     store: Store | str | os.PathLike[str],
@@ -215,8 +214,11 @@ def run_sweep(
     progress: bool | None = None,
     replace: bool = False,
     allow_paths: AllowPaths = None,
+    memory_budget: int | str | None = None,
+    timeout: float | str | None = None,
 ) -> SweepOutcome:
     """Run a sweep into ``store`` and return a :class:`SweepOutcome` (see :func:`sweep`)."""
+    from ..budgets import memory_bytes, seconds
     from ..store import Store
 
     if _importing_main_in_a_worker():
@@ -227,11 +229,24 @@ def run_sweep(
         raise SystemExit(2)
 
     t0 = time.perf_counter()
-    base = as_scenario(scenario)
+    if callable(scenario) and not isinstance(scenario, Scenario):
+        # A builder: its fixed arguments, not one scenario, are the sweep's base.
+        source, base_name = builder_source(scenario, base), scenario.__name__
+    else:
+        sc0 = as_scenario(scenario)
+        scenario, source, base_name = sc0, sc0.canonical_json(), sc0.name
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ValueError(f"workers must be >= 1, got {workers!r}")
+    budget = memory_bytes(memory_budget)
+    limits: dict[str, Any] = {"memory_budget": budget, "timeout": seconds(timeout)}
     points, seeds_, jobs = plan(
-        base, grid, seeds, seed_start=seed_start, trace=trace, allow_paths=allow_paths
+        scenario,
+        grid,
+        seeds,
+        seed_start=seed_start,
+        trace=trace,
+        allow_paths=allow_paths,
+        base=base,
     )
     if points and all(j.invalid for j in jobs):
         # Every grid point is invalid: the command line, not the grid, is wrong.
@@ -245,12 +260,12 @@ def run_sweep(
             "", f"{message} (sweep value {path} = {json.dumps(value, default=str)})"
         )
     st = store if isinstance(store, Store) else Store(store, create=True)
-    sweep_name = name or base.name
+    sweep_name = name or base_name
     axes = normalise_grid(grid)
     try:
         st.register_sweep(
             sweep_name,
-            base_scenario=base.canonical_json(),
+            base_scenario=source,
             grid=axes,
             seeds=seeds_,
             members=((j.scenario_hash, j.seed, j.params) for j in jobs),
@@ -261,6 +276,9 @@ def run_sweep(
             st.close()
         raise
     nworkers = workers or (os.cpu_count() or 1)
+    if budget is None and dask is None:
+        # The default is a share of the machine for one run; a local pool's runs share it.
+        limits["memory_budget"] = max(1, _core.default_memory_budget() // nworkers)
     out = SweepOutcome(
         name=sweep_name,
         store=st.path,
@@ -328,7 +346,7 @@ def run_sweep(
     try:
         if dask is None and runnable and not (nworkers == 1 and len(runnable) == 1):
             # Started before the progress bar's thread, so that the workers can be forked.
-            pool = LocalPool(min(nworkers, len(runnable)), sink=sink)
+            pool = LocalPool(min(nworkers, len(runnable)), sink=sink, limits=limits)
         bar = _Progress(len(todo), f"sweep {sweep_name}", progress)
         if invalid:
             record(
@@ -353,13 +371,13 @@ def run_sweep(
         if runnable:
             results: Iterable[tuple[list[Job], list[Any]]]
             if dask is not None:
-                results = run_jobs(DaskCluster(dask, workers), runnable, trace)
+                results = run_jobs(DaskCluster(dask, workers, limits), runnable, trace)
             elif nworkers == 1 and len(runnable) == 1:
-                results = [(runnable, run_chunk([task(runnable[0])], trace))]
+                results = [(runnable, run_chunk([task(runnable[0])], trace, None, limits))]
             else:
                 # The local workers write their own chunks: inserting is most of what the
                 # driver would do a run, on the cores the workers need.
-                results = _run_isolating_crashes(runnable, nworkers, trace, sink, pool)
+                results = _run_isolating_crashes(runnable, nworkers, trace, sink, pool, limits)
             try:
                 for chunk, outs in results:
                     record(chunk, outs)
@@ -391,9 +409,10 @@ def run_sweep(
 
 
 def sweep(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    scenario: Source,
     grid: Mapping[str, Any] | None = None,
     *,
+    base: Mapping[str, Any] | None = None,
     seeds: int | Sequence[int] = 10,
     seed_start: int = 1,
     store: Store | str | os.PathLike[str] | None = None,
@@ -405,6 +424,8 @@ def sweep(
     progress: bool | None = None,
     table: str = "runs",
     allow_paths: AllowPaths = None,
+    memory_budget: int | str | None = None,
+    timeout: float | str | None = None,
 ) -> pl.DataFrame:
     """Run ``scenario`` at every point of ``grid`` (``{path: [values]}``, cross product; paths
     as in :meth:`Scenario.set`, e.g. ``"links.R2-D1.error.per"`` or ``"flows.*.cc"``) with
@@ -417,9 +438,20 @@ def sweep(
     local process pool (default: every core); ``dask="tcp://host:8786"`` runs on a
     dask.distributed cluster instead, ``dask="local"`` on a local one with worker processes.
     ``trace=True`` records cwnd and queue time series (``Store.series``). ``progress``:
-    True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the summary
-    goes to stderr when progress is on. Files the scenario names are read as
+    True/False, or None for a bar on a terminal and a line every 30 s elsewhere; the closing
+    summary goes to stderr unless ``progress=False``. Files the scenario names are read as
     :func:`airtcp.run` reads them (``allow_paths``).
+
+    ``scenario`` may also be a builder (``airtcp.chain``): grid axes named after its
+    arguments (``{"hops": [1, 2, 4]}``) are given to it, with ``base`` (its fixed arguments,
+    ``{"duration": 10}``), to build each point, and are columns of the tables like paths; the
+    sweep is named after the builder unless ``name`` says otherwise.
+
+    Budgets of each run: ``timeout`` (seconds, or ``"5min"``) of wall time and
+    ``memory_budget`` (bytes, or ``"1GiB"``; by default the default of :func:`airtcp.run`
+    divided among a local pool's workers, and each dask worker's own default). A run that
+    exceeds one is stopped, recorded failed with the budget's error (which names the field
+    that drives it) and the sweep goes on; ``retry_failed=True`` runs it again.
 
     Raises ValueError/PathError for a bad grid and ScenarioError when every point is invalid;
     a run that fails is recorded (``status == "failed"``, ``error``) and the sweep goes on.
@@ -432,14 +464,17 @@ def sweep(
     if store is None:
         tmp = tempfile.TemporaryDirectory(prefix="airtcp-sweep-")
         store = Path(tmp.name) / "store.sqlite"
-    st = store if isinstance(store, Store) else Store(store, create=True)
+    # A path is opened by run_sweep once the grid is checked, so a sweep refused before it
+    # starts leaves no empty store file behind.
+    st: Store | None = store if isinstance(store, Store) else None
     try:
         res = run_sweep(
             scenario,
             grid,
+            base=base,
             seeds=seeds,
             seed_start=seed_start,
-            store=st,
+            store=st if st is not None else store,
             workers=workers,
             dask=dask,
             name=name,
@@ -447,14 +482,19 @@ def sweep(
             retry_failed=retry_failed,
             progress=progress,
             allow_paths=allow_paths,
+            memory_budget=memory_budget,
+            timeout=timeout,
         )
-        if progress or (progress is None and sys.stderr.isatty()):
+        if progress is not False:
+            # On a terminal or not: a log of a sweep ends with what it did.
             print(res.summary(), file=sys.stderr)
         if res.aborted:
             raise SweepAborted(res.aborted)
+        if st is None:
+            st = Store(store)
         return getattr(st, table)(res.name, keys=res.keys)
     finally:
-        if st is not store:
+        if st is not None and st is not store:
             st.close()
         if tmp is not None:
             tmp.cleanup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import itertools
 import json
 import os
@@ -171,8 +172,67 @@ def trace_everything(sc: Scenario) -> Scenario:
     return sc
 
 
+Source = Scenario | Mapping[str, Any] | str | os.PathLike[str] | Callable[..., Scenario]
+
+
+def builder_axes(builder: Callable[..., Any], axes: Sequence[str]) -> list[str]:
+    """The grid axes that name arguments of ``builder`` (``hops``, ``n_flows``, ...); the other
+    axes are scenario paths."""
+    params = inspect.signature(builder).parameters
+    return [a for a in axes if a in params]
+
+
+def builder_source(builder: Callable[..., Any], base: Mapping[str, Any] | None) -> str:
+    """What identifies a builder sweep's base in the store: the builder and its fixed
+    arguments (a sweep of another builder or other fixed arguments is another sweep)."""
+    where = f"{builder.__module__}.{builder.__qualname__}"
+    return json.dumps(
+        {"builder": where, "base": dict(base or {})}, sort_keys=True, default=_json_default
+    )
+
+
+def _build(
+    builder: Callable[..., Scenario], base: Mapping[str, Any], args: Mapping[str, Any]
+) -> tuple[Scenario | None, str | None]:
+    """The builder's scenario for one point, or the reason it cannot build it."""
+    try:
+        return as_scenario(builder(**{**base, **args})), None
+    except TypeError as e:
+        name = getattr(builder, "__name__", "builder")
+        raise ValueError(f"{name}: {e} (give it in base= or as a grid axis)") from None
+    except ValueError as e:
+        told = ", ".join(f"{k}={_canon(v)}" for k, v in args.items())
+        return None, f"{told}: {e}" if told else str(e)
+
+
+def _created_table_hint(sc: Scenario, point: Mapping[str, Any], message: str) -> str:
+    """A hint for an axis whose path runs into a table the base scenario lacks (a chain
+    without an error model and ``media.air.error.per``): the sweep creates the table with one
+    key, and the core then misses the table's required ones."""
+    field, _, detail = message.partition(": ")
+    if "missing required field" not in detail or "." not in field:
+        return message
+    table = field.rsplit(".", 1)[0]
+    for path in point:
+        if "." not in path:
+            continue
+        parent = path.rsplit(".", 1)[0]
+        try:
+            if table not in sc.paths(parent):
+                continue
+        except (KeyError, ValueError):
+            continue
+        return (
+            f"{message} (the sweep path {path} makes a table {table} of that key alone: "
+            f'give the whole table as the axis, e.g. {parent}={{ model = "bernoulli", '
+            "per = 0.01 }, or start from a scenario that has the table, e.g. a builder's "
+            "per > 0, or sweep the builder's per)"
+        )
+    return message
+
+
 def plan(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    scenario: Source,
     grid: Mapping[str, Any] | None = None,
     seeds: int | Sequence[int] = 10,
     *,
@@ -180,34 +240,65 @@ def plan(
     trace: bool = False,
     validate: bool = True,
     allow_paths: AllowPaths = None,
+    base: Mapping[str, Any] | None = None,
 ) -> tuple[list[dict[str, Any]], list[int], list[Job]]:
     """The grid points, the seeds and every run of a sweep, seed-major (all points of the first
     seed, then the next seed), so an interrupted sweep has covered the whole grid evenly.
+
+    ``scenario`` may be a builder (``airtcp.chain``, or any function returning a Scenario):
+    grid axes that name its arguments (``hops``, ``n_flows``, ``spacing``) are given to it,
+    with ``base`` (its fixed arguments), to build each point's scenario; the other axes are
+    paths set on what it built. A point the builder refuses (``ValueError``) is invalid.
 
     A path that does not resolve raises :class:`airtcp.PathError` (or ValueError for a
     malformed one) before anything runs. With ``validate`` each point is checked by the core;
     an invalid point's runs carry the error in ``Job.invalid``. Files the scenario names are
     read as :func:`airtcp.run` reads them (``allow_paths``).
     """
-    base = as_scenario(scenario).copy()
-    files = base.file_access(allow_paths)
-    if trace:
-        trace_everything(base)
     axes = normalise_grid(grid)
+    builder: Callable[..., Scenario] | None = None
+    if callable(scenario) and not isinstance(scenario, Scenario):
+        builder = scenario
+        built_by = builder_axes(builder, list(axes))
+        fixed = dict(base or {})
+    elif base:
+        raise ValueError("base= gives a builder's fixed arguments; the scenario is not a builder")
+    else:
+        built_by = []
+        fixed = {}
     seeds_ = seed_list(seeds, seed_start)
     points = [dict(zip(axes, combo, strict=False)) for combo in itertools.product(*axes.values())]
+    start: Scenario | None = None
+    if builder is None:
+        start = as_scenario(scenario).copy()  # type: ignore[arg-type]
+        if trace:
+            trace_everything(start)
+    files: dict[str, Any] | None = None
     prepared = []
     for point in points:
-        sc = base.copy()
-        for path, value in point.items():
-            sc.set(path, value)
         invalid = None
-        if validate:
+        if start is not None:
+            sc = start.copy()
+        else:
+            assert builder is not None
+            made, invalid = _build(builder, fixed, {k: point[k] for k in built_by})
+            sc = made if made is not None else Scenario({"name": "unbuilt"})
+            if made is not None and trace:
+                trace_everything(sc)
+        if files is None and invalid is None:
+            files = sc.file_access(allow_paths)
+        if invalid is None:
+            for path, value in point.items():
+                if path not in built_by:
+                    sc.set(path, value)
+        if validate and invalid is None:
             try:
-                sc.validate(allow_paths=files["allow_paths"])
+                sc.validate(allow_paths=(files or {}).get("allow_paths"))
             except ScenarioError as e:
-                invalid = str(e)
+                invalid = _created_table_hint(sc, point, str(e))
         prepared.append((point, sc, scenario_key(sc), invalid))
+    if files is None:
+        files = Scenario({}).file_access(allow_paths)
     texts = [(point, _seeded_json(sc.data), h, invalid) for point, sc, h, invalid in prepared]
     params = [json.dumps(point, default=str) for point in points]
     jobs = []

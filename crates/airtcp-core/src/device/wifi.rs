@@ -305,6 +305,30 @@ pub struct WifiNet {
     /// Longest frame sent so far: how long a finished signal can still matter as interference.
     longest: Time,
     max_delay: Time,
+    /// Every frame sent on the medium, as a sniffer in range of all stations sees it.
+    pub capture: Option<MediumCapture>,
+}
+
+/// A medium's packet trace (802.11 frames with radiotap headers).
+pub struct MediumCapture {
+    pub file: Rc<RefCell<crate::pcap::PcapWriter>>,
+    pub flows: Vec<crate::pcap::FlowWire>,
+    buf: Vec<u8>,
+    ip: Vec<u8>,
+}
+
+impl MediumCapture {
+    pub fn new(
+        file: Rc<RefCell<crate::pcap::PcapWriter>>,
+        flows: Vec<crate::pcap::FlowWire>,
+    ) -> MediumCapture {
+        MediumCapture {
+            file,
+            flows,
+            buf: Vec::new(),
+            ip: Vec::new(),
+        }
+    }
 }
 
 impl WifiNet {
@@ -323,6 +347,7 @@ impl WifiNet {
             free: Vec::new(),
             longest: 0,
             max_delay,
+            capture: None,
         }
     }
 
@@ -429,6 +454,9 @@ impl WifiNet {
             _ => p.control_time(bytes),
         };
         let end = now + dur;
+        if self.capture.is_some() {
+            self.capture_frame(s, kind, to, nav, seq, ctx.now);
+        }
         self.longest = self.longest.max(dur);
         let frame = Frame {
             kind,
@@ -487,6 +515,41 @@ impl WifiNet {
         }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
+    }
+
+    /// Write a frame station `s` starts sending to the medium's trace. A data frame's packet
+    /// is the sender's copy of it (a resend after a lost ACK has no other). Out of line: a
+    /// medium without a trace keeps only the test of `capture`.
+    #[cold]
+    #[inline(never)]
+    fn capture_frame(&mut self, s: usize, kind: Kind, to: u32, nav: Time, seq: u32, now: Time) {
+        use crate::pcap::{frame_80211, ip_packet, FrameKind};
+        let from = self.stations[s].node.0;
+        let to_node = self.stations[to as usize].node.0;
+        let (fk, rate) = match kind {
+            Kind::Rts => (FrameKind::Rts, self.p.basic_rate),
+            Kind::Cts => (FrameKind::Cts, self.p.basic_rate),
+            Kind::Ack => (FrameKind::Ack, self.p.basic_rate),
+            Kind::Data => (FrameKind::Data, self.p.data_rate),
+        };
+        let cur = self.stations[s].cur.filter(|_| kind == Kind::Data);
+        let Some(c) = self.capture.as_mut() else {
+            return;
+        };
+        c.buf.clear();
+        let full = match cur {
+            Some(cur) => {
+                c.ip.clear();
+                let w = &cur.hdr.wire;
+                let f = c.flows.get(w.flow.idx()).copied().unwrap_or_default();
+                let ip_len = ip_packet(w, w.flow.0, f, &mut c.ip);
+                let retry = cur.short > 0 || cur.long > 0;
+                let data = Some((c.ip.as_slice(), ip_len));
+                frame_80211(fk, rate, from, to_node, nav, seq, retry, data, &mut c.buf)
+            }
+            None => frame_80211(fk, rate, from, to_node, nav, seq, false, None, &mut c.buf),
+        };
+        c.file.borrow_mut().record(now, &c.buf, full + 10);
     }
 
     /// Did station `r` lock onto signal `i` (was it idle when the signal began)?

@@ -146,6 +146,11 @@ impl<E: Copy> Scheduler<E> {
         self.heap.len() - usize::from(self.spent_top)
     }
 
+    /// Bytes the event heap holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap.capacity() * std::mem::size_of::<Entry<E>>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -17,12 +17,19 @@
 //! The average queue is an EWMA (weight `weight`) of the interface queue length seen by each
 //! departing data segment; the busy fraction is the share of the last complete `window` the
 //! device sensed the medium busy (its own transmissions included).
+//!
+//! A drop is remembered for `drop_memory` (by default the window, 100 ms), or, with
+//! `drop_memory_rtts` k > 0, for k times the largest smoothed round trip the node has timed:
+//! for each flow it sends data for, one segment at a time from its departure to the first ACK
+//! of the flow arriving at the node that covers it (Karn's rule: a resent segment passing
+//! cancels the timing). On a chain this is the round trip from the node to the receiver and
+//! back, the whole round trip at the source; before the first sample the fixed memory holds.
 
 use super::{Hook, HookCtx, LinkLoss, Metric, Points, Verdict};
 use crate::device::DeviceView;
 use crate::engine::Time;
-use crate::ids::DevId;
-use crate::packet::{Proto, Wire};
+use crate::ids::{DevId, FlowId};
+use crate::packet::{flags, Proto, Wire};
 
 #[derive(Clone, Copy, Debug)]
 pub struct DraiParams {
@@ -32,6 +39,19 @@ pub struct DraiParams {
     pub busy_low: f64,
     pub weight: f64,
     pub window: Time,
+    pub drop_memory: Time,
+    pub drop_memory_rtts: f64,
+}
+
+/// A flow's round trip as a node sees it.
+#[derive(Clone, Copy, Debug)]
+struct FlowRtt {
+    flow: FlowId,
+    /// The end (sequence number) of the segment being timed and when it left.
+    timing: Option<(u64, Time)>,
+    /// The highest sequence number sent so far (a segment below it is a resend).
+    high: u64,
+    srtt: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,6 +73,7 @@ pub struct Drai {
     pub by_level: [u64; 5],
     /// Segments whose MRAI this node lowered.
     pub lowered: u64,
+    flows: Vec<FlowRtt>,
 }
 
 impl Drai {
@@ -62,6 +83,67 @@ impl Drai {
             devs: Vec::new(),
             by_level: [0; 5],
             lowered: 0,
+            flows: Vec::new(),
+        }
+    }
+
+    /// How long a drop decelerates: the fixed memory, or k smoothed round trips once one has
+    /// been timed.
+    pub fn drop_memory(&self) -> Time {
+        let rtt = self
+            .flows
+            .iter()
+            .filter_map(|f| f.srtt)
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        match rtt {
+            Some(r) if self.p.drop_memory_rtts > 0.0 => (self.p.drop_memory_rtts * r) as Time,
+            _ => self.p.drop_memory,
+        }
+    }
+
+    fn flow(&mut self, flow: FlowId) -> &mut FlowRtt {
+        match self.flows.iter().position(|f| f.flow == flow) {
+            Some(i) => &mut self.flows[i],
+            None => {
+                self.flows.push(FlowRtt {
+                    flow,
+                    timing: None,
+                    high: 0,
+                    srtt: None,
+                });
+                self.flows.last_mut().expect("pushed")
+            }
+        }
+    }
+
+    /// A data segment of `flow` covering [seq, end) leaves the node at `now`.
+    fn data_sent(&mut self, flow: FlowId, seq: u64, end: u64, now: Time) {
+        let f = self.flow(flow);
+        if seq < f.high {
+            // A resend: an ACK covering the timed segment may now answer either copy.
+            if f.timing.is_some_and(|(e, _)| seq < e) {
+                f.timing = None;
+            }
+            return;
+        }
+        f.high = end;
+        if f.timing.is_none() {
+            f.timing = Some((end, now));
+        }
+    }
+
+    /// An ACK of `flow` acknowledging up to `ack` arrives at `now`.
+    fn ack_seen(&mut self, flow: FlowId, ack: u64, now: Time) {
+        let Some(i) = self.flows.iter().position(|f| f.flow == flow) else {
+            return;
+        };
+        let f = &mut self.flows[i];
+        if let Some((end, t)) = f.timing {
+            if ack >= end {
+                let sample = (now - t) as f64;
+                f.srtt = Some(f.srtt.map_or(sample, |s| 0.875 * s + 0.125 * sample));
+                f.timing = None;
+            }
         }
     }
 
@@ -91,7 +173,9 @@ impl Drai {
             s.win_start = now;
             s.busy_at_start = busy_now;
         }
-        let recent_drop = s.last_drop.is_some_and(|t| now < t + p.window);
+        let memory = self.drop_memory();
+        let s = self.state(out.dev);
+        let recent_drop = s.last_drop.is_some_and(|t| now < t + memory);
         let q = s.avg_queue;
         if q >= p.queue_high {
             1
@@ -116,13 +200,26 @@ impl Hook for Drai {
         Points {
             post_routing: true,
             link_loss: true,
+            // Arriving ACKs end the round trips the RTT-scaled drop memory times.
+            pre_routing: self.p.drop_memory_rtts > 0.0,
             ..Default::default()
         }
+    }
+
+    fn pre_routing(&mut self, ctx: &mut HookCtx, pkt: &mut Wire) -> Verdict {
+        if pkt.proto == Proto::Tcp && pkt.tcp.len == 0 && pkt.tcp.has(flags::ACK) {
+            self.ack_seen(pkt.flow, pkt.tcp.ack, ctx.now);
+        }
+        Verdict::Accept
     }
 
     fn post_routing(&mut self, ctx: &mut HookCtx, pkt: &mut Wire, out: &DeviceView) -> Verdict {
         if pkt.proto != Proto::Tcp || pkt.tcp.len == 0 {
             return Verdict::Accept;
+        }
+        if self.p.drop_memory_rtts > 0.0 {
+            let seq = pkt.tcp.seq;
+            self.data_sent(pkt.flow, seq, seq + pkt.tcp.len as u64, ctx.now);
         }
         let d = self.index(ctx.now, out);
         self.by_level[d as usize - 1] += 1;
@@ -170,6 +267,8 @@ mod tests {
             busy_low: 0.5,
             weight: 1.0,
             window: 100 * MS,
+            drop_memory: 100 * MS,
+            drop_memory_rtts: 0.0,
         }
     }
 
@@ -248,6 +347,71 @@ mod tests {
         d.state(DevId(0)).last_drop = Some(10 * MS);
         assert_eq!(d.index(50 * MS, &view(0, 0.9)), 2);
         assert_eq!(d.index(111 * MS, &view(0, 0.9)), 4);
+    }
+
+    #[test]
+    fn the_drop_memory_is_its_own_parameter() {
+        let mut d = Drai::new(DraiParams {
+            drop_memory: 300 * MS,
+            ..params()
+        });
+        d.state(DevId(0)).last_drop = Some(10 * MS);
+        assert_eq!(
+            d.index(250 * MS, &view(0, 0.9)),
+            2,
+            "past the window, inside the memory"
+        );
+        assert_eq!(d.index(311 * MS, &view(0, 0.9)), 4);
+    }
+
+    fn ack(ackno: u64) -> Wire {
+        let mut w = data_segment();
+        w.tcp.len = 0;
+        w.tcp.ack = ackno;
+        w.tcp.flags = flags::ACK;
+        w
+    }
+
+    #[test]
+    fn an_rtt_scaled_memory_times_round_trips_from_data_to_ack() {
+        let mut d = Drai::new(DraiParams {
+            drop_memory_rtts: 2.0,
+            ..params()
+        });
+        assert!(d.points().pre_routing);
+        let mut actions = vec![];
+        let send = |d: &mut Drai, seq: u64, t: Time| {
+            let mut w = data_segment();
+            w.tcp.seq = seq;
+            let mut a = vec![];
+            let mut ctx = HookCtx::new(t, NodeId(0), &mut a, &[]);
+            d.post_routing(&mut ctx, &mut w, &view(0, 0.9));
+        };
+        assert_eq!(
+            d.drop_memory(),
+            100 * MS,
+            "the fixed memory before any round trip"
+        );
+        // Segment [0, 1000) leaves at 0, [1000, 2000) at 10 ms; the ACK of 1000 at 200 ms.
+        send(&mut d, 0, 0);
+        send(&mut d, 1000, 10 * MS);
+        let mut ctx = HookCtx::new(200 * MS, NodeId(0), &mut actions, &[]);
+        d.pre_routing(&mut ctx, &mut ack(1000));
+        assert_eq!(d.drop_memory(), 400 * MS, "two round trips of 200 ms");
+        // The next timed segment is resent before its ACK: Karn's rule drops the timing.
+        send(&mut d, 2000, 210 * MS);
+        send(&mut d, 2000, 900 * MS);
+        let mut ctx = HookCtx::new(1000 * MS, NodeId(0), &mut actions, &[]);
+        d.pre_routing(&mut ctx, &mut ack(3000));
+        assert_eq!(d.drop_memory(), 400 * MS, "no sample from a resent segment");
+        // A clean 100 ms sample: srtt = 7/8 * 200 + 1/8 * 100 = 187.5 ms.
+        send(&mut d, 3000, 1000 * MS);
+        let mut ctx = HookCtx::new(1100 * MS, NodeId(0), &mut actions, &[]);
+        d.pre_routing(&mut ctx, &mut ack(4000));
+        assert_eq!(d.drop_memory(), 375 * MS);
+        // A drop 300 ms ago is still remembered.
+        d.state(DevId(0)).last_drop = Some(800 * MS);
+        assert_eq!(d.index(1100 * MS, &view(0, 0.9)), 2);
     }
 
     #[test]

@@ -98,9 +98,9 @@ impl<'a> HookCtx<'a> {
         }
     }
 
-    /// Series `series`'s latest sample measured by now, reported `delay` after its interval
-    /// began ([`SnrSeries::measured`]); None before the first report or for a series that
-    /// does not exist.
+    /// The sample series `series` held `delay` ago, as measured by now
+    /// ([`SnrSeries::measured`]); None before the first report or for a series that does not
+    /// exist.
     pub fn snr_measured(&self, series: usize, delay: Time) -> Option<Measured> {
         self.snr.get(series)?.measured(self.now, delay)
     }

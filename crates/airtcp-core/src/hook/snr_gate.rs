@@ -6,10 +6,15 @@
 //! (queued at the interface) still go out.
 //!
 //! The gate acts only on measurements: it reads the channel through
-//! [`SnrSeries::measured`](crate::link::SnrSeries::measured), which returns the newest sample
-//! whose interval has ended at least `delay` after it began (by default the interval that
-//! just ended), optionally smoothed by an EWMA. It never sees the SNR a coming packet will
-//! meet.
+//! [`SnrSeries::measured`](crate::link::SnrSeries::measured), which returns the sample the
+//! channel held `delay` ago (by default the interval that just ended), optionally smoothed by
+//! an EWMA. It never sees the SNR a coming packet will meet, except as far as the channel
+//! itself holds a value for longer than the reading's age.
+//!
+//! The paper closes "when the SNR is decreasing and goes below" the threshold. As written the
+//! "decreasing" condition never matters: while the gate is open every sample since it opened
+//! was at or above the threshold, so the first sample below it is lower than the one before.
+//! A real hysteresis is `hysteresis_db`: the gate opens only above threshold + hysteresis.
 
 use super::{Hook, HookAction, HookCtx, LocalEnd, Metric, Points, Verdict};
 use crate::engine::Time;
@@ -27,6 +32,8 @@ pub struct SnrGate {
     pub delay: Time,
     /// Weight of the newest sample in the EWMA of measured SNR (1: no smoothing).
     pub ewma_weight: f64,
+    /// The gate opens only above threshold_db + hysteresis_db (0: one threshold).
+    pub hysteresis_db: f64,
     pub open: bool,
     prev_snr: Option<f64>,
     /// EWMA of the measured SNR (dB) and the start of the last sample folded into it.
@@ -72,6 +79,7 @@ impl SnrGate {
             interval,
             delay,
             ewma_weight,
+            hysteresis_db: 0.0,
             open: true,
             prev_snr: None,
             smoothed: None,
@@ -86,6 +94,12 @@ impl SnrGate {
             sent_end: Vec::new(),
             next_sample: 0,
         }
+    }
+
+    /// The gate with two thresholds: it reopens only above threshold + `hysteresis_db`.
+    pub fn with_hysteresis(mut self, hysteresis_db: f64) -> Self {
+        self.hysteresis_db = hysteresis_db;
+        self
     }
 
     /// Fold a newly measured sample into the EWMA: s ← w·x + (1 − w)·s (the first sample
@@ -126,7 +140,7 @@ impl SnrGate {
             self.closures += 1;
             self.closed_since = Some(now);
             GateChange::Closed
-        } else if !self.open && snr_db > self.threshold_db {
+        } else if !self.open && snr_db > self.threshold_db + self.hysteresis_db {
             self.open = true;
             if let Some(s) = self.closed_since.take() {
                 self.closed_total += now - s;
@@ -298,6 +312,76 @@ mod tests {
         assert_eq!(g.closures, 2);
     }
 
+    /// The decisions a gate takes on `samples`, with or without the paper's "decreasing" rule.
+    fn decisions(samples: &[f64], falling_rule: bool, hysteresis: f64) -> Vec<GateChange> {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
+        g.hysteresis_db = hysteresis;
+        samples
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| {
+                if !falling_rule {
+                    // Without the rule: every sample counts as falling.
+                    g.prev_snr = Some(f64::INFINITY);
+                }
+                g.sample(k as u64 * 100 * MS, x)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_decreasing_condition_never_changes_a_decision() {
+        // Random walks around the threshold, with and without hysteresis, values on a 0.5 dB
+        // grid so that ties with the threshold and with the previous sample occur.
+        let mut rng = crate::engine::Rng::new(41);
+        for run in 0..400 {
+            let mut x = 5.0;
+            let samples: Vec<f64> = (0..200)
+                .map(|_| {
+                    x += ((rng.uniform() * 9.0).floor() - 4.0) * 0.5;
+                    x = x.clamp(-5.0, 15.0);
+                    x
+                })
+                .collect();
+            for h in [0.0, 2.0] {
+                assert_eq!(
+                    decisions(&samples, true, h),
+                    decisions(&samples, false, h),
+                    "run {run}, hysteresis {h}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn hysteresis_opens_only_above_the_upper_threshold() {
+        let mut g = SnrGate::new(NodeId(0), 0, 5.0, 100 * MS, 100 * MS, 1.0);
+        g.hysteresis_db = 2.0;
+        assert_eq!(g.sample(0, 8.0), GateChange::None);
+        assert_eq!(g.sample(100 * MS, 4.9), GateChange::Closed);
+        assert_eq!(
+            g.sample(200 * MS, 6.0),
+            GateChange::None,
+            "above 5, below 7"
+        );
+        assert_eq!(
+            g.sample(300 * MS, 7.0),
+            GateChange::None,
+            "7 is not above 7"
+        );
+        assert_eq!(g.sample(400 * MS, 7.1), GateChange::Opened);
+        assert_eq!(
+            g.sample(500 * MS, 5.0),
+            GateChange::None,
+            "5 is not below 5"
+        );
+        assert_eq!(g.sample(600 * MS, 4.0), GateChange::Closed);
+        assert_eq!(g.closed_total, 300 * MS);
+        // Without hysteresis the same series reopens at 6 dB.
+        let plain = decisions(&[8.0, 4.9, 6.0], true, 0.0);
+        assert_eq!(plain[2], GateChange::Opened);
+    }
+
     fn ack(flow: u32, ack: u64) -> Wire {
         Wire {
             flow: FlowId(flow),
@@ -391,16 +475,17 @@ mod tests {
     }
 
     #[test]
-    fn the_gate_cannot_see_the_interval_it_is_in() {
-        // A fade in [1.0 s, 1.1 s): a gate reading the present would close at 1.0 s; one
-        // reading measurements closes at 1.1 s at the earliest, whatever delay it is given.
+    fn the_gate_never_reads_the_present_and_reads_a_held_sample_at_its_age() {
+        // A fade in [1.0 s, 1.1 s). A gate reading the sample the channel held `delay` ago
+        // closes at 1.0 s + delay (polling every 10 ms), never at 1.0 s: a reading is always
+        // of the past. A delay shorter than the hold reads into the sample still running.
         let mut v = vec![20.0; 30];
         v[10] = 0.0;
         let series = SnrSeries {
             interval: 100 * MS,
             samples_db: v,
         };
-        for delay in [0, 1, 50 * MS, 100 * MS, 300 * MS] {
+        for delay in [10 * MS, 50 * MS, 100 * MS, 300 * MS] {
             let mut g = SnrGate::new(NodeId(0), 0, 5.0, 10 * MS, delay, 1.0);
             let mut closed_at = None;
             for k in 0..300 {
@@ -409,12 +494,10 @@ mod tests {
                     closed_at.get_or_insert(now);
                 }
             }
-            assert_eq!(
-                closed_at,
-                Some(1000 * MS + delay.max(100 * MS)),
-                "delay {delay}"
-            );
-            assert!(g.min_sample_age.unwrap() >= 100 * MS);
+            assert_eq!(closed_at, Some(1000 * MS + delay), "delay {delay}");
+            assert_eq!(g.min_sample_age.unwrap(), delay);
+            // One decision per sample, however often the gate polls.
+            assert_eq!(g.decisions, (3000 * MS - delay).div_ceil(100 * MS));
         }
     }
 }

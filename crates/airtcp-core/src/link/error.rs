@@ -77,6 +77,8 @@ pub struct SnrErrors {
     /// Last (SNR, size) -> PER: the SNR holds for a whole sample interval and a channel
     /// mostly carries one packet size, and the CCK curve is an integral.
     pub cache: Option<(f64, u32, f64)>,
+    /// The frame size every PER is computed for (None: each frame's own).
+    pub per_size: Option<u32>,
 }
 
 impl ErrorModel {
@@ -191,13 +193,15 @@ impl ErrorModel {
                     modulation,
                     rng,
                     cache,
+                    per_size,
                 } = &mut **e;
                 let db = snr[*series].at(now);
+                let size = per_size.unwrap_or(pkt.size);
                 let per = match *cache {
-                    Some((d, n, p)) if d == db && n == pkt.size => p,
+                    Some((d, n, p)) if d == db && n == size => p,
                     _ => {
-                        let p = modulation.per(db, pkt.size);
-                        *cache = Some((db, pkt.size, p));
+                        let p = modulation.per(db, size);
+                        *cache = Some((db, size, p));
                         p
                     }
                 };

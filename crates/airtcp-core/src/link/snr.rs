@@ -3,8 +3,8 @@
 //! shadowing, Rayleigh or Rician fading, independent per sample or temporally correlated).
 //!
 //! A series is the channel itself. Whatever acts on measurements of it (the SNR gate) reads it
-//! only through [`SnrSeries::measured`], which never returns a sample whose interval has not
-//! ended: the causality check lives there and nowhere else.
+//! only through [`SnrSeries::measured`], which returns the value the channel held at a time
+//! strictly in the past: the causality check lives there and nowhere else.
 
 use crate::engine::{Rng, Time, SEC};
 // Only the duration unit, so a coherence time is written like every other duration.
@@ -25,13 +25,16 @@ impl SnrSeries {
         self.samples_db[i.min(self.samples_db.len() - 1)]
     }
 
-    /// What a receiver measuring this channel can know at `now` when its reports lag the
-    /// channel by `delay`: the newest sample that started at least `delay` before `now` and
-    /// whose whole interval has ended (a sample describes its interval, so it is not known
-    /// before the interval is over, whatever `delay` says). `None` before any sample is.
+    /// What a receiver measuring this channel can know at `now` when its reading is `delay`
+    /// old: the sample the channel held at `now − delay` (measured on frames received then).
+    /// A delay of at least the sample interval reads a sample whose interval has ended (at
+    /// the interval, the one that has just ended); a shorter one reads into the sample still
+    /// running, which the channel holds until its interval ends: how much that tells of the
+    /// coming packets is the hold's doing, not the reader's. A delay of 0 (the present) is
+    /// read as one nanosecond. `None` before the channel has held anything that long.
     pub fn measured(&self, now: Time, delay: Time) -> Option<Measured> {
         let iv = self.interval.max(1);
-        let lag = delay.max(iv);
+        let lag = delay.max(1);
         if now < lag {
             return None;
         }
@@ -440,28 +443,35 @@ mod tests {
     }
 
     #[test]
-    fn a_measurement_never_reaches_an_interval_that_has_not_ended() {
+    fn a_measurement_reads_the_sample_held_delay_ago() {
         let s = SnrSeries {
             interval: 100 * MS,
             samples_db: (0..50).map(|i| i as f64).collect(),
         };
-        // Whatever the delay asked for (even none), the sample returned lies wholly in the past.
-        for delay in [0, 1, 50 * MS, 100 * MS, 150 * MS, 250 * MS, 3 * SEC] {
+        for delay in [
+            0,
+            1,
+            10 * MS,
+            50 * MS,
+            100 * MS,
+            150 * MS,
+            250 * MS,
+            3 * SEC,
+        ] {
             for now in (0..8_000).map(|k| k * MS / 2) {
                 match s.measured(now, delay) {
-                    None => assert!(now < delay.max(100 * MS), "{now} {delay}"),
+                    None => assert!(now < delay.max(1), "{now} {delay}"),
                     Some(m) => {
-                        assert!(
-                            m.end <= now,
-                            "sample [{}, {}) seen at {now}",
-                            m.start,
-                            m.end
-                        );
-                        assert!(m.start + delay <= now);
+                        // The sample held at now - delay, never one starting at or after now.
+                        let at = now - delay.max(1);
+                        assert!(m.start <= at && at < m.end, "{now} {delay}");
                         assert!(m.start < now, "a sample at or after now");
-                        // The newest such sample: the next one is not yet known.
-                        assert!(m.start + 100 * MS + delay.max(100 * MS) > now);
+                        assert_eq!(m.end - m.start, 100 * MS);
                         assert_eq!(m.snr_db, (m.start / (100 * MS)).min(49) as f64);
+                        // At least a whole interval old: the sample has ended.
+                        if delay >= 100 * MS {
+                            assert!(m.end <= now);
+                        }
                     }
                 }
             }
@@ -471,6 +481,9 @@ mod tests {
         assert_eq!((m.start, m.end, m.snr_db), (900 * MS, SEC, 9.0));
         assert_eq!(s.measured(SEC - 1, 100 * MS).unwrap().snr_db, 8.0);
         assert_eq!(s.measured(SEC, 500 * MS).unwrap().snr_db, 5.0);
+        // 10 ms into the sample of [1.0 s, 1.1 s): the running sample, as the channel holds it.
+        assert_eq!(s.measured(SEC + 10 * MS, 10 * MS).unwrap().snr_db, 10.0);
+        assert_eq!(s.measured(SEC + 9 * MS, 10 * MS).unwrap().snr_db, 9.0);
         // Past the end of the series its last sample holds.
         assert_eq!(s.measured(60 * SEC, 100 * MS).unwrap().snr_db, 49.0);
     }

@@ -145,8 +145,13 @@ fn error_model(
             synth,
             interval,
             applies_to,
+            shared,
+            per_size,
         } => {
             let iv = interval.ns();
+            if per_size == &Some(0) {
+                return err(format!("{path}.per_size"), "must be > 0 bytes");
+            }
             if iv == 0 {
                 return err(format!("{path}.interval"), "must be > 0");
             }
@@ -194,11 +199,14 @@ fn error_model(
                     ),
                     );
                 }
-                sy.generate(
-                    n,
-                    iv,
-                    &mut Rng::for_component(seed, &format!("{stream}/snr")),
-                )
+                // A shared trace is the a->b direction's, drawn from that direction's stream.
+                let own = format!("{stream}/snr");
+                let from = if *shared {
+                    own.replace("/ba/error/snr", "/ab/error/snr")
+                } else {
+                    own
+                };
+                sy.generate(n, iv, &mut Rng::for_component(seed, &from))
             };
             let total: usize = snr.iter().map(|s| s.samples_db.len()).sum();
             if total + series.samples_db.len() > MAX_SERIES_TOTAL {
@@ -220,6 +228,7 @@ fn error_model(
                     modulation: *modulation,
                     rng: rng(),
                     cache: None,
+                    per_size: *per_size,
                 })),
             )
         }
@@ -267,6 +276,8 @@ fn drai_params(
         busy_low,
         weight,
         window,
+        drop_memory: window,
+        drop_memory_rtts: 0.0,
     })
 }
 
@@ -686,6 +697,8 @@ struct Builder<'a> {
     /// TDMA media by name: (index in `media`, slot frame, schedule, member devices).
     tdma: BTreeMap<String, TdmaBuild>,
     sched: Scheduler<Ev>,
+    /// Each 802.11 station's device and the index of its medium.
+    stations: Vec<(DevId, usize)>,
 }
 
 struct TdmaBuild {
@@ -716,6 +729,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         adjacency: Vec::with_capacity(2 * sc.links.len()),
         snr: Vec::new(),
         link_names: BTreeMap::new(),
+        stations: Vec::new(),
         tdma: BTreeMap::new(),
         sched: Scheduler::new(),
     };
@@ -727,6 +741,18 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
+    // The scenario path of each device's link or medium, for the memory budget's error.
+    let mut dev_fields = vec![String::new(); b.devices.len()];
+    for (i, ds) in b.link_names.values() {
+        for d in ds {
+            if let Some(f) = dev_fields.get_mut(d.idx()) {
+                *f = format!("links[{i}]");
+            }
+        }
+    }
+    for (d, m) in &b.stations {
+        dev_fields[d.idx()] = format!("media[{m}]");
+    }
     let mut sim = Sim::new(
         sc.name.clone(),
         sc.seed,
@@ -741,8 +767,19 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     );
     sim.trace_verdicts = sc.trace.verdicts;
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+    if let Some(m) = sc.memory_budget {
+        if m.bytes() == 0 {
+            return err("memory_budget", "must be > 0 bytes");
+        }
+        sim.watch.memory = m.bytes();
+        sim.watch.memory_source = crate::budget::BudgetSource::Scenario;
+    }
+    sim.watch.dev_fields = dev_fields;
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
+    if !sc.trace.pcap.is_empty() {
+        super::pcap::captures(sc, &mut sim)?;
+    }
     Ok(sim)
 }
 
@@ -1167,6 +1204,7 @@ impl<'a> Builder<'a> {
             for (k, (node, _)) in members.iter().enumerate() {
                 let d = DevId(first + k as u32);
                 self.nodes[node.idx()].devices.push(d);
+                self.stations.push((d, i));
                 self.devices
                     .push(AnyDevice::Other(Box::new(WifiDev::new(net.clone(), k))));
             }
@@ -1389,6 +1427,7 @@ impl<'a> Builder<'a> {
                     interval,
                     measurement_delay,
                     ewma_weight,
+                    hysteresis_db,
                 } => {
                     let n = self.lookup(node, format!("{p}.node"))?;
                     let Some(&(l, devs)) = self.link_names.get(link) else {
@@ -1417,18 +1456,21 @@ impl<'a> Builder<'a> {
                     if interval.ns() == 0 {
                         return err(format!("{p}.interval"), "must be > 0");
                     }
-                    // A sample describes its whole interval: it cannot be known before the
-                    // interval ends, so no delay shorter than that is accepted.
+                    // A reading is of the past: any age above 0. Shorter than the channel's
+                    // sample interval it reads into the sample still running, which the
+                    // channel holds (the `reading-age` axis of docs/schemes/snr_gate.md).
                     let sample_iv = self.snr[series].interval;
                     let delay = measurement_delay.map_or(sample_iv, |d| d.ns());
-                    if delay < sample_iv {
+                    if delay == 0 {
                         return err(
                             format!("{p}.measurement_delay"),
-                            format!(
-                                "must be at least the channel's SNR sample interval ({} s): a \
-                                 sample is not measured before its interval ends",
-                                crate::engine::secs(sample_iv)
-                            ),
+                            "must be > 0: a reading is of frames already received",
+                        );
+                    }
+                    if !(hysteresis_db.is_finite() && *hysteresis_db >= 0.0) {
+                        return err(
+                            format!("{p}.hysteresis_db"),
+                            format!("must be >= 0 dB, got {hysteresis_db}"),
                         );
                     }
                     if !(*ewma_weight > 0.0 && *ewma_weight <= 1.0) {
@@ -1439,14 +1481,17 @@ impl<'a> Builder<'a> {
                     }
                     (
                         n,
-                        Box::new(SnrGate::new(
-                            n,
-                            series,
-                            *threshold_db,
-                            interval.ns(),
-                            delay,
-                            *ewma_weight,
-                        )),
+                        Box::new(
+                            SnrGate::new(
+                                n,
+                                series,
+                                *threshold_db,
+                                interval.ns(),
+                                delay,
+                                *ewma_weight,
+                            )
+                            .with_hysteresis(*hysteresis_db),
+                        ),
                     )
                 }
                 AgentSpec::Eln { node } => {
@@ -1464,19 +1509,34 @@ impl<'a> Builder<'a> {
                     }
                     (n, Box::new(Snoop::new(n, min_rto.ns())))
                 }
-                AgentSpec::ExplicitRate { node, share } => {
+                AgentSpec::ExplicitRate {
+                    node,
+                    share,
+                    per_flow,
+                    active,
+                } => {
                     if !(*share > 0.0 && *share <= 1.0) {
                         return err(
                             format!("{p}.share"),
                             format!("must be in (0, 1], got {share}"),
                         );
                     }
+                    if active.ns() == 0 {
+                        return err(format!("{p}.active"), "must be > 0");
+                    }
+                    let make = || -> Box<dyn Hook> {
+                        if *per_flow {
+                            Box::new(ExplicitRate::per_flow(*share, active.ns()))
+                        } else {
+                            Box::new(ExplicitRate::new(*share))
+                        }
+                    };
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
-                        self.install(&mut hooks, n, Box::new(ExplicitRate::new(*share)));
+                        self.install(&mut hooks, n, make());
                     }
-                    (targets[last], Box::new(ExplicitRate::new(*share)))
+                    (targets[last], make())
                 }
                 AgentSpec::Drai {
                     node,
@@ -1486,8 +1546,10 @@ impl<'a> Builder<'a> {
                     busy_low,
                     weight,
                     window,
+                    drop_memory,
+                    drop_memory_rtts,
                 } => {
-                    let params = drai_params(
+                    let mut params = drai_params(
                         &p,
                         *queue_low,
                         *queue_mid,
@@ -1496,6 +1558,11 @@ impl<'a> Builder<'a> {
                         *weight,
                         *window,
                     )?;
+                    if let Some(m) = drop_memory {
+                        params.drop_memory = m.ns();
+                    }
+                    params.drop_memory_rtts =
+                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
@@ -1575,9 +1642,8 @@ fn transport(
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
         }
-        // The ns3 profile runs the schemes that have one in ns-3.44's variant.
-        if cfg.ns3_schemes && cc::NS3_VARIANTS.contains(&cc_name.as_str()) {
-            params.entry("ns3".into()).or_insert(1.0);
+        if cfg.ns3_schemes {
+            cc::apply_ns3_defaults(&cc_name, &mut params);
         }
         let mut scheme = cc::build_flow(&cc_name, &params).map_err(|(k, m)| {
             if k.is_empty() {

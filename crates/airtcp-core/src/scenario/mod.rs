@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod files;
+mod pcap;
 #[macro_use]
 mod tagged;
 pub mod schema;

@@ -21,6 +21,9 @@ pub struct Scenario {
     /// Event budget of the run: a run that would process more events stops with an error
     /// naming this key (protects sweeps from a scenario that would run for days).
     pub max_events: Option<u64>,
+    /// Memory budget of the run ("2GiB"): a run whose queued packets, drop records, series
+    /// and per-flow state outgrow it stops with an error naming the field that drives them.
+    pub memory_budget: Option<Size>,
     #[serde(default)]
     pub tcp: TcpOptions,
     #[serde(default)]
@@ -543,6 +546,14 @@ tagged_enum! {
             interval: Duration,
             #[serde(default)]
             applies_to: AppliesTo,
+            /// Both directions of the link read one synthesized trace, the a->b direction's
+            /// (default: each direction draws its own).
+            #[serde(default)]
+            shared: bool,
+            /// Every frame's PER is the curve's at this many bytes (a trace's PER computed
+            /// for one frame size); default: each frame's own size.
+            #[serde(default)]
+            per_size: Option<u32>,
         },
     }
 }
@@ -605,7 +616,8 @@ pub struct FlowSpec {
     #[serde(default)]
     pub start: Option<Duration>,
     /// The flow starts at `start` plus a uniform draw from [0, start_jitter), from the run's
-    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase.
+    /// seed: repeated runs of an otherwise deterministic scenario then differ in phase. A flow
+    /// with `after` starts that draw after the flow it follows is delivered.
     pub start_jitter: Option<Duration>,
     pub stop: Option<Duration>,
     /// Start when the named TCP flow's file has all reached its receiver (a response that
@@ -678,6 +690,8 @@ pub struct TcpOptions {
     pub pipe_keeps_retransmissions: Option<bool>,
     /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
     pub acked_count: Option<String>,
+    /// "scheme" (the scheme's own loss recovery), "reno" or "newreno".
+    pub recovery: Option<String>,
 }
 
 impl TcpOptions {
@@ -696,6 +710,7 @@ impl TcpOptions {
                     .or_else(|| base.rto_formula.clone()),
                 cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
                 acked_count: self.acked_count.clone().or_else(|| base.acked_count.clone()),
+                recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()
@@ -752,6 +767,13 @@ pub struct TraceSpec {
     pub queue: Vec<String>,
     #[serde(default = "default_queue_interval")]
     pub queue_interval: Duration,
+    /// Packet traces (pcap files): node names (the IP packets each sends and receives) and
+    /// 802.11 medium names (every frame on the medium); `"*"` for all of them.
+    #[serde(default)]
+    pub pcap: Vec<String>,
+    /// Where the pcap files go (`<name>.pcap`), relative to the working directory; "pcap".
+    #[serde(default)]
+    pub pcap_dir: Option<String>,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -763,6 +785,8 @@ impl Default for TraceSpec {
             verdicts: false,
             queue: vec![],
             queue_interval: default_queue_interval(),
+            pcap: vec![],
+            pcap_dir: None,
         }
     }
 }
@@ -780,15 +804,19 @@ tagged_enum! {
             /// How often the gate reads the measured SNR.
             #[serde(default = "snr_interval")]
             interval: Duration,
-            /// How far the measurements lag the channel, from the start of the sample
-            /// measured: at least the channel's SNR sample interval, which is the default (the
-            /// gate knows the interval that has just ended).
+            /// How old the gate's reading is: it reads the sample the channel held this long
+            /// ago. Default: the channel's SNR sample interval (the gate knows the interval
+            /// that has just ended); shorter (> 0) reads into the sample still running.
             #[serde(default)]
             measurement_delay: Option<Duration>,
             /// Weight of the newest sample in an EWMA of the measured SNR, in (0, 1]; 1 (the
             /// default) decides on the last sample alone.
             #[serde(default = "one")]
             ewma_weight: f64,
+            /// The gate reopens only above threshold_db + hysteresis_db (>= 0; 0: one
+            /// threshold).
+            #[serde(default)]
+            hysteresis_db: f64,
         },
         /// Explicit Loss Notification: duplicate ACKs for segments this node learned were
         /// lost on a link (a damaged frame it received, or its MAC giving up) carry the ELN
@@ -809,6 +837,12 @@ tagged_enum! {
             node: String,
             #[serde(default = "one")]
             share: f64,
+            /// Divide the offer among the flows the node forwards (those that sent a data
+            /// segment through it within `active`): the rate available to each flow.
+            #[serde(default)]
+            per_flow: bool,
+            #[serde(default = "explicit_rate_active")]
+            active: Duration,
         },
         /// TCP Muzha's router side: the node stamps the smallest Data Rate Adjustment Index
         /// of its output interfaces into data segments' MRAI field (docs/schemes/muzha.md).
@@ -827,6 +861,12 @@ tagged_enum! {
             weight: f64,
             #[serde(default = "drai_window")]
             window: Duration,
+            /// How long a drop decelerates; by default the window.
+            #[serde(default)]
+            drop_memory: Option<Duration>,
+            /// > 0: that many of the node's smoothed round trips instead.
+            #[serde(default)]
+            drop_memory_rtts: f64,
         },
     }
 }
@@ -852,4 +892,8 @@ fn drai_window() -> Duration {
 
 fn snoop_min_rto() -> Duration {
     Duration(0.02)
+}
+
+fn explicit_rate_active() -> Duration {
+    Duration(1.0)
 }

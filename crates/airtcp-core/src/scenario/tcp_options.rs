@@ -1,6 +1,7 @@
 //! Resolving a flow's TCP options from the scenario into the endpoints' configuration.
 
 use super::schema::TcpOptions;
+use crate::tcp::cc::RecoveryKind;
 use crate::tcp::{Profile, RecoverGuard, TcpConfig};
 
 /// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
@@ -111,6 +112,20 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
                 crate::util::unknown_name("recover_guard", name, &RecoverGuard::NAMES),
             )
         })?;
+    }
+    if let Some(name) = &o.recovery {
+        const NAMES: [&str; 3] = ["scheme", "reno", "newreno"];
+        c.recovery = match name.as_str() {
+            "scheme" => None,
+            "reno" => Some(RecoveryKind::Reno),
+            "newreno" => Some(RecoveryKind::NewReno),
+            _ => {
+                return Err((
+                    "recovery".into(),
+                    crate::util::unknown_name("recovery", name, &NAMES),
+                ))
+            }
+        };
     }
     if let Some(v) = o.clock_granularity {
         c.clock_granularity = v.ns();
@@ -251,6 +266,26 @@ mod tests {
         })
         .unwrap();
         assert_eq!((ns2.initial_rto, ns2.rcv_window), (3 * SEC, 20_000));
+    }
+
+    #[test]
+    fn recovery_replaces_the_schemes_own_and_names_its_key() {
+        let with = |r: &str| {
+            tcp_config(&TcpOptions {
+                recovery: Some(r.into()),
+                ..Default::default()
+            })
+        };
+        assert_eq!(with("reno").unwrap().recovery, Some(RecoveryKind::Reno));
+        assert_eq!(
+            with("newreno").unwrap().recovery,
+            Some(RecoveryKind::NewReno)
+        );
+        assert_eq!(with("scheme").unwrap().recovery, None);
+        assert_eq!(tcp_config(&TcpOptions::default()).unwrap().recovery, None);
+        let e = with("renno").unwrap_err();
+        assert_eq!(e.0, "recovery");
+        assert!(e.1.contains("did you mean 'reno'"), "{}", e.1);
     }
 
     #[test]

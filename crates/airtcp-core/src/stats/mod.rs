@@ -185,6 +185,23 @@ pub struct RunResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub macs: Vec<crate::device::MacResult>,
     pub series: Series,
+    /// Set when the run stopped before its end (a budget, an interruption): everything
+    /// above covers [0, `reached_s`) only. Absent from a complete run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<Partial>,
+}
+
+/// How far a run that stopped early got.
+#[derive(Clone, Debug, Serialize)]
+pub struct Partial {
+    /// `interrupted`, `timeout`, `memory_budget` or `max_events`.
+    pub reason: &'static str,
+    /// Simulated time reached, and the scenario's duration, in seconds.
+    pub reached_s: f64,
+    pub duration_s: f64,
+    /// The budget's error, for a run stopped by one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl RunResult {
@@ -449,6 +466,12 @@ impl RunResult {
                 .filter_map(|d| d.mac_result(end))
                 .collect(),
             series,
+            partial: sim.watch.stopped.as_ref().map(|s| Partial {
+                reason: s.reason(),
+                reached_s: secs(sim.end),
+                duration_s: secs(sim.watch.planned_end),
+                error: sim.watch.error.as_ref().map(|e| e.to_string()),
+            }),
         }
     }
 }

@@ -81,8 +81,9 @@ pub struct TcpConfig {
     /// 2`, slow start not capped at ssthresh). Set by profiles only; `cc_params.linux`
     /// overrides it.
     pub linux_cubic: u8,
-    /// Schemes that have an ns-3.44 variant (`cc_params.ns3 = 1`: westwood+, vegas, veno)
-    /// default to it. Set by the `ns3` profile only; `cc_params.ns3` overrides it.
+    /// Schemes take the `ns3` defaults of their parameters where ns-3.44's code departs from
+    /// the scheme's source (`ParamSpec::ns3_default`). Set by the `ns3` profile only;
+    /// `cc_params` override it key by key.
     pub ns3_schemes: bool,
     /// A repeated timeout of the same loss episode (the head already resent after a
     /// timeout) keeps ssthresh instead of recomputing it from the one-segment flight.
@@ -107,6 +108,9 @@ pub struct TcpConfig {
     /// The scheme's growth counts what an ACK newly delivered (ns-3.44's segsAcked from
     /// the delivered count), not the whole advance of the cumulative ACK.
     pub acked_delivered: bool,
+    /// Loss recovery for every scheme of the flow, in place of the scheme's own (None); SACK
+    /// (`sack = true`) takes precedence.
+    pub recovery: Option<cc::RecoveryKind>,
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -230,7 +234,7 @@ impl Profile {
                 partial_ack_retransmit: true,
                 // TcpCubic ports tcp_cubic.c's integer bictcp_update.
                 linux_cubic: 2,
-                // TcpWestwoodPlus, TcpVegas and TcpVeno as ns-3.44 codes them.
+                // Scheme parameters where ns-3.44's TcpCongestionOps depart from their sources.
                 ns3_schemes: true,
                 // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
                 // already retransmitted.
@@ -334,6 +338,7 @@ impl Default for TcpConfig {
             ts_tick: 0,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
+            recovery: None,
         }
     }
 }

@@ -86,6 +86,11 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// Bytes held on the heap (the out-of-order ranges), for the run's memory budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.ooo.capacity() * std::mem::size_of::<(u64, u64)>()
+    }
+
     pub fn new(cfg: &TcpConfig) -> Self {
         TcpReceiver {
             rcv_nxt: 0,

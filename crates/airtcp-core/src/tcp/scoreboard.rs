@@ -80,6 +80,12 @@ pub struct Acked {
 }
 
 impl Scoreboard {
+    /// Bytes held on the heap (per-segment records), for the run's memory budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.segs.capacity() * std::mem::size_of::<Seg>()
+            + self.first_sent.capacity() * std::mem::size_of::<Time>()
+    }
+
     pub fn new(mss: u64) -> Self {
         Scoreboard {
             // Grown as the window needs: with many flows most windows stay small.

@@ -221,6 +221,15 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// Bytes held on the heap: the scoreboard, the verdicts and RACK's scratch list (the
+    /// oracle's map counted per entry), for the run's memory budget.
+    pub fn heap_bytes(&self) -> usize {
+        self.board.heap_bytes()
+            + self.decisions.capacity() * std::mem::size_of::<LossDecision>()
+            + self.delivered.capacity() * std::mem::size_of::<(Time, u64, bool)>()
+            + self.oracle.as_ref().map_or(0, |m| m.len() * 48)
+    }
+
     pub fn new(
         cfg: TcpConfig,
         cc: Box<dyn CongestionControl>,
@@ -240,7 +249,7 @@ impl TcpSender {
         let recovery_kind = if cfg.sack {
             RecoveryKind::Sack
         } else {
-            recovery_kind
+            cfg.recovery.unwrap_or(recovery_kind)
         };
         let rwnd = cfg.rcv_window;
         let ecn_ok = cfg.ecn && !cfg.handshake;

@@ -13,6 +13,17 @@
 //!   back to ERN only when the rate falls 20% below the threshold (`hysteresis`), so the mode
 //!   does not flap with each loss while the estimate sits at the threshold.
 //!
+//!   The threshold is a per-link PER (the paper's axis is the links' PER), while the ELN
+//!   notifications count losses on the whole path: with the route's hop count `hops` (static
+//!   routing knows it) the path estimate p is put on the link scale, 1 − (1 − p)^(1/hops),
+//!   before it is compared. `hops = 1` compares the path estimate itself.
+//! - `newreno-adaptive-online`: the threshold estimated online as the loss rate at which
+//!   NewReno's loss-limited rate falls to the echoed explicit rate: by Padhye et al.'s model
+//!   with timeouts (`online_model = 1`, the default; the sender's RTO from its RTT samples,
+//!   RFC 6298, floored at `min_rto`), or by Mathis et al.'s without (`online_model = 0`). On a
+//!   short path the window is a few segments and a channel loss costs a timeout, which only
+//!   the first model sees. The estimate is a path loss rate, put on the link scale as above.
+//!
 //! Plain `newreno` honours ELN marks whenever ELN agents put them there (NewReno + ELN).
 
 use super::newreno::reno_increase;
@@ -47,8 +58,15 @@ pub struct CrossLayer {
     pub switches: u64,
     /// Relative band below the threshold before switching back to ERN.
     hysteresis: f64,
-    /// The online threshold estimate (AdaptiveOnline).
+    /// The online threshold estimate (AdaptiveOnline), a path loss rate.
     pub online: Option<f64>,
+    /// Hops of the route: puts path loss rates on the per-link scale of the threshold.
+    hops: f64,
+    /// The online crossing point by Padhye's model with timeouts (else Mathis's).
+    padhye: bool,
+    /// Floor of the RTO estimate (s) and the RTT variation (s) of RFC 6298.
+    min_rto: f64,
+    rttvar: Option<f64>,
     /// ACKs on which the ERN cap lowered cwnd.
     pub capped: u64,
     mss: u64,
@@ -77,6 +95,21 @@ impl CrossLayer {
         if window < 1.0 {
             return Err(("per_window".into(), format!("must be >= 1, got {window}")));
         }
+        let hops = p.get("hops", 1.0)?;
+        if !(hops >= 1.0 && hops.is_finite()) {
+            return Err(("hops".into(), format!("must be >= 1, got {hops}")));
+        }
+        let model = p.get("online_model", 1.0)?;
+        if model != 0.0 && model != 1.0 {
+            return Err((
+                "online_model".into(),
+                format!("must be 0 (Mathis) or 1 (Padhye), got {model}"),
+            ));
+        }
+        let min_rto = p.get("min_rto", 0.2)?;
+        if !(min_rto > 0.0 && min_rto.is_finite()) {
+            return Err(("min_rto".into(), format!("must be > 0 s, got {min_rto}")));
+        }
         Ok(CrossLayer {
             mode,
             decay: 1.0 - 1.0 / window,
@@ -87,6 +120,10 @@ impl CrossLayer {
             switches: 0,
             hysteresis,
             online: None,
+            hops,
+            padhye: model == 1.0,
+            min_rto,
+            rttvar: None,
             capped: 0,
             mss: 0,
         })
@@ -99,6 +136,19 @@ impl CrossLayer {
         } else {
             0.0
         }
+    }
+
+    /// A path loss rate on the per-link scale: 1 − (1 − p)^(1/hops).
+    pub fn link_scale(&self, p: f64) -> f64 {
+        if self.hops == 1.0 {
+            return p;
+        }
+        1.0 - (1.0 - p.clamp(0.0, 1.0)).powf(1.0 / self.hops)
+    }
+
+    /// The channel-loss estimate on the per-link scale of the threshold.
+    pub fn per_link(&self) -> f64 {
+        self.link_scale(self.per())
     }
 
     fn ern_active(&self) -> bool {
@@ -125,12 +175,45 @@ impl CrossLayer {
             .min(1.0)
     }
 
-    /// The threshold in force.
+    /// Padhye et al.'s (1998) approximate throughput in bytes/s at loss rate `p`, one
+    /// segment acknowledged per ACK: MSS / (RTT·√(2p/3) + RTO·min(1, 3·√(3p/8))·p·(1 + 32p²)).
+    pub fn padhye_rate(p: f64, rtt: f64, rto: f64, mss: u64) -> f64 {
+        let d = rtt * (2.0 * p / 3.0).sqrt()
+            + rto * (3.0 * (3.0 * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+        mss as f64 / d
+    }
+
+    /// The loss rate at which Padhye's throughput falls to `rate_bps` (it falls as p rises:
+    /// bisection on a log scale between 10⁻⁶ and 1).
+    pub fn padhye_crossing(rate_bps: f64, rtt: f64, rto: f64, mss: u64) -> f64 {
+        let target = rate_bps / 8.0;
+        if rate_bps <= 0.0 || rtt <= 0.0 {
+            return 1.0;
+        }
+        let (mut lo, mut hi) = (1e-6f64.ln(), 0.0f64);
+        if Self::padhye_rate(1e-6, rtt, rto, mss) <= target {
+            return 1e-6;
+        }
+        if Self::padhye_rate(1.0, rtt, rto, mss) >= target {
+            return 1.0;
+        }
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if Self::padhye_rate(mid.exp(), rtt, rto, mss) > target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        (0.5 * (lo + hi)).exp()
+    }
+
+    /// The threshold in force, on the per-link scale.
     pub fn threshold(&self) -> Option<f64> {
         match self.mode {
             Mode::Ern => None,
             Mode::Adaptive { threshold } => Some(threshold),
-            Mode::AdaptiveOnline => self.online,
+            Mode::AdaptiveOnline => self.online.map(|p| self.link_scale(p)),
         }
     }
 
@@ -154,7 +237,7 @@ impl CongestionControl for CrossLayer {
             }
             // A band below the threshold keeps the mode from flapping on each loss while the
             // estimate sits near it.
-            let per = self.per();
+            let per = self.per_link();
             let want = if self.using_eln {
                 per > threshold * (1.0 - self.hysteresis)
             } else {
@@ -180,10 +263,24 @@ impl CongestionControl for CrossLayer {
     }
 
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let (Some(r), Some(srtt)) = (ack.rtt, ack.srtt) {
+            // RFC 6298's RTT variation, for the RTO the sender would compute.
+            let (r, s) = (r as f64 / SEC as f64, srtt as f64 / SEC as f64);
+            self.rttvar = Some(
+                self.rttvar
+                    .map_or(r / 2.0, |v| 0.75 * v + 0.25 * (s - r).abs()),
+            );
+        }
         if let (Mode::AdaptiveOnline, Some(rate), Some(srtt)) =
             (self.mode, ack.explicit_rate, ack.srtt)
         {
-            let p = Self::crossing(rate as f64, srtt, st.mss);
+            let p = if self.padhye {
+                let rtt = srtt as f64 / SEC as f64;
+                let rto = (rtt + 4.0 * self.rttvar.unwrap_or(rtt / 2.0)).max(self.min_rto);
+                Self::padhye_crossing(rate as f64, rtt, rto, st.mss)
+            } else {
+                Self::crossing(rate as f64, srtt, st.mss)
+            };
             // Smoothed: RTT samples jump with the TDMA slot waits.
             self.online = Some(self.online.map_or(p, |o| 0.9 * o + 0.1 * p));
         }
@@ -205,6 +302,7 @@ impl CongestionControl for CrossLayer {
 
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("xl_per_estimate", self.per()));
+        out.push(("xl_per_link_estimate", self.per_link()));
         out.push(("xl_switches", self.switches as f64));
         out.push(("xl_ern_capped_acks", self.capped as f64));
         out.push(("xl_using_eln_at_end", f64::from(u8::from(self.using_eln))));
@@ -233,7 +331,7 @@ mod tests {
         // Ten times the rate: a hundredth of the loss rate.
         let q = CrossLayer::crossing(10e6, 100 * MS, 1000);
         assert!((q / p - 0.01).abs() < 1e-9);
-        let mut c = xl(Mode::AdaptiveOnline);
+        let mut c = with(Mode::AdaptiveOnline, &[("online_model", 0.0)]);
         let mut st = CcState {
             cwnd: 10_000,
             ssthresh: 20_000,
@@ -248,6 +346,64 @@ mod tests {
             &mut st,
         );
         assert!((c.threshold().unwrap() - p).abs() < 1e-9);
+    }
+
+    fn with(mode: Mode, params: &[(&str, f64)]) -> CrossLayer {
+        let m: BTreeMap<String, f64> = params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        CrossLayer::new(mode, &mut Params::new(&m)).unwrap()
+    }
+
+    #[test]
+    fn padhye_throughput_and_its_crossing_point() {
+        // p = 1%, RTT 100 ms, RTO 1 s, 1000 B: 0.1·√(0.02/3) + 1·min(1, 3·√0.00375)·0.01·1.0032.
+        let d = 0.1 * (0.02f64 / 3.0).sqrt() + 3.0 * 0.00375f64.sqrt() * 0.01 * 1.0032;
+        let b = CrossLayer::padhye_rate(0.01, 0.1, 1.0, 1000);
+        assert!((b - 1000.0 / d).abs() < 1e-6, "{b}");
+        // The crossing point gives back the rate it was solved for.
+        let p = CrossLayer::padhye_crossing(1e6, 0.1, 1.0, 1000);
+        let back = CrossLayer::padhye_rate(p, 0.1, 1.0, 1000) * 8.0;
+        assert!((back / 1e6 - 1.0).abs() < 1e-6, "{p} {back}");
+        // Timeouts make losses costlier: the crossing lies below Mathis's, far below on a
+        // short path (a few ms, RTO 200 ms), where Mathis's model never sees a cost.
+        assert!(p < CrossLayer::crossing(1e6, 100 * MS, 1000));
+        let short = CrossLayer::padhye_crossing(10e6, 0.003, 0.2, 1460);
+        let mathis = CrossLayer::crossing(10e6, 3 * MS, 1460);
+        assert!(
+            short > 0.005 && short < 0.05 && mathis > 0.2,
+            "{short} {mathis}"
+        );
+    }
+
+    #[test]
+    fn the_path_estimate_is_put_on_the_links_scale() {
+        // Two hops of 1% each lose 1.99% of the path's segments: 1% a link again.
+        let c = with(Mode::Adaptive { threshold: 0.01 }, &[("hops", 2.0)]);
+        assert!((c.link_scale(0.0199) - 0.01).abs() < 1e-12);
+        let one = with(Mode::Adaptive { threshold: 0.01 }, &[]);
+        assert_eq!(one.link_scale(0.0199), 0.0199);
+        let m = BTreeMap::from([("hops".to_string(), 0.5)]);
+        assert!(CrossLayer::new(Mode::Ern, &mut Params::new(&m)).is_err());
+        // At 1.5% a path of two hops (0.75% a link) stays with ERN; one hop switches.
+        for (hops, eln) in [(2.0, false), (1.0, true)] {
+            let mut c = with(Mode::Adaptive { threshold: 0.01 }, &[("hops", hops)]);
+            let mut st = CcState {
+                cwnd: 10_000,
+                ssthresh: 20_000,
+                mss: 1000,
+            };
+            for k in 0..4000u64 {
+                c.on_sent(0, 1000, &mut st);
+                let lost = k % 200 < 3;
+                c.on_ack_header(&AckInfo {
+                    eln: lost,
+                    dup_ack: lost,
+                    ack_seq: k,
+                    ..Default::default()
+                });
+            }
+            assert!((c.per() - 0.015).abs() < 0.004, "{}", c.per());
+            assert_eq!(c.using_eln, eln, "hops {hops}");
+        }
     }
 
     #[test]

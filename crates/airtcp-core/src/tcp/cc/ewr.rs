@@ -18,6 +18,20 @@
 //! silent, e.g. waiting for its retransmission timer, and the echo is stale). Until it has
 //! both an estimate and RTT_min the receiver advertises two segments.
 //!
+//! Two readings of the paper are parameters of the receiver (docs/schemes/ewr.md):
+//!
+//! - `interval` (default 0): 0 takes Eq. 1 per packet, as above. k > 0 takes one sample per
+//!   interval of at least k · RTT_min: d_n is the bytes that arrived since the previous
+//!   sample and t_n − t_{n−1} the time between the two. This measures the flow's own arrival
+//!   rate (cwnd / RTT) rather than the link's, so oCwnd = RTT_min · cwnd / RTT ≤ cwnd: the
+//!   window can no longer grow by (b), only by the +2 of (c), which the advertised window caps.
+//! - `loss_term` (default 0): 1 caps Bw_est in Eq. 3 at the throughput of Padhye et al. [6]
+//!   for the loss rate the receiver sees (new holes in the sequence space over segments
+//!   received), R = RTT_min, T0 = 4 · RTT_min, one ACK per segment: the paper's "including
+//!   congestion-related packet loss probability into the packet arrival rate calculation",
+//!   for which it gives no formula. The receiver cannot tell congestion losses from others, so
+//!   every hole counts.
+//!
 //! Sender (`Ewr`), per the paper's pseudo-code:
 //!
 //! - (b) on each ACK outside loss recovery: cwnd = oCwnd (the advertised window);
@@ -42,8 +56,11 @@ use crate::tcp::receiver::RwndPolicy;
 pub struct EwrReceiver {
     /// δ, the filter gain for n ≥ 2.
     delta: f64,
-    /// Arrival time of the previous data segment, t_{n−1}.
+    /// Arrival time of the previous data segment, t_{n−1} (of the previous sample, with
+    /// `interval`).
     last: Option<Time>,
+    /// Arrival time of the previous data segment.
+    arrived: Option<Time>,
     /// Bytes that arrived at the same instant as the previous segment (no interval yet).
     pending: u64,
     /// Samples taken so far (n).
@@ -54,6 +71,14 @@ pub struct EwrReceiver {
     pub rtt_min: Option<Time>,
     /// The largest segment seen (seg_size).
     seg: u64,
+    /// Sampling interval in RTT_min (0: per packet).
+    interval: f64,
+    /// Cap the estimate at Padhye's throughput for the loss rate seen.
+    loss_term: bool,
+    /// End of the highest segment received, and how many holes opened above it.
+    high: u64,
+    pub holes: u64,
+    pub segments: u64,
 }
 
 impl EwrReceiver {
@@ -62,15 +87,53 @@ impl EwrReceiver {
         if !(0.0..1.0).contains(&delta) {
             return Err(("delta".into(), format!("must be in [0, 1), got {delta}")));
         }
+        let interval = p.get("interval", 0.0)?;
+        if !(0.0..=1000.0).contains(&interval) {
+            return Err((
+                "interval".into(),
+                format!("must be in [0, 1000] round trips, got {interval}"),
+            ));
+        }
+        let loss_term = p.get("loss_term", 0.0)?;
+        if loss_term != 0.0 && loss_term != 1.0 {
+            return Err((
+                "loss_term".into(),
+                format!("must be 0 (off) or 1 (on), got {loss_term}"),
+            ));
+        }
         Ok(EwrReceiver {
             delta,
             last: None,
+            arrived: None,
             pending: 0,
             samples: 0,
             estimate: 0.0,
             rtt_min: None,
             seg: 0,
+            interval,
+            loss_term: loss_term == 1.0,
+            high: 0,
+            holes: 0,
+            segments: 0,
         })
+    }
+
+    /// The receiver's loss rate: holes opened over segments received.
+    pub fn loss_rate(&self) -> f64 {
+        if self.segments == 0 {
+            0.0
+        } else {
+            self.holes as f64 / self.segments as f64
+        }
+    }
+
+    /// Padhye et al.'s throughput (bytes/s) for loss rate `p`, round trip `r` (s), segment
+    /// `seg` bytes, T0 = 4r and one ACK per segment (b = 1).
+    pub fn padhye(p: f64, r: f64, seg: f64) -> f64 {
+        let t0 = 4.0 * r;
+        let denom = r * (2.0 * p / 3.0).sqrt()
+            + t0 * (3.0 * (3.0 * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+        seg / denom
     }
 
     /// Eqs. 1 and 2 for a segment of `bytes` arriving at `now`.
@@ -79,11 +142,28 @@ impl EwrReceiver {
             self.last = Some(now);
             return;
         };
+        if self.interval > 0.0 {
+            // One sample per interval: wait until k · RTT_min has passed (no sample before
+            // RTT_min is known), counting every byte since the previous sample.
+            self.pending += bytes;
+            let Some(r) = self.rtt_min else { return };
+            let span = ((self.interval * r as f64) as Time).max(1);
+            if now < prev + span {
+                return;
+            }
+            let bytes = std::mem::take(&mut self.pending);
+            self.take_sample(bytes as f64 / ((now - prev) as f64 / SEC as f64), now);
+            return;
+        }
         if now <= prev {
             self.pending += bytes;
             return;
         }
         let sample = (bytes + self.pending) as f64 / ((now - prev) as f64 / SEC as f64);
+        self.take_sample(sample, now);
+    }
+
+    fn take_sample(&mut self, sample: f64, now: Time) {
         self.pending = 0;
         self.last = Some(now);
         self.samples += 1;
@@ -92,10 +172,17 @@ impl EwrReceiver {
         self.estimate = d * self.estimate + (1.0 - d) * sample;
     }
 
-    /// Eq. 3 in bytes (RTT_min · Bw_est), once both are known.
+    /// Eq. 3 in bytes (RTT_min · Bw_est), once both are known; with the loss term the
+    /// estimate is capped at Padhye's throughput once a loss has been seen.
     pub fn ocwnd(&self) -> Option<f64> {
         let rtt = self.rtt_min? as f64 / SEC as f64;
-        (self.samples > 0).then_some(rtt * self.estimate)
+        let p = self.loss_rate();
+        let bw = if self.loss_term && p > 0.0 && rtt > 0.0 {
+            self.estimate.min(Self::padhye(p, rtt, self.seg as f64))
+        } else {
+            self.estimate
+        };
+        (self.samples > 0).then_some(rtt * bw)
     }
 }
 
@@ -107,12 +194,19 @@ impl RwndPolicy for EwrReceiver {
         // The sample counts only if data arrived after the echoed ACK was sent. If nothing
         // did, the sender was silent (waiting for its retransmission timer), the echo is
         // stale and the time would include the wait.
-        let fresh = self.last.is_some_and(|prev| prev > tcp.ts_ecr);
+        let fresh = self.arrived.is_some_and(|prev| prev > tcp.ts_ecr);
+        self.arrived = Some(now);
         if tcp.ts_ecr > 0 && now >= tcp.ts_ecr && fresh {
             let rtt = now - tcp.ts_ecr;
             self.rtt_min = Some(self.rtt_min.map_or(rtt, |m| m.min(rtt)));
         }
         self.seg = self.seg.max(tcp.len as u64);
+        self.segments += 1;
+        let end = tcp.seq + tcp.len as u64;
+        if self.segments > 1 && tcp.seq > self.high {
+            self.holes += 1;
+        }
+        self.high = self.high.max(end);
         self.on_arrival(now, tcp.len as u64);
     }
 
@@ -133,6 +227,9 @@ impl RwndPolicy for EwrReceiver {
             "ewr_rx_rtt_min_s",
             self.rtt_min.map_or(f64::NAN, |t| t as f64 / SEC as f64),
         ));
+        if self.loss_term {
+            out.push(("ewr_rx_loss_rate", self.loss_rate()));
+        }
     }
 }
 
@@ -433,8 +530,116 @@ mod tests {
         assert_eq!(e.states, [1, 1, 1]);
     }
 
+    fn rx_with(k: &str, v: f64) -> EwrReceiver {
+        let mut m = BTreeMap::new();
+        m.insert(k.to_string(), v);
+        EwrReceiver::new(&mut Params::new(&m)).unwrap()
+    }
+
+    #[test]
+    fn the_interval_reading_samples_once_per_rtt_min_and_cannot_exceed_the_flow_rate() {
+        let mut r = rx_with("interval", 1.0);
+        let ip = IpHeader::default();
+        let seg = |seq: u64, ts_ecr: Time| TcpHeader {
+            seq,
+            len: 1000,
+            ts_ecr,
+            ..Default::default()
+        };
+        // Two segments back to back: per packet this would be a 1 MB/s sample.
+        r.on_segment(10 * MS, &ip, &seg(0, 0));
+        r.on_segment(11 * MS, &ip, &seg(1000, 0));
+        assert_eq!(r.samples, 0, "no sample before RTT_min is known");
+        // RTT_min 50 ms from the echo of the ACK sent at 10 ms.
+        r.on_segment(60 * MS, &ip, &seg(2000, 10 * MS));
+        assert_eq!(r.rtt_min, Some(50 * MS));
+        // 50 ms after the first arrival: 2000 bytes (the first only starts the clock) in
+        // 50 ms, 40 kB/s, a window of two segments per round trip.
+        assert_eq!(r.samples, 1);
+        assert!((r.estimate - 40_000.0).abs() < 1e-6, "{}", r.estimate);
+        // Segments 1 ms apart do not make a sample until 50 ms have passed.
+        r.on_segment(61 * MS, &ip, &seg(3000, 11 * MS));
+        r.on_segment(62 * MS, &ip, &seg(4000, 11 * MS));
+        assert_eq!(r.samples, 1);
+        r.on_segment(110 * MS, &ip, &seg(5000, 60 * MS));
+        assert_eq!(r.samples, 2);
+        // 3000 bytes in 50 ms: 60 kB/s; 0.7 * 40e3 + 0.3 * 60e3 = 46 kB/s.
+        assert!((r.estimate - 46_000.0).abs() < 1e-6, "{}", r.estimate);
+        // oCwnd = 50 ms * 46 kB/s = 2300 bytes: what the flow sent per round trip, no more.
+        assert_eq!(r.window(110 * MS, 65_536), 2300);
+    }
+
+    #[test]
+    fn padhye_throughput_and_the_loss_term_cap() {
+        // p = 1%, R = 100 ms, T0 = 400 ms, 1000-byte segments:
+        // R sqrt(2p/3) = 0.1 * 0.0816497 = 0.00816497;
+        // T0 min(1, 3 sqrt(3p/8)) p (1 + 32p²) = 0.4 * 0.1837117 * 0.01 * 1.0032 = 0.00073720.
+        let b = EwrReceiver::padhye(0.01, 0.1, 1000.0);
+        assert!(
+            (b - 1000.0 / (0.008_164_97 + 0.000_737_20)).abs() < 0.5,
+            "{b}"
+        );
+        let mut off = rx();
+        let mut on = rx_with("loss_term", 1.0);
+        let ip = IpHeader::default();
+        for r in [&mut off, &mut on] {
+            // Nine segments 1 ms apart, the fifth missing: one hole in eight arrivals.
+            for (k, t) in (0..9u64).zip(10u64..) {
+                if k == 4 {
+                    continue;
+                }
+                let h = TcpHeader {
+                    seq: k * 1000,
+                    len: 1000,
+                    ts_ecr: if k >= 2 { 10 * MS } else { 0 },
+                    ..Default::default()
+                };
+                r.on_segment(t * MS + if k >= 2 { 40 * MS } else { 0 }, &ip, &h);
+            }
+        }
+        assert_eq!((on.holes, on.segments), (1, 8));
+        assert_eq!(on.loss_rate(), 0.125);
+        let rtt = on.rtt_min.unwrap() as f64 / SEC as f64;
+        let cap = EwrReceiver::padhye(0.125, rtt, 1000.0);
+        assert!(cap < on.estimate, "the cap binds at 12.5% loss");
+        assert!((on.ocwnd().unwrap() - rtt * cap).abs() < 1e-6);
+        assert!((off.ocwnd().unwrap() - rtt * off.estimate).abs() < 1e-6);
+        assert_eq!(off.estimate, on.estimate, "the filter itself is the same");
+    }
+
+    #[test]
+    fn the_cwnd_above_ssthresh_branches_leave_the_usable_window_as_it_was() {
+        // The sender sends min(cwnd, rwnd) and rwnd is oCwnd = ssthresh. Where (c) sets
+        // cwnd = oCwnd because cwnd > ssthresh (linear increase and wait-and-see), the usable
+        // window is oCwnd before and after; wait-and-see below ssthresh keeps cwnd; only +2 below
+        // oCwnd and the congestion branch change what may be sent.
+        let e = ewr();
+        let m = 1000;
+        let ocwnd = 10_000;
+        let usable = |cwnd: u64| cwnd.min(ocwnd);
+        for x in [0.5, 5.0] {
+            let (_, _, w) = e.eer(x, 14_000, ocwnd, m);
+            assert_eq!(usable(w), usable(14_000), "x = {x}");
+        }
+        let (_, _, w) = e.eer(5.0, 6_000, ocwnd, m);
+        assert_eq!(usable(w), usable(6_000));
+        // cwnd = oCwnd (as (b) leaves it): +2 is above the advertised window, no effect.
+        let (_, _, w) = e.eer(0.5, ocwnd, ocwnd, m);
+        assert_eq!(usable(w), usable(ocwnd));
+        // Below oCwnd +2 counts, and the congestion branch cuts.
+        let (_, _, w) = e.eer(0.5, 6_000, ocwnd, m);
+        assert_eq!(usable(w), 8_000);
+        let (_, _, w) = e.eer(20.0, 6_000, ocwnd, m);
+        assert_eq!(usable(w), 1000);
+    }
+
     #[test]
     fn parameters_are_checked() {
+        for (k, v) in [("interval", -1.0), ("loss_term", 0.5)] {
+            let mut m = BTreeMap::new();
+            m.insert(k.to_string(), v);
+            assert_eq!(EwrReceiver::new(&mut Params::new(&m)).err().unwrap().0, k);
+        }
         let mut m = BTreeMap::new();
         m.insert("beta".to_string(), 0.5);
         assert_eq!(Ewr::new(&mut Params::new(&m)).err().unwrap().0, "beta");

@@ -6,36 +6,58 @@
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod bbr;
+pub mod bic;
 pub mod crosslayer;
 pub mod cubic;
+pub mod dctcp;
 pub mod ewr;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
+pub mod illinois;
 pub mod jersey;
+pub mod ledbat;
+pub mod lp;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
 pub mod oracle;
+pub mod params;
 pub mod rttround;
+pub mod scalable;
 pub mod tibet;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod wmecn;
+pub mod yeah;
 
 pub use bbr::Bbr;
+pub use bic::Bic;
 pub use crosslayer::{CrossLayer, Mode as CrossLayerMode};
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use ewr::{Ewr, EwrReceiver};
+pub use highspeed::HighSpeed;
+pub use htcp::Htcp;
+pub use hybla::Hybla;
+pub use illinois::Illinois;
 pub use jersey::Jersey;
+pub use ledbat::Ledbat;
+pub use lp::Lp;
 pub use mecn::Mecn;
 pub use muzha::Muzha;
 pub use newreno::{reno_increase, NewReno};
 pub use oracle::Oracle;
+pub use scalable::Scalable;
 pub use tibet::Tibet;
 pub use vegas::Vegas;
 pub use veno::Veno;
 pub use westwood::Westwood;
 pub use wmecn::Wmecn;
+pub use yeah::Yeah;
 
+pub use params::{ParamSpec, Params};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -224,47 +246,6 @@ pub trait CongestionControl {
     fn set_rng(&mut self, _rng: crate::engine::Rng) {}
 }
 
-/// A scheme's parameters from the scenario (`cc_params`), read with defaults; keys nobody
-/// read are reported as errors.
-pub struct Params<'a> {
-    map: &'a BTreeMap<String, f64>,
-    used: Vec<&'static str>,
-}
-
-impl<'a> Params<'a> {
-    pub fn new(map: &'a BTreeMap<String, f64>) -> Self {
-        Params { map, used: vec![] }
-    }
-
-    pub fn get(&mut self, key: &'static str, default: f64) -> Result<f64, (String, String)> {
-        self.used.push(key);
-        match self.map.get(key) {
-            None => Ok(default),
-            Some(v) if v.is_finite() => Ok(*v),
-            Some(v) => Err((key.into(), format!("must be finite, got {v}"))),
-        }
-    }
-
-    /// Error for the first key the scheme does not know.
-    pub fn finish(&self, scheme: &str) -> Result<(), (String, String)> {
-        for k in self.map.keys() {
-            if !self.used.contains(&k.as_str()) {
-                let msg = if self.used.is_empty() {
-                    format!("'{scheme}' takes no parameters")
-                } else {
-                    crate::util::unknown_name("parameter", k, &self.used).replacen(
-                        "unknown parameter",
-                        &format!("'{scheme}' has no parameter"),
-                        1,
-                    )
-                };
-                return Err((k.clone(), msg));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Standard ssthresh after a loss: max(FlightSize / 2, 2 * SMSS) (RFC 5681 eq. 4).
 pub fn half_flight(in_flight: u64, mss: u64) -> u64 {
     (in_flight / 2).max(2 * mss)
@@ -294,6 +275,8 @@ pub struct SchemeInfo {
     pub build: Constructor,
     pub receiver: Option<ReceiverConstructor>,
     pub timestamps: bool,
+    /// Every `cc_params` key the scheme (both halves) reads, with its default.
+    pub params: &'static [ParamSpec],
 }
 
 /// Builds a scheme from its parameters; errors are (parameter, message).
@@ -317,10 +300,6 @@ fn boxed<C: CongestionControl + 'static>(
     Ok(Box::new(c))
 }
 
-/// Schemes with an `ns3` parameter selecting ns-3.44's variant of their rules (the `ns3`
-/// profile's default; docs/tcp_profiles.md).
-pub const NS3_VARIANTS: [&str; 3] = ["westwood+", "vegas", "veno"];
-
 /// The scheme registry: adding a scheme is one file plus one entry here.
 pub const SCHEMES: &[SchemeInfo] = &[
     SchemeInfo {
@@ -332,6 +311,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |_| boxed(NewReno),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "newreno",
@@ -340,6 +320,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |_| boxed(NewReno),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "sack",
@@ -348,6 +329,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |_| boxed(NewReno),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "westwood",
@@ -356,6 +338,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Westwood::new(false, p)?),
         receiver: None,
         timestamps: false,
+        params: params::WESTWOOD,
     },
     SchemeInfo {
         name: "westwood+",
@@ -364,6 +347,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Westwood::new(true, p)?),
         receiver: None,
         timestamps: false,
+        params: params::WESTWOOD,
     },
     SchemeInfo {
         name: "newreno-ern",
@@ -372,6 +356,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::Ern, p)?),
         receiver: None,
         timestamps: false,
+        params: params::CROSSLAYER,
     },
     SchemeInfo {
         name: "newreno-adaptive",
@@ -380,14 +365,16 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::Adaptive { threshold: 0.01 }, p)?),
         receiver: None,
         timestamps: false,
+        params: params::ADAPTIVE,
     },
     SchemeInfo {
         name: "newreno-adaptive-online",
-        description: "Adaptive NewReno with its threshold estimated online: ELN once the path's channel-loss rate exceeds the rate at which NewReno's loss-limited rate (1.22 MSS/(RTT sqrt p)) falls to the echoed explicit rate",
+        description: "Adaptive NewReno with its threshold estimated online: ELN once the channel-loss rate exceeds the rate at which NewReno's loss-limited rate (Padhye's, with timeouts; Mathis's with online_model = 0) falls to the echoed explicit rate",
         recovery: RecoveryKind::NewReno,
         build: |p| boxed(CrossLayer::new(crosslayer::Mode::AdaptiveOnline, p)?),
         receiver: None,
         timestamps: false,
+        params: params::CROSSLAYER,
     },
     SchemeInfo {
         name: "tibet",
@@ -396,6 +383,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Tibet::new(p)?),
         receiver: None,
         timestamps: false,
+        params: params::TIBET,
     },
     SchemeInfo {
         name: "vegas",
@@ -404,6 +392,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Vegas::new(p)?),
         receiver: None,
         timestamps: false,
+        params: params::VEGAS,
     },
     SchemeInfo {
         name: "veno",
@@ -412,6 +401,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Veno::new(p)?),
         receiver: None,
         timestamps: false,
+        params: params::VENO,
     },
     SchemeInfo {
         name: "cubic",
@@ -420,6 +410,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: cubic::build,
         receiver: None,
         timestamps: false,
+        params: params::CUBIC,
     },
     SchemeInfo {
         name: "bbr",
@@ -429,6 +420,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |_| boxed(Bbr::new()),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "mecn",
@@ -438,6 +430,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Mecn::new(p)?),
         receiver: None,
         timestamps: false,
+        params: params::MECN,
     },
     SchemeInfo {
         name: "muzha",
@@ -446,6 +439,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Muzha::new(p)?),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "wmecn",
@@ -454,6 +448,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Wmecn::new(p)?),
         receiver: None,
         timestamps: false,
+        params: params::WMECN,
     },
     SchemeInfo {
         name: "jersey",
@@ -462,6 +457,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Jersey::new(false, p)?),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
     SchemeInfo {
         name: "newjersey",
@@ -470,6 +466,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Jersey::new(true, p)?),
         receiver: None,
         timestamps: true,
+        params: &[],
     },
     SchemeInfo {
         name: "ewr",
@@ -478,6 +475,97 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |p| boxed(Ewr::new(p)?),
         receiver: Some(|p| Ok(Box::new(EwrReceiver::new(p)?))),
         timestamps: true,
+        params: params::EWR,
+    },
+    SchemeInfo {
+        name: "highspeed",
+        description: "HighSpeed TCP (RFC 3649): above 38 segments grows a(w) and cuts b(w) of the window, from a(w) = 1, b = 0.5 at 38 to a = 72, b = 0.1 at 83000 (response w = 0.12/p^0.835)",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(HighSpeed::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: highspeed::PARAMS,
+    },
+    SchemeInfo {
+        name: "scalable",
+        description: "Scalable TCP (Kelly 2003): above 16 segments cwnd += 0.01 per ACK and x 0.875 on loss, a recovery time independent of the window",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Scalable::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: scalable::PARAMS,
+    },
+    SchemeInfo {
+        name: "bic",
+        description: "BIC TCP (Xu, Harfoush & Rhee 2004): binary search toward the window of the last loss W_max (steps 0.01..32 segments per RTT), max probing past it, cut by 1/8, fast convergence; standard TCP below 14 segments",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Bic::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: bic::PARAMS,
+    },
+    SchemeInfo {
+        name: "hybla",
+        description: "TCP Hybla (Caini & Firrincieli 2004): rho = RTT/25 ms scales slow start (+2^rho - 1 per ACK) and congestion avoidance (+rho^2/cwnd), so long-delay paths gain window as a 25 ms one",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Hybla::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: hybla::PARAMS,
+    },
+    SchemeInfo {
+        name: "illinois",
+        description: "TCP-Illinois (Liu, Basar & Srikant 2006): AIMD with increase alpha 10..0.3 and decrease beta 1/8..1/2 set each RTT from the average queueing delay against the largest seen; standard TCP below 15 segments",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Illinois::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: illinois::PARAMS,
+    },
+    SchemeInfo {
+        name: "htcp",
+        description: "H-TCP (Leith & Shorten 2004): increase alpha = 1 + 10(D - 1) + ((D - 1)/2)^2 segments per RTT after D > 1 s without congestion, scaled 2(1 - beta); backoff beta = RTTmin/RTTmax in [0.5, 0.8], 0.5 when the throughput moved > 20%",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Htcp::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: htcp::PARAMS,
+    },
+    SchemeInfo {
+        name: "ledbat",
+        description: "LEDBAT (RFC 6817): less-than-best-effort; one-way delay from timestamps, cwnd += off_target x MSS/cwnd per ACK with off_target = (100 ms - queueing delay)/100 ms, so it yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Ledbat::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: ledbat::PARAMS,
+    },
+    SchemeInfo {
+        name: "dctcp",
+        description: "DCTCP (RFC 8257): alpha = EWMA (g = 1/16) of the fraction of CE-marked bytes per window; cwnd x (1 - alpha/2) once per window with marks; needs an ecn_threshold queue (marking above K)",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Dctcp::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: dctcp::PARAMS,
+    },
+    SchemeInfo {
+        name: "lp",
+        description: "TCP-LP (Kuzmanovic & Knightly 2003): low priority; a smoothed one-way delay past 15% of its min-max range halves cwnd and starts a 3-RTT inference phase (a second indication in it: 1 segment); yields to standard TCP",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Lp::new(p)?),
+        receiver: None,
+        timestamps: true,
+        params: lp::PARAMS,
+    },
+    SchemeInfo {
+        name: "yeah",
+        description: "YeAH-TCP (Baiocchi, Castellani & Vacirca 2007): Scalable increase while the estimated backlog Q < 80 segments and the queueing delay < RTTbase/8, Reno otherwise with precautionary decongestion; a loss removes max(Q, cwnd/8) unless competing with Reno",
+        recovery: RecoveryKind::NewReno,
+        build: |p| boxed(Yeah::new(p)?),
+        receiver: None,
+        timestamps: false,
+        params: yeah::PARAMS,
     },
     SchemeInfo {
         name: "oracle",
@@ -487,6 +575,7 @@ pub const SCHEMES: &[SchemeInfo] = &[
         build: |_| boxed(Oracle),
         receiver: None,
         timestamps: false,
+        params: &[],
     },
 ];
 
@@ -503,19 +592,64 @@ pub fn build_flow(
             crate::util::unknown_name("scheme", name, &names),
         ));
     };
-    let mut p = Params::new(params);
-    let cc = (info.build)(&mut p)?;
+    let given = params;
+    let params = scoped(name, given);
+    // An error names the key as the scenario gave it (`ewr.interval`, not `interval`).
+    let key = |(k, m): (String, String)| {
+        let full = format!("{name}.{k}");
+        if !given.contains_key(&k) && given.contains_key(&full) {
+            (full, m)
+        } else {
+            (k, m)
+        }
+    };
+    let mut p = Params::declared(&params, info.params);
+    let cc = (info.build)(&mut p).map_err(key)?;
     let receiver = match info.receiver {
-        Some(make) => Some(make(&mut p)?),
+        Some(make) => Some(make(&mut p).map_err(key)?),
         None => None,
     };
-    p.finish(name)?;
+    p.finish(name).map_err(key)?;
     Ok(BuiltScheme {
         cc,
         recovery: info.recovery,
         receiver,
         timestamps: info.timestamps,
     })
+}
+
+/// A flow's parameters as scheme `name` reads them: a key `<scheme>.<param>` is `<param>` for
+/// that scheme and ignored by every other registered scheme, so a sweep whose grid changes
+/// the scheme can carry one scheme's parameter on every flow. Other keys pass as they are; a
+/// scoped key wins over the same plain key (a profile's default filled in beside it).
+fn scoped(name: &str, params: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let mut mine = Vec::new();
+    for (k, v) in params {
+        match k.split_once('.') {
+            Some((scheme, key)) if scheme == name => mine.push((key, *v)),
+            Some((scheme, _)) if SCHEMES.iter().any(|s| s.name == scheme) => {}
+            _ => {
+                out.insert(k.clone(), *v);
+            }
+        }
+    }
+    for (k, v) in mine {
+        out.insert(k.to_string(), v);
+    }
+    out
+}
+
+/// Under the `ns3` profile: the defaults of scheme `name`'s parameters where ns-3.44 departs
+/// from the scheme's source, for every key the scenario leaves out.
+pub fn apply_ns3_defaults(name: &str, params: &mut BTreeMap<String, f64>) {
+    if let Some(info) = SCHEMES.iter().find(|s| s.name == name) {
+        for spec in info.params {
+            if let Some(v) = spec.ns3_default {
+                params.entry(spec.name.to_string()).or_insert(v);
+            }
+        }
+    }
 }
 
 /// Build the sender's half of scheme `name` (tests, examples). Errors are (parameter or "",
@@ -549,6 +683,23 @@ mod registry_tests {
             );
             assert!(!s.description.is_empty());
         }
+    }
+
+    #[test]
+    fn parameters_scoped_to_a_scheme_reach_only_that_scheme() {
+        let mut m = BTreeMap::new();
+        m.insert("ewr.interval".to_string(), 1.0);
+        assert!(
+            build("newreno", &m).is_ok(),
+            "another scheme's parameter is ignored"
+        );
+        assert!(build("ewr", &m).is_ok());
+        m.insert("ewr.intervl".to_string(), 1.0);
+        let e = build("ewr", &m).err().unwrap();
+        assert_eq!(e.0, "ewr.intervl");
+        let mut m = BTreeMap::new();
+        m.insert("nosuch.x".to_string(), 1.0);
+        assert_eq!(build("newreno", &m).err().unwrap().0, "nosuch.x");
     }
 
     #[test]

@@ -147,10 +147,9 @@ impl Vegas {
         if ns3 != 0.0 && ns3 != 1.0 {
             return Err(("ns3".into(), format!("must be 0 or 1, got {ns3}")));
         }
-        // ns-3's attribute defaults for its variant, the paper's second setting.
-        let (a0, b0) = if ns3 == 1.0 { (2.0, 4.0) } else { (1.0, 3.0) };
-        let alpha = p.get("alpha", a0)?;
-        let beta = p.get("beta", b0)?;
+        // The ns3 profile's defaults are ns-3's attributes, 2 and 4 (params.rs).
+        let alpha = p.get("alpha", 1.0)?;
+        let beta = p.get("beta", 3.0)?;
         let gamma = p.get("gamma", 1.0)?;
         if !(alpha >= 0.0 && beta >= alpha) {
             return Err((
@@ -320,7 +319,7 @@ mod tests {
 
     fn ns3_vegas() -> Vegas {
         let mut m = BTreeMap::new();
-        m.insert("ns3".to_string(), 1.0);
+        crate::tcp::cc::apply_ns3_defaults("vegas", &mut m);
         Vegas::new(&mut Params::new(&m)).unwrap()
     }
 
@@ -339,7 +338,12 @@ mod tests {
 
     #[test]
     fn ns3_defaults_are_its_attributes() {
-        let v = ns3_vegas();
+        let mut m = BTreeMap::new();
+        crate::tcp::cc::apply_ns3_defaults("vegas", &mut m);
+        assert_eq!(m.get("alpha"), Some(&2.0));
+        assert_eq!(m.get("beta"), Some(&4.0));
+        assert_eq!(m.get("ns3"), Some(&1.0));
+        let v = Vegas::new(&mut Params::new(&m)).unwrap();
         assert_eq!((v.alpha, v.beta, v.gamma), (2.0, 4.0, 1.0));
         assert_eq!((vegas().alpha, vegas().beta), (1.0, 3.0));
     }

@@ -123,11 +123,8 @@ impl Westwood {
         let tau = p.get("tau", 0.5)?;
         let alpha = p.get("alpha", 0.9)?;
         let ns3 = p.get("ns3", 0.0)?;
-        if ns3 != 0.0 && (ns3 != 1.0 || !plus) {
-            return Err((
-                "ns3".into(),
-                format!("must be 0 or 1 (westwood+ only), got {ns3}"),
-            ));
+        if ns3 != 0.0 && ns3 != 1.0 {
+            return Err(("ns3".into(), format!("must be 0 or 1, got {ns3}")));
         }
         if tau <= 0.0 {
             return Err(("tau".into(), format!("must be > 0, got {tau}")));
@@ -146,7 +143,8 @@ impl Westwood {
             window_start: None,
             window_bytes: 0,
             pending: 0,
-            ns3: (ns3 == 1.0).then(Ns3Estimator::default),
+            // ns-3.44 has Westwood+ only: plain Westwood keeps the paper's estimator.
+            ns3: (plus && ns3 == 1.0).then(Ns3Estimator::default),
         })
     }
 
@@ -435,10 +433,10 @@ mod tests {
     fn ns3_parameter_is_checked() {
         let mut m = BTreeMap::new();
         m.insert("ns3".to_string(), 1.0);
-        assert_eq!(
-            Westwood::new(false, &mut Params::new(&m)).err().unwrap().0,
-            "ns3"
-        );
+        assert!(Westwood::new(false, &mut Params::new(&m))
+            .unwrap()
+            .ns3
+            .is_none());
         m.insert("ns3".to_string(), 2.0);
         assert!(Westwood::new(true, &mut Params::new(&m)).is_err());
     }

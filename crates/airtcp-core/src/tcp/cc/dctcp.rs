@@ -1,0 +1,236 @@
+//! DCTCP (RFC 8257). Routers mark CE when the instantaneous queue exceeds K (the
+//! `ecn_threshold` queue); the receiver echoes each segment's mark, and the sender estimates
+//! the fraction α of marked data once per window (section 3.3):
+//! - per ACK, BytesAcked += newly acknowledged bytes, and BytesMarked too if the ACK echoes CE;
+//! - when the ACK passes WindowEnd: M = BytesMarked/BytesAcked, α ← (1 − g)·α + g·M,
+//!   WindowEnd = SND.NXT, both counts reset; g = 1/16;
+//! - on an ACK echoing CE, at most once per window: cwnd ← cwnd·(1 − α/2), ssthresh = cwnd;
+//! - window growth and the reaction to loss are standard TCP's (section 3.5: halving).
+//!
+//! α starts at 1 (the conservative choice: the first marked window halves, as a standard ECN
+//! sender would). Marks are read per segment from the echoed codepoint (accurate feedback, as
+//! RFC 8257 section 3.2's receiver gives, without delayed ACKs exactly; with delayed ACKs an
+//! ACK echoes CE if any segment it covers was marked).
+//!
+//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpDctcp::GetSsThresh`, which
+//! answers a loss with the same (1 − α/2) cut instead of halving.
+
+use super::{
+    half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
+    Params, Reaction,
+};
+use crate::engine::Time;
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("g", 0.0625, "g, the gain of the marked-fraction EWMA"),
+    ParamSpec::new("alpha_init", 1.0, "initial alpha"),
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "1: a loss cuts by alpha/2 too, as ns-3's TcpDctcp",
+    ),
+];
+
+/// The echoed codepoint of a CE-marked segment.
+const CE: u8 = 0b11;
+
+#[derive(Clone, Debug)]
+pub struct Dctcp {
+    g: f64,
+    ns3: bool,
+    pub alpha: f64,
+    bytes_acked: u64,
+    bytes_marked: u64,
+    window_end: Option<u64>,
+    /// No cut until the ACK passes this (the data sent when the last cut was made).
+    cut_end: Option<u64>,
+    ce: bool,
+    pub reductions: u64,
+}
+
+impl Dctcp {
+    pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
+        let g = p.spec(PARAMS, "g")?;
+        let alpha = p.spec(PARAMS, "alpha_init")?;
+        let ns3 = p.flag(PARAMS, "ns3")?;
+        if !(0.0 < g && g <= 1.0) {
+            return Err(("g".into(), format!("must be in (0, 1], got {g}")));
+        }
+        if !(0.0..=1.0).contains(&alpha) {
+            return Err((
+                "alpha_init".into(),
+                format!("must be in [0, 1], got {alpha}"),
+            ));
+        }
+        Ok(Dctcp {
+            g,
+            ns3,
+            alpha,
+            bytes_acked: 0,
+            bytes_marked: 0,
+            window_end: None,
+            cut_end: None,
+            ce: false,
+            reductions: 0,
+        })
+    }
+}
+
+impl CongestionControl for Dctcp {
+    fn multilevel_ecn(&self) -> bool {
+        // Reads each ACK's echoed codepoint itself instead of RFC 3168's sticky ECN-Echo.
+        true
+    }
+
+    fn on_feedback(&mut self, _now: Time, codepoint: u8) {
+        self.ce = codepoint == CE;
+    }
+
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        let snd_nxt = ack.ack_seq + ack.in_flight;
+        if ack.acked_bytes > 0 {
+            self.bytes_acked += ack.acked_bytes;
+            if self.ce {
+                self.bytes_marked += ack.acked_bytes;
+            }
+            match self.window_end {
+                None => self.window_end = Some(snd_nxt),
+                Some(end) if ack.ack_seq > end => {
+                    let m = self.bytes_marked as f64 / self.bytes_acked as f64;
+                    self.alpha = (1.0 - self.g) * self.alpha + self.g * m;
+                    self.window_end = Some(snd_nxt);
+                    self.bytes_acked = 0;
+                    self.bytes_marked = 0;
+                }
+                _ => {}
+            }
+        }
+        if self.ce && !ack.in_recovery && self.cut_end.is_none_or(|e| ack.ack_seq > e) {
+            let cwnd = ((st.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64).max(2 * st.mss);
+            st.cwnd = cwnd;
+            st.ssthresh = cwnd;
+            self.cut_end = Some(snd_nxt);
+            self.reductions += 1;
+            return;
+        }
+        reno_increase(ack, st);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        if self.ns3 {
+            let ss = (st.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
+            return Reaction::cut(ss.max(2 * st.mss));
+        }
+        Reaction::cut(half_flight(ev.in_flight, st.mss))
+    }
+
+    fn mark_reductions(&self) -> u64 {
+        self.reductions
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("dctcp_alpha", self.alpha));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CongestionKind;
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn dctcp(ns3: bool) -> Dctcp {
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), ns3 as u8 as f64);
+        Dctcp::new(&mut Params::new(&m)).unwrap()
+    }
+
+    /// One window of `n` one-segment ACKs from `seq`, the first `marked` echoing CE.
+    fn window(d: &mut Dctcp, st: &mut CcState, seq: &mut u64, n: u64, marked: u64) {
+        for k in 0..n {
+            d.on_feedback(0, if k < marked { CE } else { 0b01 });
+            *seq += 1000;
+            d.on_ack(
+                &AckInfo {
+                    acked_bytes: 1000,
+                    ack_seq: *seq,
+                    in_flight: n * 1000,
+                    ..Default::default()
+                },
+                st,
+            );
+        }
+    }
+
+    #[test]
+    fn alpha_is_an_ewma_of_the_marked_fraction_with_gain_one_sixteenth() {
+        let mut d = dctcp(false);
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let mut seq = 0;
+        // Opening ACK sets WindowEnd; then unmarked windows decay alpha by 15/16 each.
+        window(&mut d, &mut st, &mut seq, 1, 0);
+        let mut want = 1.0;
+        for _ in 0..5 {
+            window(&mut d, &mut st, &mut seq, 10, 0);
+            want *= 15.0 / 16.0;
+        }
+        assert!((d.alpha - want).abs() < 0.02, "{} vs {want}", d.alpha);
+        // A window with 4 of 10 segments marked: alpha = 15/16 alpha + 0.4/16 (measured
+        // on the window's ACKs as closed by the next ACK past WindowEnd).
+        let a0 = d.alpha;
+        window(&mut d, &mut st, &mut seq, 10, 4);
+        window(&mut d, &mut st, &mut seq, 1, 0);
+        let want = 15.0 / 16.0 * a0 + 0.4 / 16.0;
+        assert!((d.alpha - want).abs() < 0.01, "{} vs {want}", d.alpha);
+    }
+
+    #[test]
+    fn a_marked_window_cuts_by_alpha_over_two_once() {
+        let mut d = dctcp(false);
+        d.alpha = 0.25;
+        d.window_end = Some(1 << 40);
+        let mut st = CcState {
+            cwnd: 100_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let mut seq = 0;
+        window(&mut d, &mut st, &mut seq, 10, 10);
+        // One cut by alpha/2 = 12.5%, then Reno growth on the other ACKs of the window.
+        assert_eq!(d.reductions, 1);
+        assert!(
+            (87_500..=87_500 + 10 * 12).contains(&st.cwnd),
+            "{}",
+            st.cwnd
+        );
+        assert_eq!(st.ssthresh, 87_500);
+    }
+
+    #[test]
+    fn a_loss_halves_unless_ns3() {
+        let st = CcState {
+            cwnd: 100_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: 100_000,
+            flight_size: 100_000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        let mut d = dctcp(false);
+        d.alpha = 0.2;
+        assert_eq!(d.on_congestion(&ev, &st).ssthresh, 50_000);
+        let mut n = dctcp(true);
+        n.alpha = 0.2;
+        assert_eq!(n.on_congestion(&ev, &st).ssthresh, 90_000);
+    }
+}

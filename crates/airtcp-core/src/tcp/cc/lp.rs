@@ -1,0 +1,266 @@
+//! TCP-LP (Kuzmanovic & Knightly, "TCP-LP: a distributed algorithm for low priority data
+//! transfer", INFOCOM 2003), a low-priority sender that yields to standard TCP flows by
+//! reacting to one-way delay before they see loss:
+//! - one-way delay d from timestamps (receiver's stamp less send time; a clock offset
+//!   cancels), smoothed sd ← (1 − γ)·sd + γ·d with γ = 1/8;
+//! - early congestion indication when sd > d_min + δ·(d_max − d_min), δ = 0.15, with d_min and
+//!   d_max the smallest and largest delays seen;
+//! - on an indication: cwnd ← cwnd/2 and an inference phase of itt = 3 RTT starts; an
+//!   indication within it sets cwnd = 1 segment; while it lasts the window does not grow;
+//! - slow start and losses as standard TCP.
+//!
+//! An indication is acted on at most once per window of data (only ACKs for data sent after
+//! the last reaction carry news of it; the paper does not say how often the test runs).
+//! Delays are taken at the timestamp clock's granularity, 1 ms (Linux's and ns-3's tick).
+//!
+//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpLp` (from Linux's
+//! `tcp_lp.c`): tested on every ACK, and after each reaction
+//! d_min and d_max restart from the smoothed delay (d_min = sd, d_max = 2·sd).
+
+use super::{
+    half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
+    Params, Reaction,
+};
+use crate::engine::{Time, MS};
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "delta",
+        0.15,
+        "delta, the threshold's place between d_min and d_max",
+    ),
+    ParamSpec::new("gamma", 0.125, "gamma, the one-way delay smoothing gain"),
+    ParamSpec::new("itt_rtts", 3.0, "inference phase length in RTTs"),
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction)",
+    ),
+];
+
+#[derive(Clone, Debug)]
+pub struct Lp {
+    delta: f64,
+    gamma: f64,
+    itt_rtts: f64,
+    ns3: bool,
+    /// Smoothed one-way delay (ns), min and max seen.
+    pub sowd: Option<f64>,
+    d_min: f64,
+    d_max: f64,
+    /// ns-3's reserve for the maximum (a new maximum is taken one sample late).
+    d_max_rsv: f64,
+    /// End of the inference phase.
+    inference_until: Option<Time>,
+    /// Only ACKs beyond this (data sent after the last reaction) may cause a reaction.
+    react_after: u64,
+    pub early_indications: u64,
+}
+
+impl Lp {
+    pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
+        let delta = p.spec(PARAMS, "delta")?;
+        let gamma = p.spec(PARAMS, "gamma")?;
+        let itt_rtts = p.spec(PARAMS, "itt_rtts")?;
+        let ns3 = p.flag(PARAMS, "ns3")?;
+        if !(0.0..1.0).contains(&delta) {
+            return Err(("delta".into(), format!("must be in [0, 1), got {delta}")));
+        }
+        if !(0.0 < gamma && gamma <= 1.0) {
+            return Err(("gamma".into(), format!("must be in (0, 1], got {gamma}")));
+        }
+        if itt_rtts < 0.0 {
+            return Err(("itt_rtts".into(), format!("must be >= 0, got {itt_rtts}")));
+        }
+        Ok(Lp {
+            delta,
+            gamma,
+            itt_rtts,
+            ns3,
+            sowd: None,
+            d_min: f64::INFINITY,
+            d_max: 0.0,
+            d_max_rsv: 0.0,
+            inference_until: None,
+            react_after: 0,
+            early_indications: 0,
+        })
+    }
+
+    /// Feed a one-way delay sample (ns).
+    pub fn sample(&mut self, owd: f64) {
+        // At the TCP timestamp clock's granularity (1 ms, as Linux and ns-3 tick).
+        let owd = (owd / MS as f64).floor() * MS as f64;
+        self.d_min = self.d_min.min(owd);
+        if self.ns3 {
+            if owd > self.d_max {
+                if owd > self.d_max_rsv {
+                    self.d_max = if self.d_max_rsv == 0.0 {
+                        owd
+                    } else {
+                        self.d_max_rsv
+                    };
+                    self.d_max_rsv = owd;
+                } else {
+                    self.d_max = owd;
+                }
+            }
+        } else {
+            self.d_max = self.d_max.max(owd);
+        }
+        self.sowd = Some(match self.sowd {
+            Some(s) => (1.0 - self.gamma) * s + self.gamma * owd,
+            None => owd,
+        });
+    }
+
+    /// The smoothed delay is past the threshold.
+    pub fn early_indication(&self) -> bool {
+        match self.sowd {
+            Some(s) => s > self.d_min + self.delta * (self.d_max - self.d_min),
+            None => false,
+        }
+    }
+}
+
+impl CongestionControl for Lp {
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let (Some(tsv), Some(rtt)) = (ack.ts_val, ack.rtt) {
+            self.sample(tsv.saturating_sub(ack.now.saturating_sub(rtt)) as f64);
+        }
+        let within = self.inference_until.is_some_and(|t| ack.now < t);
+        if !ack.in_recovery
+            && self.early_indication()
+            && (self.ns3 || ack.ack_seq > self.react_after)
+        {
+            self.early_indications += 1;
+            st.cwnd = if within {
+                st.mss
+            } else {
+                (st.cwnd / 2).max(st.mss)
+            };
+            let rtt = ack.rtt.or(ack.srtt).unwrap_or(0) as f64;
+            self.inference_until = Some(ack.now + (self.itt_rtts * rtt) as Time);
+            self.react_after = ack.ack_seq + ack.in_flight;
+            if self.ns3 {
+                let s = self.sowd.unwrap_or(0.0);
+                self.d_min = s;
+                self.d_max = 2.0 * s;
+                self.d_max_rsv = 2.0 * s;
+            }
+            return;
+        }
+        if st.cwnd >= st.ssthresh && within {
+            // Inference phase: no additive increase.
+            return;
+        }
+        reno_increase(ack, st);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        Reaction::cut(half_flight(ev.in_flight, st.mss))
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("lp_early_indications", self.early_indications as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SEC;
+    use std::collections::BTreeMap;
+
+    fn lp(ns3: bool) -> Lp {
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), ns3 as u8 as f64);
+        Lp::new(&mut Params::new(&m)).unwrap()
+    }
+
+    fn ack(now: Time, seq: u64, owd: Time) -> AckInfo {
+        AckInfo {
+            now,
+            acked_bytes: 1000,
+            ack_seq: seq,
+            in_flight: 20_000,
+            rtt: Some(2 * owd),
+            ts_val: Some(now - owd),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn threshold_is_fifteen_percent_between_min_and_max_of_the_smoothed_delay() {
+        let mut l = lp(false);
+        let ms = MS as f64;
+        l.sample(100.0 * ms);
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 100 + 1/8 x 200 = 112.5 ms; threshold 100 + 0.15 x 100 = 115 ms.
+        assert!((l.sowd.unwrap() - 112.5 * ms).abs() < 1e-3);
+        assert!(!l.early_indication());
+        l.sample(200.0 * ms);
+        // sd = 7/8 x 112.5 + 25 = 123.4 ms > 115 ms.
+        assert!(l.early_indication());
+    }
+
+    #[test]
+    fn first_indication_halves_a_second_within_inference_sets_one_segment() {
+        let mut l = lp(false);
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        l.sample((10 * MS) as f64);
+        l.sample((50 * MS) as f64);
+        for _ in 0..20 {
+            l.sample((50 * MS) as f64);
+        }
+        l.on_ack(&ack(SEC, 1000, 50 * MS), &mut st);
+        assert_eq!(st.cwnd, 10_000, "halved");
+        // Inference phase: 3 RTT = 300 ms. The next ACK is for data sent before the
+        // reaction: no second reaction, and no growth.
+        l.on_ack(&ack(SEC + 10 * MS, 2000, 50 * MS), &mut st);
+        assert_eq!(st.cwnd, 10_000);
+        // An ACK for later data, still in the inference phase: one segment.
+        l.on_ack(&ack(SEC + 200 * MS, 30_000, 50 * MS), &mut st);
+        assert_eq!(st.cwnd, 1000);
+        assert_eq!(l.early_indications, 2);
+    }
+
+    #[test]
+    fn growth_resumes_after_inference_without_indications() {
+        let mut l = lp(false);
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        l.inference_until = Some(SEC);
+        l.sample((10 * MS) as f64);
+        l.on_ack(&ack(SEC / 2, 1000, 10 * MS), &mut st);
+        assert_eq!(st.cwnd, 10_000, "no increase within inference");
+        l.on_ack(&ack(2 * SEC, 2000, 10 * MS), &mut st);
+        assert_eq!(st.cwnd, 10_100, "Reno increase after it");
+    }
+
+    #[test]
+    fn ns3_resets_min_and_max_after_a_reaction() {
+        let mut l = lp(true);
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        l.sample((10 * MS) as f64);
+        for _ in 0..20 {
+            l.sample((50 * MS) as f64);
+        }
+        l.on_ack(&ack(SEC, 1000, 50 * MS), &mut st);
+        assert_eq!(st.cwnd, 10_000);
+        let s = l.sowd.unwrap();
+        assert_eq!((l.d_min, l.d_max), (s, 2.0 * s));
+    }
+}

@@ -1,0 +1,226 @@
+//! Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed wide area
+//! networks", CCR 33(2), 2003). Above the legacy window (lwnd = 16 segments) each ACK adds
+//! a = 0.01 segments (cwnd ← cwnd + 0.01) and a congestion event takes b = 0.125 of the
+//! window (cwnd ← cwnd − 0.125·cwnd); at or below lwnd it is standard TCP. The response is
+//! multiplicative both ways, so the time to recover from a loss does not grow with the window
+//! (about log(1 − b)/log(1 + a) ≈ 13.4 round trips).
+//!
+//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpScalable`: one segment per
+//! min(cwnd, AIFactor = 50) acknowledged segments (Reno below 50 segments, a = 0.02 above),
+//! and the 0.125 cut at every window size.
+
+use super::{
+    half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction,
+};
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new("a", 0.01, "segments added per ACK above the legacy window"),
+    ParamSpec::new(
+        "b",
+        0.125,
+        "fraction of the window taken on a congestion event",
+    ),
+    ParamSpec::new(
+        "low_window",
+        16.0,
+        "legacy window (segments): standard TCP at or below it",
+    ),
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "1: ns-3's TcpScalable (a segment per min(cwnd, 50) ACKs, the b cut at every size)",
+    ),
+];
+
+#[derive(Clone, Debug)]
+pub struct Scalable {
+    a: f64,
+    b: f64,
+    low_window: f64,
+    ns3: bool,
+    /// Fractional growth (segments), or with `ns3` acknowledged segments counted.
+    carry: f64,
+}
+
+/// ns-3's TcpScalable::AIFactor.
+const NS3_AI_FACTOR: f64 = 50.0;
+
+impl Scalable {
+    pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
+        let a = p.spec(PARAMS, "a")?;
+        let b = p.spec(PARAMS, "b")?;
+        let low_window = p.spec(PARAMS, "low_window")?;
+        let ns3 = p.flag(PARAMS, "ns3")?;
+        if a <= 0.0 {
+            return Err(("a".into(), format!("must be > 0, got {a}")));
+        }
+        if !(0.0 < b && b < 1.0) {
+            return Err(("b".into(), format!("must be in (0, 1), got {b}")));
+        }
+        Ok(Scalable {
+            a,
+            b,
+            low_window,
+            ns3,
+            carry: 0.0,
+        })
+    }
+}
+
+impl CongestionControl for Scalable {
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        if st.cwnd < st.ssthresh {
+            st.cwnd += ack.acked_bytes.min(st.mss);
+            return;
+        }
+        let mss = st.mss as f64;
+        let w = st.cwnd as f64 / mss;
+        let acked = ack.acked_bytes as f64 / mss;
+        if self.ns3 {
+            // A segment per min(cwnd, AIFactor) acknowledged segments, counted whole.
+            let per = w.floor().clamp(1.0, NS3_AI_FACTOR);
+            self.carry += acked;
+            let n = (self.carry / per).floor();
+            self.carry -= n * per;
+            st.cwnd += (n * mss) as u64;
+            return;
+        }
+        let inc = if w <= self.low_window {
+            acked / w
+        } else {
+            self.a * acked
+        };
+        self.carry += inc * mss;
+        let whole = self.carry.floor();
+        self.carry -= whole;
+        st.cwnd += whole as u64;
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        let mss = st.mss as f64;
+        let w = ev.in_flight as f64 / mss;
+        if !self.ns3 && w <= self.low_window {
+            return Reaction::cut(half_flight(ev.in_flight, st.mss));
+        }
+        let segs = if self.ns3 {
+            // ns-3 keeps whole segments of the flight.
+            (w.floor() * (1.0 - self.b)).max(2.0).floor()
+        } else {
+            (w * (1.0 - self.b)).max(2.0)
+        };
+        Reaction::cut((segs * mss) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CongestionKind;
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn scalable(ns3: bool) -> Scalable {
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), ns3 as u8 as f64);
+        Scalable::new(&mut Params::new(&m)).unwrap()
+    }
+
+    fn acks(s: &mut Scalable, st: &mut CcState, n: usize) {
+        for _ in 0..n {
+            s.on_ack(
+                &AckInfo {
+                    acked_bytes: st.mss,
+                    ..Default::default()
+                },
+                st,
+            );
+        }
+    }
+
+    fn cut(s: &mut Scalable, w: u64) -> u64 {
+        let st = CcState {
+            cwnd: w * 1000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: w * 1000,
+            flight_size: w * 1000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        s.on_congestion(&ev, &st).ssthresh
+    }
+
+    #[test]
+    fn each_ack_adds_a_hundredth_and_a_loss_takes_an_eighth() {
+        let mut s = scalable(false);
+        let mut st = CcState {
+            cwnd: 200_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        // 200 ACKs add 200 x 0.01 = 2 segments, whatever the window.
+        acks(&mut s, &mut st, 200);
+        assert_eq!(st.cwnd, 202_000);
+        assert_eq!(cut(&mut s, 200), 175_000);
+        // Legacy region: halving, and one segment per window of ACKs.
+        assert_eq!(cut(&mut s, 10), 5_000);
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        acks(&mut s, &mut st, 10);
+        assert!((10_900..=11_000).contains(&st.cwnd), "{}", st.cwnd);
+    }
+
+    #[test]
+    fn recovery_time_is_independent_of_the_window() {
+        // Rounds for the window to regrow from (1 - b) w to w: log(1/(1-b)) / log(1+a).
+        for w0 in [100u64, 1000] {
+            let mut s = scalable(false);
+            let mut st = CcState {
+                cwnd: cut(&mut s, w0),
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let mut rounds = 0;
+            while st.cwnd < w0 * 1000 {
+                let n = (st.cwnd / 1000) as usize;
+                acks(&mut s, &mut st, n);
+                rounds += 1;
+            }
+            let want = (1.0f64 / 0.875).ln() / 1.01f64.ln();
+            assert!(
+                (rounds as f64 - want).abs() <= 1.0,
+                "w {w0}: {rounds} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn ns3_counts_min_cwnd_50_acks_per_segment() {
+        let mut s = scalable(true);
+        let mut st = CcState {
+            cwnd: 200_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        acks(&mut s, &mut st, 100);
+        assert_eq!(st.cwnd, 202_000, "one segment per 50 ACKs");
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        acks(&mut s, &mut st, 20);
+        assert_eq!(st.cwnd, 21_000, "one per cwnd ACKs below 50");
+        assert_eq!(cut(&mut s, 10), 8_000, "floor(10 x 0.875) = 8 segments");
+    }
+}

@@ -1,0 +1,331 @@
+//! YeAH-TCP (Baiocchi, Castellani & Vacirca, "YeAH-TCP: yet another highspeed TCP",
+//! PFLDnet 2007). Once per round trip, from the round's minimum RTT and the base RTT:
+//! - Q = (RTT_min − RTT_base)·cwnd/RTT_min, the segments the flow keeps queued, and
+//!   L = (RTT_min − RTT_base)/RTT_base, the queueing delay relative to the path's;
+//! - Fast mode while Q < Q_max = 80 and L < 1/φ (φ = 8): Scalable TCP's increase
+//!   (0.01 segment per ACK);
+//! - Slow mode otherwise: Reno's increase, and when Q > Q_max a precautionary decongestion
+//!   removes min(Q/γ, cwnd/2^ε) segments (γ = 1, ε = 1), not below the Reno estimate
+//!   reno_count, with ssthresh = cwnd;
+//! - reno_count estimates a competing Reno flow's window (halved at each loss, grown by one
+//!   per slow round, reset to 2 after ζ = 50 fast rounds); more than ρ = 16 slow rounds in a
+//!   row mean Reno flows share the queue;
+//! - on loss, when not competing with Reno: cwnd less max(Q, cwnd/2^δ) (δ = 3), at most half;
+//!   when competing: halving.
+//!
+//! The rounds need more than two RTT samples (so one is not a delayed ACK's).
+//!
+//! `ns3 = 1` (the `ns3` profile's default) takes Fast mode's increase as ns-3.44's `TcpYeah`
+//! does through `TcpScalable` with `StcpAiFactor` 100: one segment per min(cwnd, 100) ACKs
+//! (Reno's rate below 100 segments).
+
+use super::{
+    half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
+    Params, Reaction,
+};
+use crate::engine::Time;
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::new(
+        "q_max",
+        80.0,
+        "Q_max, the segments the flow may keep queued in Fast mode",
+    ),
+    ParamSpec::new(
+        "phi",
+        8.0,
+        "phi: Fast mode while the queueing delay is below RTT_base/phi",
+    ),
+    ParamSpec::new("gamma", 1.0, "gamma: decongestion removes Q/gamma"),
+    ParamSpec::new(
+        "epsilon",
+        1.0,
+        "epsilon: decongestion removes at most cwnd/2^epsilon",
+    ),
+    ParamSpec::new("delta", 3.0, "delta: a loss removes at least cwnd/2^delta"),
+    ParamSpec::new(
+        "rho",
+        16.0,
+        "rho: slow rounds in a row that mean Reno competition",
+    ),
+    ParamSpec::new(
+        "zeta",
+        50.0,
+        "zeta: fast rounds after which reno_count resets",
+    ),
+    ParamSpec::new(
+        "stcp_a",
+        0.01,
+        "Fast mode's Scalable increase per ACK (segments)",
+    ),
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "1: Fast mode adds a segment per min(cwnd, 100) ACKs (ns-3's TcpYeah)",
+    ),
+];
+
+#[derive(Clone, Debug)]
+pub struct Yeah {
+    q_max: f64,
+    phi: f64,
+    gamma: f64,
+    epsilon: u32,
+    delta: u32,
+    rho: u32,
+    zeta: u32,
+    stcp_a: f64,
+    ns3: bool,
+    base_rtt: Option<Time>,
+    round_min: Option<Time>,
+    cnt_rtt: u32,
+    round_end: Option<u64>,
+    /// Consecutive slow rounds (the paper's doing_reno_now).
+    pub slow_rounds: u32,
+    pub reno_count: u64,
+    fast_count: u32,
+    last_q: u64,
+    pub decongestions: u64,
+    carry: f64,
+}
+
+impl Yeah {
+    pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
+        let q_max = p.spec(PARAMS, "q_max")?;
+        let phi = p.spec(PARAMS, "phi")?;
+        let gamma = p.spec(PARAMS, "gamma")?;
+        let epsilon = p.spec(PARAMS, "epsilon")?;
+        let delta = p.spec(PARAMS, "delta")?;
+        let rho = p.spec(PARAMS, "rho")?;
+        let zeta = p.spec(PARAMS, "zeta")?;
+        let stcp_a = p.spec(PARAMS, "stcp_a")?;
+        let ns3 = p.flag(PARAMS, "ns3")?;
+        for (k, v) in [
+            ("q_max", q_max),
+            ("phi", phi),
+            ("gamma", gamma),
+            ("stcp_a", stcp_a),
+        ] {
+            if v <= 0.0 {
+                return Err((k.into(), format!("must be > 0, got {v}")));
+            }
+        }
+        for (k, v) in [("epsilon", epsilon), ("delta", delta)] {
+            if !(0.0..=16.0).contains(&v) {
+                return Err((k.into(), format!("must be in [0, 16], got {v}")));
+            }
+        }
+        Ok(Yeah {
+            q_max,
+            phi,
+            gamma,
+            epsilon: epsilon as u32,
+            delta: delta as u32,
+            rho: rho.max(0.0) as u32,
+            zeta: zeta.max(0.0) as u32,
+            stcp_a,
+            ns3,
+            base_rtt: None,
+            round_min: None,
+            cnt_rtt: 0,
+            round_end: None,
+            slow_rounds: 0,
+            reno_count: 2,
+            fast_count: 0,
+            last_q: 0,
+            decongestions: 0,
+            carry: 0.0,
+        })
+    }
+
+    /// (Q, L) for a round with minimum `rtt_min`, base `base` and window `w` segments.
+    pub fn queue(w: f64, rtt_min: Time, base: Time) -> (f64, f64) {
+        let q_delay = rtt_min.saturating_sub(base) as f64;
+        (q_delay * w / rtt_min as f64, q_delay / base as f64)
+    }
+
+    /// The once-per-round decision; may lower the window.
+    fn end_round(&mut self, st: &mut CcState) {
+        let (Some(rmin), Some(base)) = (self.round_min, self.base_rtt) else {
+            return;
+        };
+        let mut w = st.cwnd / st.mss;
+        let (q, l) = Yeah::queue(w as f64, rmin, base);
+        let q_whole = q as u64;
+        if q > self.q_max || l > 1.0 / self.phi {
+            // Slow mode.
+            if q > self.q_max && w > self.reno_count {
+                let reduction = ((q / self.gamma) as u64).min(w >> self.epsilon);
+                w = (w - reduction).max(self.reno_count);
+                st.cwnd = w * st.mss;
+                st.ssthresh = st.cwnd;
+                self.decongestions += 1;
+            }
+            if self.reno_count <= 2 {
+                self.reno_count = (w >> 1).max(2);
+            } else {
+                self.reno_count += 1;
+            }
+            self.slow_rounds += 1;
+        } else {
+            self.fast_count += 1;
+            if self.fast_count > self.zeta {
+                self.reno_count = 2;
+                self.fast_count = 0;
+            }
+            self.slow_rounds = 0;
+        }
+        self.last_q = q_whole;
+    }
+}
+
+impl CongestionControl for Yeah {
+    fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let Some(r) = ack.rtt.filter(|&r| r > 0) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
+            self.cnt_rtt += 1;
+        }
+        if ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        let mss = st.mss as f64;
+        if st.cwnd < st.ssthresh {
+            st.cwnd += ack.acked_bytes.min(st.mss);
+        } else if self.slow_rounds == 0 {
+            // Fast mode: Scalable TCP.
+            let w = st.cwnd as f64 / mss;
+            let acked = ack.acked_bytes as f64 / mss;
+            let inc = if self.ns3 {
+                acked / w.floor().clamp(1.0, 100.0)
+            } else {
+                self.stcp_a * acked
+            };
+            self.carry += inc * mss;
+            let whole = self.carry.floor();
+            self.carry -= whole;
+            st.cwnd += whole as u64;
+        } else {
+            reno_increase(ack, st);
+        }
+        if self.round_end.is_none_or(|e| ack.ack_seq >= e) {
+            if self.round_end.is_some() && self.cnt_rtt > 2 {
+                self.end_round(st);
+            }
+            self.round_end = Some(ack.ack_seq + ack.in_flight);
+            self.cnt_rtt = 0;
+            self.round_min = None;
+        }
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        let w = ev.in_flight / st.mss;
+        let ss = if self.slow_rounds < self.rho {
+            let reduction = self.last_q.max(w >> self.delta).min((w >> 1).max(2));
+            (ev.in_flight.saturating_sub(reduction * st.mss)).max(2 * st.mss)
+        } else {
+            half_flight(ev.in_flight, st.mss)
+        };
+        self.fast_count = 0;
+        self.reno_count = (self.reno_count >> 1).max(2);
+        self.round_end = None;
+        self.cnt_rtt = 0;
+        self.round_min = None;
+        self.carry = 0.0;
+        Reaction::cut(ss)
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("yeah_decongestions", self.decongestions as f64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::CongestionKind;
+    use super::*;
+    use crate::engine::MS;
+    use std::collections::BTreeMap;
+
+    fn yeah() -> Yeah {
+        Yeah::new(&mut Params::new(&BTreeMap::new())).unwrap()
+    }
+
+    #[test]
+    fn queue_estimate_is_queueing_delay_times_rate() {
+        // 100 segments, RTT 120 ms over a 100 ms base: 100 x 20/120 = 16.7 queued, L = 0.2.
+        let (q, l) = Yeah::queue(100.0, 120 * MS, 100 * MS);
+        assert!((q - 100.0 * 20.0 / 120.0).abs() < 1e-9);
+        assert!((l - 0.2).abs() < 1e-12);
+    }
+
+    /// Four ACKs; a round closes on the ACK after four segments (the first of the next call).
+    fn round(y: &mut Yeah, st: &mut CcState, seq: &mut u64, rtt: Time) {
+        for _ in 0..4 {
+            *seq += 1000;
+            y.on_ack(
+                &AckInfo {
+                    acked_bytes: 1000,
+                    ack_seq: *seq,
+                    in_flight: 4000,
+                    rtt: Some(rtt),
+                    ..Default::default()
+                },
+                st,
+            );
+        }
+    }
+
+    #[test]
+    fn fast_mode_is_scalable_and_a_long_queue_triggers_decongestion() {
+        let mut y = yeah();
+        let mut st = CcState {
+            cwnd: 400_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let mut seq = 0;
+        // Rounds at the base RTT: Fast mode, 0.01 segment per ACK.
+        round(&mut y, &mut st, &mut seq, 100 * MS);
+        round(&mut y, &mut st, &mut seq, 100 * MS);
+        assert_eq!(y.slow_rounds, 0);
+        assert_eq!(st.cwnd, 400_000 + 8 * 10);
+        // A round at 150 ms (closed by the first ACK of the next call): Q = 400 x 50/150 = 133 > 80, L = 0.5 > 1/8: Slow mode and a
+        // decongestion of min(133, 400/2) segments.
+        round(&mut y, &mut st, &mut seq, 150 * MS);
+        round(&mut y, &mut st, &mut seq, 150 * MS);
+        assert_eq!(y.slow_rounds, 1);
+        assert_eq!(y.decongestions, 1);
+        let w = st.cwnd / 1000;
+        assert!((266..=268).contains(&w), "{w}");
+        assert_eq!(st.ssthresh, w * 1000);
+    }
+
+    #[test]
+    fn loss_removes_the_queue_unless_competing_with_reno() {
+        let mut y = yeah();
+        let st = CcState {
+            cwnd: 100_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: 100_000,
+            flight_size: 100_000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        // Not competing: remove max(Q = 20, 100/8 = 12) = 20 segments.
+        y.last_q = 20;
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, 80_000);
+        // Small queue: remove cwnd/8.
+        y.last_q = 3;
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, 88_000);
+        // Competing (rho slow rounds): halve.
+        y.slow_rounds = 16;
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, 50_000);
+    }
+}
