@@ -17,6 +17,8 @@ spec.loader.exec_module(ns3_run)
 def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("cubic", 0.05, 5, 10.0, 2))
     assert sc.get("tcp.profile") == "ns3"
+    # ns-3 always opens with a handshake.
+    assert sc.get("tcp.handshake") is True
     assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
     assert sc.get("links.R2-D.error.per") == 0.05
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
@@ -52,10 +54,76 @@ def test_table_marks_points_outside_ten_percent():
         }
     )
     lines = ns3_run.table(rows).splitlines()
-    assert lines[2] == "| 1 | newreno | 1 % | 1.050 | 1.000 | 1.05 | – | yes | 6 / 5 | 2 / 0 |"
-    assert lines[3] == "| 5 | cubic | 20 % | 0.800 | 1.000 | 0.80 | – | no | 3 / 6 | 1 / 2 |"
+    assert lines[2] == (
+        "| 1 | newreno | 1 % | 2 / 1 | 1.050 | 1.000 | 1.05 | – | yes | 3.0 / 5.0 | 1.0 / 0.0 |"
+    )
+    assert lines[3] == (
+        "| 5 | cubic | 20 % | 1 / 2 | 0.800 | 1.000 | 0.80 | – | no | 3.0 / 3.0 | 1.0 / 1.0 |"
+    )
     # Mean ratio 1.15, standard error 0.15 (airtcp's alone): 1.15 ± 1.96 · 0.15.
-    assert lines[4] == "| 1 | cubic | 5 % | 1.150 | 1.000 | 1.15 | 0.86–1.44 | no | 6 / 6 | 2 / 2 |"
+    assert lines[4] == (
+        "| 1 | cubic | 5 % | 2 | 1.150 | 1.000 | 1.15 | 0.86–1.44 | no | 3.0 / 3.0 | 1.0 / 1.0 |"
+    )
+    assert ns3_run.summary(rows) == (
+        "Within 10 %: 1 of 3 points. Outside: cubic 5×20 % (0.80), cubic 1×5 % (1.15)."
+    )
+    missing = {"flows": 1, "cc": "vegas", "per": 0.0, "missing": "not run"}
+    assert ns3_run.table([missing]).splitlines()[2] == (
+        "| 1 | vegas | 0 % | – | – | – | – | – | not run | – | – |"
+    )
+
+
+def test_seeds_grow_until_the_interval_is_within_ten_percent():
+    # Below the least number: the least.
+    assert ns3_run.seeds_wanted([1.0], [1.0], 1, 5, 40) == 5
+    # No spread (a lossless point): stop at what it has.
+    same = [2.0e6] * 5
+    assert ns3_run.seeds_wanted(same, same, 5, 5, 40) == 5
+    # Half-width 1.96 * hypot(cv_a, cv_n) / sqrt(n): cv 0.5 on each side, five seeds ->
+    # 0.62 of the ratio; within 10 % needs about 5 * 6.2^2 * 1.1 = 211 seeds, capped at 40.
+    wide = [0.5e6, 1.5e6, 0.5e6, 1.5e6, 1.0e6]
+    assert ns3_run.seeds_wanted(wide, wide, 5, 5, 40) == 40
+    # A little too wide: at least one more batch.
+    a = [1.0e6, 1.1e6, 0.9e6, 1.05e6, 0.95e6, 1.2e6, 0.8e6, 1.0e6]
+    n = [1.0e6] * 8
+    b = ns3_run.ratio_bounds(a, n)
+    assert (b[1] - b[0]) / 2 <= 0.1
+    assert ns3_run.seeds_wanted(a, n, 8, 5, 40) == 8
+    a2 = [1.0e6, 1.6e6, 0.4e6, 1.3e6, 0.7e6]
+    assert 10 <= ns3_run.seeds_wanted(a2, [1.0e6] * 5, 5, 5, 40) <= 40
+
+
+def test_scheme_table_maps_every_ns3_congestion_control_once():
+    tids = [s.ns3 for s in ns3_run.SCHEMES if s.name != "reno"]
+    assert len(tids) == len(set(tids)) == 16
+    assert ns3_run.BY_NAME["westwood+"].ns3 == "ns3::TcpWestwoodPlus"
+    # reno runs without SACK on both sides; the others keep the profiles' defaults.
+    reno = ns3_run.BY_NAME["reno"]
+    assert reno.tcp == ("sack = false",) and reno.ns3_args == ("--ns3::TcpSocketBase::Sack=0",)
+    sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("reno", 0.01, 1, 5.0, 1, reno.tcp))
+    assert sc.get("tcp.sack") is False and sc.get("tcp.profile") == "ns3"
+    # A scheme this build lacks is named as such, by the first of its airtcp names it has.
+    have = {"newreno", "h-tcp"}
+    assert ns3_run.airtcp_name(ns3_run.BY_NAME["htcp"], have) == "h-tcp"
+    assert ns3_run.airtcp_name(ns3_run.BY_NAME["ledbat"], have) is None
+
+
+def test_rows_come_from_stored_results_of_this_core_build_only():
+    s = ns3_run.BY_NAME["newreno"]
+    one = {"goodput_bps": 1.0e6, "recoveries": 1, "timeouts": 0}
+    res = {
+        "ns3": {ns3_run.ns3_key(s, 1, 0.05, 60.0): {"1": one, "2": one}},
+        "airtcp": {
+            "abc": {ns3_run.airtcp_key("newreno", s, 1, 0.05, 60.0): {"1": one}},
+            "old": {ns3_run.airtcp_key("newreno", s, 1, 0.01, 60.0): {"1": one}},
+        },
+    }
+    rows, absent, pending = ns3_run.rows_for(res, "abc", {"newreno"}, 60.0)
+    assert [(r["cc"], r["per"], len(r["airtcp"]), len(r["ns3"])) for r in rows] == [
+        ("newreno", 0.05, 1, 1)
+    ]
+    assert "ledbat" in [a.name for a in absent] and "newreno" not in [a.name for a in absent]
+    assert (1, "newreno", 0.01) in pending and (5, "newreno", 0.05) in pending
 
 
 def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):
@@ -64,6 +132,11 @@ def test_bad_arguments_and_missing_ns3_are_clear(tmp_path, capsys):
     assert "--seeds" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no ns-3 virtualenv"):
         ns3_run.main(["--quick", "--ns3-venv", str(tmp_path / "none")])
+    with pytest.raises(SystemExit):
+        ns3_run.main(["--schemes", "westwood"])
+    assert "unknown westwood" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ns3_run.main(["--per", "0.05,x"])
 
 
 spec_t = importlib.util.spec_from_file_location("ns3_trace", ROOT / "validation/ns3/trace.py")
@@ -131,3 +204,31 @@ def _hashed_unit(seed: int, seq: int, copy: int) -> float:
 def test_trace_segments_collapse_repeats_and_unset_ssthresh():
     rows = [(0.0, 5360, 2**31), (0.1, 5400, 2**31), (0.2, 5360 * 2, 5360)]
     assert ns3_trace.segments(rows, 536) == [(0.0, 10, -1), (0.2, 20, 10)]
+
+
+def test_ns3_profile_runs_the_ns3_variants_of_westwood_vegas_and_veno():
+    d = airtcp.defaults()["profiles"]
+    assert d["ns3"]["ns3_schemes"] and not d["linux"]["ns3_schemes"]
+    assert d["ns3"]["ack_first_segment"] and d["ns3"]["ts_echo_earliest"]
+    assert not airtcp.defaults()["tcp"]["ts_echo_earliest"]
+    for cc in ("westwood+", "vegas", "veno"):
+
+        def goodput(params: str, cc: str = cc) -> float:
+            toml = ns3_run.path_toml(cc, 0.02, 1, 8.0, 3)
+            if params:
+                toml = toml.replace(f'cc = "{cc}"\n', f'cc = "{cc}"\ncc_params = {{ {params} }}\n')
+            return float(
+                airtcp.run(airtcp.Scenario.from_toml_str(toml)).flows["delivered_bytes"][0]
+            )
+
+        assert goodput("") == goodput("ns3 = 1") != goodput("ns3 = 0"), cc
+
+
+def test_results_of_parts_merge_without_overwriting():
+    one = {"goodput_bps": 1.0, "recoveries": 0, "timeouts": 0}
+    two = {"goodput_bps": 2.0, "recoveries": 0, "timeouts": 0}
+    a = {"ns3": {"k": {"1": one}}, "airtcp": {"b": {"k": {"1": one}}}}
+    b = {"ns3": {"k": {"1": two, "2": two}, "j": {"1": two}}, "airtcp": {"c": {"k": {"1": two}}}}
+    ns3_run.merge_results(a, b)
+    assert a["ns3"] == {"k": {"1": one, "2": two}, "j": {"1": two}}
+    assert a["airtcp"] == {"b": {"k": {"1": one}}, "c": {"k": {"1": two}}}

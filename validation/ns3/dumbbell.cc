@@ -3,7 +3,10 @@
 // on data arriving at D. `flows` bulk transfers S -> D with ns-3's TCP defaults (the airtcp
 // `ns3` profile claims to equal them). Prints one JSON line: the summed goodput after start.
 //
-//   dumbbell --cc=newreno|cubic --per=0.05 --flows=1 --duration=60 --run=1
+//   dumbbell --cc=ns3::TcpWestwoodPlus --per=0.05 --flows=1 --duration=60 --run=1
+//
+// --cc takes any congestion control's TypeId (newreno and cubic are short for ns3::TcpNewReno
+// and ns3::TcpCubic); other attributes are set the usual ns-3 way, e.g. --ns3::TcpSocketBase::Sack=0.
 //
 // For a side-by-side trace: --drops=3,17,40 drops exactly those data packets (0-based, counting
 // the data segments that arrive at D, as airtcp's `list` error model with applies_to = "data");
@@ -139,7 +142,20 @@ SsthreshChange(uint32_t, uint32_t now)
     PrintWindow();
 }
 
+static void
+BwChange(DataRate, DataRate now)
+{
+    std::cout << "BW " << Simulator::Now().GetSeconds() << " " << now.GetBitRate() << std::endl;
+}
+
+static void
+SrttChange(Time, Time now)
+{
+    std::cout << "RTT " << Simulator::Now().GetSeconds() << " " << now.GetSeconds() << std::endl;
+}
+
 static bool g_trace = false;
+static bool g_bw = false;
 static bool g_packets = false;
 
 // Sequence numbers printed from 0 at the first data byte, as airtcp counts them.
@@ -191,6 +207,14 @@ ConnectTraces()
             "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/SlowStartThreshold",
             MakeCallback(&SsthreshChange));
     }
+    if (g_bw)
+    {
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/RTT",
+                                      MakeCallback(&SrttChange));
+        Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/"
+                                      "CongestionOps/$ns3::TcpWestwoodPlus/EstimatedBW",
+                                      MakeCallback(&BwChange));
+    }
     if (g_packets)
     {
         Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/Tx",
@@ -214,7 +238,7 @@ main(int argc, char* argv[])
     double hashed = -1.0;
     uint64_t hashSeed = 0;
     CommandLine cmd;
-    cmd.AddValue("cc", "newreno or cubic", cc);
+    cmd.AddValue("cc", "congestion control TypeId (or newreno, cubic)", cc);
     cmd.AddValue("per", "packet error rate of data arriving at D", per);
     cmd.AddValue("flows", "bulk flows from S to D", flows);
     cmd.AddValue("duration", "simulated seconds", duration);
@@ -223,6 +247,7 @@ main(int argc, char* argv[])
     cmd.AddValue("hashed", "loss probability of airtcp's hashed model (replaces --per)", hashed);
     cmd.AddValue("hashSeed", "seed of the hashed model", hashSeed);
     cmd.AddValue("trace", "print the first flow's cwnd and ssthresh changes", g_trace);
+    cmd.AddValue("bw", "print the first flow's SRTT (RTT) and TcpWestwoodPlus bandwidth estimate (BW)", g_bw);
     cmd.AddValue("packets",
                  "print the first flow's segments sent (TX), ACKs received (RX) and loss states",
                  g_packets);
@@ -230,7 +255,13 @@ main(int argc, char* argv[])
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(run);
-    std::string tid = cc == "cubic" ? "ns3::TcpCubic" : "ns3::TcpNewReno";
+    std::string tid = cc == "cubic" ? "ns3::TcpCubic" : cc == "newreno" ? "ns3::TcpNewReno" : cc;
+    TypeId found;
+    if (!TypeId::LookupByNameFailSafe(tid, &found))
+    {
+        std::cerr << "error: no TypeId " << tid << std::endl;
+        return 2;
+    }
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tid));
 
     NodeContainer nodes;

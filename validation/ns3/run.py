@@ -3,16 +3,26 @@
 Builds ``validation/ns3/dumbbell.cc`` against the ns-3 wheel from PyPI (``pip install
 ns3==3.44.post0``; headers and shared libraries, linked with plain g++), runs it and airtcp
 with the ``ns3`` TCP profile on the same scenarios (one and five bulk flows; PER 0, 1, 5, 10
-and 20 % on data at the last hop; NewReno and CUBIC; several seeds), and writes the
-side-by-side table of mean goodput into docs/validation.md between its ns-3 markers.
+and 20 % on data at the last hop; every congestion control both simulators have, by the
+table ``SCHEMES``; several seeds), and writes the side-by-side table of mean goodput into
+docs/validation.md between its ns-3 markers.
 
-    python validation/ns3/run.py [--seeds N] [--duration S] [--jobs J] [--ns3-venv DIR]
-                                 [--quick] [--no-write]
+Each run's result is kept in ``validation/ns3/results.json`` (ns-3's by scheme, point, seed
+and duration; airtcp's also by the core's build fingerprint, so a changed core is rerun), so
+the check can be run in parts (``--schemes``, ``--per``, ``--flows``, ``--seeds``) and the
+table is written from every point that has results. Seeds are added in batches until the 95 %
+interval of the airtcp / ns-3 goodput ratio is within +-10 % of the ratio or ``--seeds`` is
+reached.
+
+    python validation/ns3/run.py [--schemes westwood+,vegas] [--per 0.05] [--flows 1]
+                                 [--seeds N] [--min-seeds N] [--duration S] [--jobs J]
+                                 [--ns3-venv DIR] [--quick] [--no-write] [--table-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -22,20 +32,77 @@ import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 DOC = ROOT / "docs" / "validation.md"
+RESULTS = HERE / "results.json"
 BEGIN, END = "<!-- BEGIN ns3 cross-check -->", "<!-- END ns3 cross-check -->"
 PERS = (0.0, 0.01, 0.05, 0.10, 0.20)
-CCS = ("newreno", "cubic")
 FLOWS = (1, 5)
 TOLERANCE = 0.10
+NS3_VERSION = "3.44"
 
 
-def path_toml(cc: str, per: float, flows: int, duration: float, seed: int) -> str:
-    """airtcp's side: the path of dumbbell.cc with the ``ns3`` profile."""
+class Scheme(NamedTuple):
+    """One row of the mapping: airtcp's scheme (the first of ``airtcp`` the build has), ns-3's
+    TypeId, and what each side sets beyond its defaults (airtcp ``[tcp]`` lines, ns-3
+    attributes as program arguments)."""
+
+    name: str
+    ns3: str
+    airtcp: tuple[str, ...]
+    tcp: tuple[str, ...] = ()
+    ns3_args: tuple[str, ...] = ()
+
+
+# Every congestion control ns-3.44 ships. `reno` is airtcp's RFC 5681 recovery, which differs
+# from `newreno` only without SACK; ns-3 has no Reno recovery (without SACK TcpSocketBase
+# always runs RFC 6582's partial-ACK rule), and TcpLinuxReno differs from TcpNewReno only in
+# window growth (Linux's per-segment counting, where airtcp's reno adds SMSS^2/cwnd per ACK as
+# TcpNewReno does). So reno is checked against TcpNewReno with SACK off on both sides: the
+# window rules are the same, and what differs is the recovery (docs/validation.md).
+SCHEMES: tuple[Scheme, ...] = (
+    Scheme(
+        "reno", "ns3::TcpNewReno", ("reno",), ("sack = false",), ("--ns3::TcpSocketBase::Sack=0",)
+    ),
+    Scheme("newreno", "ns3::TcpNewReno", ("newreno",)),
+    Scheme("cubic", "ns3::TcpCubic", ("cubic",)),
+    Scheme("westwood+", "ns3::TcpWestwoodPlus", ("westwood+",)),
+    Scheme("vegas", "ns3::TcpVegas", ("vegas",)),
+    Scheme("veno", "ns3::TcpVeno", ("veno",)),
+    Scheme("bbr", "ns3::TcpBbr", ("bbr",)),
+    Scheme("highspeed", "ns3::TcpHighSpeed", ("highspeed", "hstcp")),
+    Scheme("scalable", "ns3::TcpScalable", ("scalable", "stcp")),
+    Scheme("bic", "ns3::TcpBic", ("bic",)),
+    Scheme("hybla", "ns3::TcpHybla", ("hybla",)),
+    Scheme("illinois", "ns3::TcpIllinois", ("illinois",)),
+    Scheme("htcp", "ns3::TcpHtcp", ("htcp", "h-tcp")),
+    Scheme("yeah", "ns3::TcpYeah", ("yeah",)),
+    Scheme("lp", "ns3::TcpLp", ("lp", "tcp-lp")),
+    Scheme("ledbat", "ns3::TcpLedbat", ("ledbat",)),
+    Scheme("dctcp", "ns3::TcpDctcp", ("dctcp",)),
+)
+BY_NAME = {s.name: s for s in SCHEMES}
+# Kept for trace.py's --cc choices.
+CCS = tuple(BY_NAME)
+
+
+def airtcp_name(s: Scheme, available: set[str]) -> str | None:
+    """airtcp's name for the scheme, or None when this build lacks it."""
+    return next((n for n in s.airtcp if n in available), None)
+
+
+def path_toml(
+    cc: str, per: float, flows: int, duration: float, seed: int, tcp: tuple[str, ...] = ()
+) -> str:
+    """airtcp's side: the path of dumbbell.cc with the ``ns3`` profile (and ``tcp`` lines)."""
+    # ns-3 opens every connection with a handshake: the first flight leaves one RTT later,
+    # with the SYN's RTT sample taken.
     s = f'name = "ns3-check"\nduration = {duration:g}\nseed = {seed}\n[tcp]\nprofile = "ns3"\n'
+    s += "handshake = true\n"
+    s += "".join(f"{line}\n" for line in tcp)
     for n in ("S", "D"):
         s += f'[[nodes]]\nname = "{n}"\n'
     for n in ("R1", "R2"):
@@ -55,29 +122,32 @@ def path_toml(cc: str, per: float, flows: int, duration: float, seed: int) -> st
     return s
 
 
-def airtcp_goodput(args: tuple[str, float, int, float, int]) -> dict:
+def airtcp_goodput(args: tuple) -> dict:
     import airtcp
+    from airtcp import _core
 
     r = airtcp.run(airtcp.Scenario.from_toml_str(path_toml(*args)))
     f = r.flows
     # Summed delivered bytes over the run, as the ns-3 program counts them.
     return {
+        "build": str(_core.__build__),
         "goodput_bps": float(sum(f["delivered_bytes"])) * 8.0 / args[3],
         "recoveries": int(sum(f["fast_retransmits"])),
         "timeouts": int(sum(f["timeouts"])),
     }
 
 
-def ns3_goodput(args: tuple[str, str, float, int, float, int]) -> dict:
-    exe, cc, per, flows, duration, seed = args
+def ns3_goodput(args: tuple) -> dict:
+    exe, tid, per, flows, duration, seed, extra = args
     out = subprocess.run(
         [
             exe,
-            f"--cc={cc}",
+            f"--cc={tid}",
             f"--per={per}",
             f"--flows={flows}",
             f"--duration={duration}",
             f"--run={seed}",
+            *extra,
         ],
         check=True,
         capture_output=True,
@@ -143,43 +213,86 @@ def mean(xs: list[float]) -> float:
     return math.fsum(xs) / len(xs)
 
 
-def ratio_interval(a: list[float], n: list[float]) -> str:
+def ratio_bounds(a: list[float], n: list[float]) -> tuple[float, float] | None:
     """Approximate 95 % interval of mean(a) / mean(n) over independent seeds (first-order
-    error propagation of the two means' standard errors); a dash below two seeds a side."""
+    error propagation of the two means' standard errors); None below two seeds a side."""
     if len(a) < 2 or len(n) < 2 or mean(n) <= 0 or mean(a) <= 0:
-        return "–"
+        return None
     ma, mn = mean(a), mean(n)
     rel = math.hypot(
         statistics.stdev(a) / math.sqrt(len(a)) / ma, statistics.stdev(n) / math.sqrt(len(n)) / mn
     )
     r = ma / mn
-    return f"{r * (1 - 1.96 * rel):.2f}–{r * (1 + 1.96 * rel):.2f}"
+    return r * (1 - 1.96 * rel), r * (1 + 1.96 * rel)
+
+
+def ratio_interval(a: list[float], n: list[float]) -> str:
+    b = ratio_bounds(a, n)
+    return "–" if b is None else f"{b[0]:.2f}–{b[1]:.2f}"
+
+
+def seeds_wanted(a: list[float], n: list[float], have: int, least: int, most: int) -> int:
+    """How many seeds a point should have: at least ``least``; then, while the interval's
+    half-width exceeds TOLERANCE of the ratio, as many as the seeds' spread says would bring it
+    within (at least ``least`` more), up to ``most``. A point without spread (every seed the
+    same, as without loss) stops at ``least``."""
+    if have < least:
+        return least
+    b = ratio_bounds(a, n)
+    if b is None:
+        return have
+    r = (b[0] + b[1]) / 2
+    half = (b[1] - b[0]) / 2
+    if half <= TOLERANCE * r:
+        return have
+    grow = math.ceil(have * (half / (TOLERANCE * r)) ** 2 * 1.1)
+    return min(most, max(have + least, grow))
 
 
 def table(rows: list[dict]) -> str:
     """Markdown table of the comparison (rows: flows, cc, per, and per seed the ``airtcp`` and
-    ``ns3`` results: goodput in bit/s, recovery entries, timeouts)."""
+    ``ns3`` results: goodput in bit/s, recovery entries, timeouts; a row with ``missing`` set
+    says why it has no results)."""
     out = [
-        "| flows | scheme | PER | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 | 95 % interval "
-        "| within 10% | recoveries airtcp / ns-3 | timeouts airtcp / ns-3 entries into CA_LOSS |",
-        "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|",
+        "| flows | scheme | PER | seeds | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 "
+        "| 95 % interval | within 10% | recoveries per run airtcp / ns-3 "
+        "| timeouts per run airtcp / ns-3 entries into CA_LOSS |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in rows:
+        head = f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % |"
+        if r.get("missing"):
+            out.append(f"{head} – | – | – | – | – | {r['missing']} | – | – |")
+            continue
         ga = [x["goodput_bps"] for x in r["airtcp"]]
         gn = [x["goodput_bps"] for x in r["ns3"]]
         a, n = mean(ga), mean(gn)
         ratio = a / n if n > 0 else float("nan")
         ok = "yes" if abs(ratio - 1) <= TOLERANCE else "no"
+        seeds = len(ga) if len(ga) == len(gn) else f"{len(ga)} / {len(gn)}"
 
-        def total(k: str, r: dict = r) -> str:
-            return f"{sum(x[k] for x in r['airtcp'])} / {sum(x[k] for x in r['ns3'])}"
+        def per_run(k: str, r: dict = r) -> str:
+            a = mean([x[k] for x in r["airtcp"]])
+            n = mean([x[k] for x in r["ns3"]])
+            return f"{a:.1f} / {n:.1f}"
 
         out.append(
-            f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % | {a / 1e6:.3f} | "
-            f"{n / 1e6:.3f} | {ratio:.2f} | {ratio_interval(ga, gn)} | {ok} | "
-            f"{total('recoveries')} | {total('timeouts')} |"
+            f"{head} {seeds} | {a / 1e6:.3f} | {n / 1e6:.3f} | {ratio:.2f} | "
+            f"{ratio_interval(ga, gn)} | {ok} | {per_run('recoveries')} | {per_run('timeouts')} |"
         )
     return "\n".join(out)
+
+
+def summary(rows: list[dict]) -> str:
+    """One line: how many points are within 10 %, and the others with their ratios."""
+    off = []
+    for r in rows:
+        a = mean([x["goodput_bps"] for x in r["airtcp"]])
+        n = mean([x["goodput_bps"] for x in r["ns3"]])
+        if n <= 0 or abs(a / n - 1) > TOLERANCE:
+            off.append(f"{r['cc']} {r['flows']}×{r['per'] * 100:g} % ({a / n if n > 0 else 0:.2f})")
+    line = f"Within 10 %: {len(rows) - len(off)} of {len(rows)} points."
+    return line + (f" Outside: {', '.join(off)}." if off else "")
 
 
 def write_doc(body: str, note: str) -> None:
@@ -191,58 +304,215 @@ def write_doc(body: str, note: str) -> None:
     DOC.write_text(f"{head}{BEGIN}\n{body}\n\n{note}\n{END}{tail}")
 
 
+def ns3_key(s: Scheme, flows: int, per: float, duration: float) -> str:
+    return "|".join([s.ns3, *s.ns3_args, f"{flows}", f"{per:g}", f"{duration:g}"])
+
+
+def airtcp_key(cc: str, s: Scheme, flows: int, per: float, duration: float) -> str:
+    return "|".join([cc, *s.tcp, f"{flows}", f"{per:g}", f"{duration:g}"])
+
+
+def load_results(path: Path) -> dict:
+    if not path.exists():
+        return {"ns3": {}, "airtcp": {}}
+    return json.loads(path.read_text())
+
+
+def save_results(path: Path, res: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(res, indent=0, sort_keys=True) + "\n")
+    tmp.replace(path)
+
+
+def point_results(res: dict, build: str, s: Scheme, cc: str, flows: int, per: float, dur: float):
+    """The seeds both sides have for a point, as two lists in seed order."""
+    n = res["ns3"].get(ns3_key(s, flows, per, dur), {})
+    a = res["airtcp"].get(build, {}).get(airtcp_key(cc, s, flows, per, dur), {})
+    both = sorted(set(n) & set(a), key=int)
+    return [a[k] for k in both], [n[k] for k in both]
+
+
+def rows_for(res: dict, build: str, available: set[str], dur: float) -> tuple[list, list, list]:
+    """Table rows over the whole grid from stored results; the schemes this build lacks; and
+    the points not yet run."""
+    rows, absent, pending = [], [], []
+    for f in FLOWS:
+        for s in SCHEMES:
+            cc = airtcp_name(s, available)
+            if cc is None:
+                if f == FLOWS[0]:
+                    absent.append(s)
+                continue
+            for per in PERS:
+                ai, ns = point_results(res, build, s, cc, f, per, dur)
+                if not ai:
+                    pending.append((f, s.name, per))
+                    continue
+                rows.append({"flows": f, "cc": s.name, "per": per, "airtcp": ai, "ns3": ns})
+    return rows, absent, pending
+
+
+def merge_results(into: dict, other: dict) -> None:
+    """Adds every stored run of ``other`` (a results file of another part of the check) that
+    ``into`` lacks."""
+    for key, seeds in other.get("ns3", {}).items():
+        for k, v in seeds.items():
+            into["ns3"].setdefault(key, {}).setdefault(k, v)
+    for core, points in other.get("airtcp", {}).items():
+        for key, seeds in points.items():
+            for k, v in seeds.items():
+                into["airtcp"].setdefault(core, {}).setdefault(key, {}).setdefault(k, v)
+
+
+def parse_list(text: str, kind, what: str) -> list:
+    try:
+        return [kind(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"error: --{what}: cannot read {text!r}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=40)
+    ap.add_argument(
+        "--schemes", default=",".join(BY_NAME), help="comma-separated, of " + ", ".join(BY_NAME)
+    )
+    ap.add_argument("--per", default=",".join(f"{p:g}" for p in PERS), help="comma-separated PERs")
+    ap.add_argument("--flows", default=",".join(map(str, FLOWS)), help="1, 5 or both")
+    ap.add_argument("--seeds", type=int, default=40, help="most seeds a point gets")
+    ap.add_argument("--min-seeds", type=int, default=5, help="fewest seeds, and the batch size")
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--ns3-venv", type=Path, default=ROOT / ".ns3venv")
-    ap.add_argument("--quick", action="store_true", help="one seed of 10 s, no doc update")
+    ap.add_argument("--results", type=Path, default=RESULTS)
+    ap.add_argument(
+        "--merge",
+        type=Path,
+        action="append",
+        default=[],
+        help="add the runs of another results file",
+    )
+    ap.add_argument("--quick", action="store_true", help="one seed of 10 s, nothing stored")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--table-only", action="store_true", help="no runs: the table from results")
+    ap.add_argument(
+        "--side", choices=("both", "ns3", "airtcp"), default="both", help="run one simulator only"
+    )
     a = ap.parse_args(argv)
-    if a.seeds < 1 or a.duration <= 0 or a.jobs < 1:
-        ap.error("--seeds, --duration and --jobs must be positive")
+    if a.seeds < 1 or a.min_seeds < 1 or a.duration <= 0 or a.jobs < 1:
+        ap.error("--seeds, --min-seeds, --duration and --jobs must be positive")
+    names = parse_list(a.schemes, str, "schemes")
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        ap.error(f"--schemes: unknown {', '.join(unknown)} (known: {', '.join(BY_NAME)})")
+    pers = parse_list(a.per, float, "per")
+    if any(not 0 <= p < 1 for p in pers):
+        ap.error("--per: each must be in [0, 1)")
+    flows = parse_list(a.flows, int, "flows")
+    if any(f < 1 for f in flows):
+        ap.error("--flows: each must be at least 1")
     if a.quick:
-        a.seeds, a.duration, a.no_write = 1, 10.0, True
-    exe = build(a.ns3_venv)
-    points = [(f, cc, per) for f in FLOWS for cc in CCS for per in PERS]
-    seeds = range(1, a.seeds + 1)
-    with ProcessPoolExecutor(a.jobs) as pool:
-        ns = list(
-            pool.map(
-                ns3_goodput,
-                [(str(exe), cc, per, f, a.duration, s) for f, cc, per in points for s in seeds],
-            )
+        a.seeds, a.min_seeds, a.duration, a.no_write = 1, 1, 10.0, True
+    import airtcp
+    from airtcp import _core
+
+    core = str(_core.__build__)
+    available = {n for n, _ in airtcp.schemes()}
+    res = {"ns3": {}, "airtcp": {}} if a.quick else load_results(a.results)
+    for path in a.merge:
+        merge_results(res, load_results(path))
+    if a.merge:
+        save_results(a.results, res)
+    if not a.table_only:
+        exe = build(a.ns3_venv)
+        chosen = [BY_NAME[n] for n in names]
+        for s in chosen:
+            if airtcp_name(s, available) is None:
+                print(f"{s.name}: not in this airtcp build ({s.ns3} not checked)")
+        points = [
+            (s, airtcp_name(s, available), f, p)
+            for f in flows
+            for s in chosen
+            if airtcp_name(s, available)
+            for p in pers
+        ]
+        run_points(points, res, core, exe, a)
+    rows, absent, pending = rows_for(res, core, available, a.duration)
+    if a.quick:
+        rows = [r for r in rows if r["cc"] in names]
+        absent = [s for s in absent if s.name in names]
+        pending = []
+    body = table(rows) + "\n\n" + summary(rows)
+    if absent:
+        body += (
+            "\n\nNot in this airtcp build, so not checked: "
+            + ", ".join(f"{s.name} (`{s.ns3}`)" for s in absent)
+            + "."
         )
-        ai = list(
-            pool.map(
-                airtcp_goodput,
-                [(cc, per, f, a.duration, s) for f, cc, per in points for s in seeds],
-            )
+    if pending:
+        body += (
+            "\n\nNot run yet: "
+            + ", ".join(f"{n} {f} flow{'s' * (f > 1)} {p * 100:g} %" for f, n, p in pending)
+            + "."
         )
-    k = a.seeds
-    rows = [
-        {
-            "flows": f,
-            "cc": cc,
-            "per": per,
-            "ns3": ns[i * k : (i + 1) * k],
-            "airtcp": ai[i * k : (i + 1) * k],
-        }
-        for i, (f, cc, per) in enumerate(points)
-    ]
-    body = table(rows)
     print(body)
     if not a.no_write:
+        date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
         note = (
-            f"*Written by `make validate-ns3` (`python validation/ns3/run.py --seeds "
-            f"{a.seeds} --duration {a.duration:g}`): mean over {a.seeds} seeds of "
-            f"{a.duration:g} s; ns-3.44 from the `ns3` wheel, airtcp with `tcp.profile = "
-            f'"ns3"`.*'
+            f"*Written by `make validate-ns3` (`python validation/ns3/run.py`) on {date} from "
+            f"`validation/ns3/results.json`: runs of {a.duration:g} s, mean over the seeds of "
+            f"the seeds column (RngRun 1, 2, ...; added in batches until the interval is within "
+            f"±10 % of the ratio or {a.seeds} seeds); ns-{NS3_VERSION} from the "
+            f'`ns3=={NS3_VERSION}.post0` wheel, airtcp with `tcp.profile = "ns3"`, core build '
+            f"{core}.*"
         )
         write_doc(body, note)
         print(f"wrote {DOC.relative_to(ROOT)}")
     return 0
+
+
+def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
+    """Runs seeds for every point until each has what ``seeds_wanted`` asks, storing every
+    result as it arrives. With ``a.side`` one simulator only, the other side's spread is taken
+    to be the same (so the other side can be run later, to the same seeds)."""
+    with ProcessPoolExecutor(a.jobs) as pool:
+        while True:
+            jobs = []
+            done_a = res["airtcp"].setdefault(core, {})
+            for s, cc, f, per in points:
+                nk, ak = ns3_key(s, f, per, a.duration), airtcp_key(cc, s, f, per, a.duration)
+                ns, ai = res["ns3"].setdefault(nk, {}), done_a.setdefault(ak, {})
+                seeds = map(str, range(1, a.seeds + 1))
+                if a.side == "ns3":
+                    have = [k for k in seeds if k in ns]
+                    ga = gn = [ns[k]["goodput_bps"] for k in have]
+                elif a.side == "airtcp":
+                    have = [k for k in seeds if k in ai]
+                    ga = gn = [ai[k]["goodput_bps"] for k in have]
+                else:
+                    have = [k for k in seeds if k in ns and k in ai]
+                    ga = [ai[k]["goodput_bps"] for k in have]
+                    gn = [ns[k]["goodput_bps"] for k in have]
+                want = seeds_wanted(ga, gn, len(have), a.min_seeds, a.seeds)
+                for seed in range(1, want + 1):
+                    k = str(seed)
+                    if k not in ns and a.side != "airtcp":
+                        args = (str(exe), s.ns3, per, f, a.duration, seed, s.ns3_args)
+                        jobs.append((ns, k, ns3_goodput, args))
+                    if k not in ai and a.side != "ns3":
+                        jobs.append((ai, k, airtcp_goodput, (cc, per, f, a.duration, seed, s.tcp)))
+            if not jobs:
+                return
+            print(f"running {len(jobs)} runs", flush=True)
+            futs = {pool.submit(fn, args): (store, k) for store, k, fn, args in jobs}
+            for i, fut in enumerate(futs):
+                store, k = futs[fut]
+                out = fut.result()
+                if out.pop("build", core) != core:
+                    # A worker loaded another build of the core (rebuilt during the run).
+                    raise SystemExit("error: the airtcp core changed during the run; rerun")
+                store[k] = out
+                if not a.quick and (i % 20 == 19 or i == len(futs) - 1):
+                    save_results(a.results, res)
 
 
 if __name__ == "__main__":

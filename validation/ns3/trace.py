@@ -47,8 +47,9 @@ def loss_setup(kind: str, per: float, seed: int) -> tuple[str, list[str]]:
 
 def trace_toml(cc: str, error: str, duration: float, extra: list[str]) -> str:
     """airtcp's side: the cross-check path with the last hop's ``error`` table, extra ``[tcp]``
-    lines, and the window traced."""
-    toml = run.path_toml(cc, 0.0, 1, duration, 1)
+    lines (beside those of the scheme's row in run.SCHEMES), and the window traced."""
+    s = run.BY_NAME.get(cc)
+    toml = run.path_toml(s.airtcp[0] if s else cc, 0.0, 1, duration, 1, s.tcp if s else ())
     bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
     assert bern in toml
     toml = toml.replace(bern, f"error = {error}")
@@ -74,10 +75,12 @@ def airtcp_trace(cc: str, error: str, duration: float, extra: list[str]) -> list
 def ns3_trace(
     exe: Path, cc: str, loss_args: list[str], duration: float, extra: list[str]
 ) -> list[tuple]:
+    s = run.BY_NAME[cc]
     out = subprocess.run(
         [
             str(exe),
-            f"--cc={cc}",
+            f"--cc={s.ns3}",
+            *s.ns3_args,
             "--flows=1",
             f"--duration={duration}",
             "--trace=1",

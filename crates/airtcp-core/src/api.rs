@@ -97,6 +97,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "recover_guard": c.recover_guard.name(),
         "rto_formula": if c.rto_min_added { "linux" } else { "rfc6298" },
         "clock_granularity": secs(c.clock_granularity),
+        "ts_tick": secs(c.ts_tick),
         "cut_basis": if c.cut_from_pipe { "pipe" } else { "flight" },
         "prr_variant": if c.prr_ns3 { "ns3" } else { "rfc6937" },
         "rescue_retransmit": c.rescue_retransmit,
@@ -104,6 +105,8 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "partial_ack_retransmit": c.partial_ack_retransmit,
         "timeout_keeps_ssthresh": c.timeout_keeps_ssthresh,
         "exit_ack_grows": c.exit_ack_grows,
+        "ack_first_segment": c.ack_first_segment,
+        "ts_echo_earliest": c.ts_echo_earliest,
         "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
         "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
         "recovery": match c.recovery {
@@ -113,6 +116,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
             Some(crate::tcp::cc::RecoveryKind::Sack) => "sack",
         },
         "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
+        "ns3_schemes": c.ns3_schemes,
     })
 }
 

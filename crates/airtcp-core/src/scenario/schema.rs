@@ -726,6 +726,8 @@ pub struct TcpOptions {
     pub rto_formula: Option<String>,
     /// RFC 6298's clock granularity G.
     pub clock_granularity: Option<Duration>,
+    /// Tick of the timestamp clock, "0s" for exact (ns-3: "1ms").
+    pub ts_tick: Option<Duration>,
     /// What a window cut halves: "flight" (RFC 5681 FlightSize) or "pipe" (ns-3).
     pub cut_basis: Option<String>,
     /// How PRR counts: "rfc6937" or "ns3" (ns-3.44's TcpPrrRecovery).
@@ -740,6 +742,10 @@ pub struct TcpOptions {
     pub timeout_keeps_ssthresh: Option<bool>,
     /// The ACK that ends a fast recovery grows the window (ns-3, Linux).
     pub exit_ack_grows: Option<bool>,
+    /// With delayed ACKs, acknowledge the first data segment at once (ns-3).
+    pub ack_first_segment: Option<bool>,
+    /// RFC 7323 4.3: echo the timestamp of the earliest segment an ACK answers (ns-3).
+    pub ts_echo_earliest: Option<bool>,
     /// Retransmissions stay counted in pipe until a timeout (ns-3).
     pub pipe_keeps_retransmissions: Option<bool>,
     /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
@@ -796,11 +802,14 @@ impl TcpOptions {
             tlp,
             frto,
             clock_granularity,
+            ts_tick,
             rescue_retransmit,
             fast_retransmit_restarts_rto,
             partial_ack_retransmit,
             timeout_keeps_ssthresh,
             exit_ack_grows,
+            ack_first_segment,
+            ts_echo_earliest,
             pipe_keeps_retransmissions
         )
     }

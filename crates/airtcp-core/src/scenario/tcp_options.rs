@@ -130,6 +130,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.clock_granularity {
         c.clock_granularity = v.ns();
     }
+    if let Some(v) = o.ts_tick {
+        c.ts_tick = v.ns();
+    }
     // Two-way choices named by text: (name when false, name when true).
     for (key, name, names, flag) in [
         (
@@ -184,6 +187,8 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         (o.partial_ack_retransmit, &mut c.partial_ack_retransmit),
         (o.timeout_keeps_ssthresh, &mut c.timeout_keeps_ssthresh),
         (o.exit_ack_grows, &mut c.exit_ack_grows),
+        (o.ack_first_segment, &mut c.ack_first_segment),
+        (o.ts_echo_earliest, &mut c.ts_echo_earliest),
         (
             o.pipe_keeps_retransmissions,
             &mut c.pipe_keeps_retransmissions,

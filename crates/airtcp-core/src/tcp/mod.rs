@@ -91,6 +91,16 @@ pub struct TcpConfig {
     /// The ACK that ends a fast recovery reaches the scheme as an ordinary ACK, so it grows
     /// the window just set to ssthresh.
     pub exit_ack_grows: bool,
+    /// With delayed ACKs the receiver acknowledges the first data segment at once, so later
+    /// ACKs pair segments (2, 3), (4, 5), ... (ns-3, to speed up the connection).
+    pub ack_first_segment: bool,
+    /// RFC 7323 4.3: the receiver takes TS.Recent only from a segment holding Last.ACK.sent,
+    /// so an ACK answering several segments echoes the earliest one's timestamp (ns-3, Linux);
+    /// off, it echoes the latest segment's.
+    pub ts_echo_earliest: bool,
+    /// Tick of the sender's timestamp clock (0: exact): TSval is the time in whole ticks and
+    /// an RTT sample from the echo is too (ns-3 stamps in whole milliseconds).
+    pub ts_tick: Time,
     /// A retransmitted segment stays counted in pipe, and NextSeg() does not resend it,
     /// until a timeout (ns-3's sticky `TcpTxItem::m_retrans`), rather than only during the
     /// recovery that resent it (RFC 6675's HighRxt).
@@ -231,6 +241,14 @@ impl Profile {
                 timeout_keeps_ssthresh: true,
                 // TcpSocketBase::ProcessAck: cwnd = ssthresh, then IncreaseWindow in CA_OPEN.
                 exit_ack_grows: true,
+                // TcpSocketBase::ProcessSynRcvd/ProcessSynSent: m_delAckCount = m_delAckMaxCount
+                // "to respond to the first data packet".
+                ack_first_segment: true,
+                // TcpSocketBase::ProcessOptionTimestamp: m_timestampToEcho changes only for the
+                // in-order segment at or below the highest ACK sent.
+                ts_echo_earliest: true,
+                // TcpOptionTS::NowToTsValue and ElapsedTimeFromTsValue count milliseconds.
+                ts_tick: MS,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -315,6 +333,9 @@ impl Default for TcpConfig {
             ns3_schemes: false,
             timeout_keeps_ssthresh: false,
             exit_ack_grows: false,
+            ack_first_segment: false,
+            ts_echo_earliest: false,
+            ts_tick: 0,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
             recovery: None,

@@ -50,9 +50,13 @@ pub struct TcpReceiver {
     delack_timeout: Time,
     sack: bool,
     timestamps: bool,
+    ts_echo_earliest: bool,
+    ack_first_segment: bool,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
     ts_recent: Time,
+    /// The cumulative point of the last ACK sent (RFC 7323's Last.ACK.sent).
+    last_ack_sent: u64,
     /// Most severe codepoint of the data segments since the last ACK, reflected in the next
     /// ACK's echo bits (multi-level ECN, seed paper 000 §2.2).
     last_codepoint: u8,
@@ -98,9 +102,17 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             sack: cfg.sack,
             timestamps: cfg.timestamps,
-            unacked_segments: 0,
+            ts_echo_earliest: cfg.ts_echo_earliest,
+            ack_first_segment: cfg.ack_first_segment,
+            // Counting the first segment as the second of a pair acknowledges it at once.
+            unacked_segments: if cfg.ack_first_segment {
+                cfg.delack_count.saturating_sub(1)
+            } else {
+                0
+            },
             delack_deadline: None,
             ts_recent: 0,
+            last_ack_sent: 0,
             last_codepoint: 0,
             ece: false,
             ecn_capable: cfg.ecn,
@@ -217,7 +229,14 @@ impl TcpReceiver {
         if ecn == Ecn::CE {
             self.ece = true;
         }
-        if self.timestamps {
+        // RFC 7323 4.3: TS.Recent is taken only from a segment that holds Last.ACK.sent, so
+        // an ACK that answers several segments echoes the earliest one's timestamp and its
+        // RTT sample includes the time the receiver held it (a delayed ACK).
+        let holds_last_ack =
+            h.seq <= self.last_ack_sent && self.last_ack_sent < h.seq + (h.len as u64).max(1);
+        if self.timestamps
+            && (!self.ts_echo_earliest || (h.ts_val >= self.ts_recent && holds_last_ack))
+        {
             self.ts_recent = h.ts_val;
         }
         let (start, end) = (h.seq, h.seq + h.len as u64);
@@ -291,6 +310,7 @@ impl TcpReceiver {
     /// Build the ACK to send now; resets the delayed-ACK state.
     pub fn make_ack(&mut self, now: Time) -> TcpHeader {
         self.unacked_segments = 0;
+        self.last_ack_sent = self.rcv_nxt;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
         let echo = std::mem::take(&mut self.last_codepoint);
@@ -319,6 +339,10 @@ impl TcpReceiver {
         }
         if let Some(agree) = self.synack_due.take() {
             h.flags = flags::SYN | flags::ACK | if agree { flags::ECE } else { 0 };
+            if self.ack_first_segment {
+                // ns-3 sets this once the handshake is done.
+                self.unacked_segments = self.delack_count.saturating_sub(1);
+            }
             return h;
         }
         if self.sack && !self.ooo.is_empty() {
@@ -444,6 +468,61 @@ mod tests {
         let o = r.on_segment(4, &seg(3000), Ecn::NOT_ECT);
         assert_eq!(o.delivered, 2000);
         assert_eq!(r.buffered(), 0);
+    }
+
+    #[test]
+    fn ack_first_segment_shifts_the_pairing() {
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            ack_first_segment: true,
+            ..Default::default()
+        });
+        assert!(r.on_segment(0, &seg(0), Ecn::NOT_ECT).ack_now);
+        r.make_ack(0);
+        assert!(!r.on_segment(1, &seg(1000), Ecn::NOT_ECT).ack_now);
+        assert!(r.on_segment(2, &seg(2000), Ecn::NOT_ECT).ack_now);
+        // With a handshake the SYN-ACK leaves the count where the first segment is acked.
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            ack_first_segment: true,
+            ..Default::default()
+        });
+        let syn = TcpHeader {
+            flags: flags::SYN,
+            ..Default::default()
+        };
+        r.on_segment(0, &syn, Ecn::NOT_ECT);
+        r.make_ack(0);
+        assert!(r.on_segment(1, &seg(0), Ecn::NOT_ECT).ack_now);
+    }
+
+    #[test]
+    fn rfc7323_echo_is_the_earliest_unacknowledged_segments_timestamp() {
+        let ts_seg = |seq: u64, ts: Time| TcpHeader {
+            ts_val: ts,
+            ..seg(seq)
+        };
+        for earliest in [false, true] {
+            let mut r = TcpReceiver::new(&TcpConfig {
+                delayed_ack: true,
+                timestamps: true,
+                ts_echo_earliest: earliest,
+                ..Default::default()
+            });
+            r.on_segment(10, &ts_seg(0, 5), Ecn::NOT_ECT);
+            r.on_segment(11, &ts_seg(1000, 6), Ecn::NOT_ECT);
+            assert_eq!(r.make_ack(11).ts_ecr, if earliest { 5 } else { 6 });
+            // A segment held for the delayed ACK, then one of the next flight: the ACK of
+            // both echoes the held one's timestamp, so its RTT sample includes the wait.
+            r.on_segment(12, &ts_seg(2000, 7), Ecn::NOT_ECT);
+            r.on_segment(112, &ts_seg(3000, 107), Ecn::NOT_ECT);
+            assert_eq!(r.make_ack(112).ts_ecr, if earliest { 7 } else { 107 });
+            // Out of order (above a hole): not taken; the hole's repair is.
+            r.on_segment(113, &ts_seg(5000, 108), Ecn::NOT_ECT);
+            assert_eq!(r.make_ack(113).ts_ecr, if earliest { 7 } else { 108 });
+            r.on_segment(114, &ts_seg(4000, 109), Ecn::NOT_ECT);
+            assert_eq!(r.make_ack(114).ts_ecr, 109);
+        }
     }
 
     #[test]

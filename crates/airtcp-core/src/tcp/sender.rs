@@ -518,7 +518,11 @@ impl TcpSender {
                 len: seg.len,
                 flags: seg.flags | flags::ACK,
                 wnd: self.cfg.rcv_window,
-                ts_val: if self.cfg.timestamps { now } else { 0 },
+                ts_val: if self.cfg.timestamps {
+                    self.ts_clock(now)
+                } else {
+                    0
+                },
                 ts_ecr: if self.cfg.timestamps {
                     self.ts_recent
                 } else {
@@ -1457,6 +1461,14 @@ impl TcpSender {
     /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
     /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
     /// fully acknowledged segment that was never retransmitted (Karn's rule).
+    /// The timestamp clock: `now` in whole `ts_tick`s.
+    fn ts_clock(&self, now: Time) -> Time {
+        match self.cfg.ts_tick {
+            0 => now,
+            t => now / t * t,
+        }
+    }
+
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
         let acked = if self.rack.is_some() {
             let buf = &mut self.delivered;
@@ -1471,7 +1483,13 @@ impl TcpSender {
         self.last_acked_ts = newest;
         self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
         if self.cfg.timestamps && h.ts_ecr > 0 {
-            return Some(now.saturating_sub(h.ts_ecr));
+            // ns-3 takes a zero sample (within one tick) as 1 µs.
+            let r = self.ts_clock(now).saturating_sub(h.ts_ecr);
+            return Some(if self.cfg.ts_tick > 0 {
+                r.max(1_000)
+            } else {
+                r
+            });
         }
         // An ACK that covers a retransmitted segment may have waited for that repair, so it
         // times nothing (Karn's rule applied to the whole ACK, as Linux does).
@@ -1589,6 +1607,26 @@ mod tests {
 
     fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
         std::iter::from_fn(|| s.next_segment(now)).collect()
+    }
+
+    #[test]
+    fn ts_tick_counts_the_timestamp_clock_in_whole_ticks() {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            timestamps: true,
+            ts_tick: MS,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(s.ts_clock(100 * MS + 700_000), 100 * MS);
+        drain(&mut s, 100 * MS + 700_000);
+        // The echo of TSval 100 ms, back at 201.3 ms: a sample of 201 - 100 ms, as ns-3's
+        // millisecond clock measures it.
+        let mut h = ack(1000);
+        h.ts_ecr = 100 * MS;
+        s.on_ack(201 * MS + 300_000, &h);
+        assert_eq!(s.rtt.srtt, Some(101 * MS));
     }
 
     #[test]

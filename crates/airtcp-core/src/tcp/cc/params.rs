@@ -141,6 +141,12 @@ pub const WESTWOOD: &[ParamSpec] = &[
         0.9,
         "Westwood+'s EWMA weight of the old bandwidth estimate",
     ),
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "Westwood+ only, 1: ns-3.44's TcpWestwoodPlus estimator (ns3 profile)",
+    ),
 ];
 pub const ADAPTIVE: &[ParamSpec] = &[
     ParamSpec::new(
@@ -207,27 +213,33 @@ pub const TIBET: &[ParamSpec] = &[ParamSpec::new(
     "low-pass filter pole of the length and interval averages",
 )];
 pub const VEGAS: &[ParamSpec] = &[
-    ParamSpec::new(
+    ParamSpec::ns3(
         "alpha",
         1.0,
-        "grow while fewer than alpha segments are queued",
+        2.0,
+        "grow while fewer than alpha segments are queued (ns-3's TcpVegas: 2)",
     ),
-    ParamSpec::new(
+    ParamSpec::ns3(
         "beta",
         3.0,
-        "shrink while more than beta segments are queued",
+        4.0,
+        "shrink while more than beta segments are queued (ns-3's TcpVegas: 4)",
     ),
     ParamSpec::new(
         "gamma",
         1.0,
         "leave slow start once more than gamma segments are queued",
     ),
+    ParamSpec::ns3("ns3", 0.0, 1.0, "1: ns-3.44's TcpVegas rules (ns3 profile)"),
 ];
-pub const VENO: &[ParamSpec] = &[ParamSpec::new(
-    "beta",
-    3.0,
-    "backlog (segments) below which a loss is judged random",
-)];
+pub const VENO: &[ParamSpec] = &[
+    ParamSpec::new(
+        "beta",
+        3.0,
+        "backlog (segments) below which a loss is judged random",
+    ),
+    ParamSpec::ns3("ns3", 0.0, 1.0, "1: ns-3.44's TcpVeno rules (ns3 profile)"),
+];
 pub const CUBIC: &[ParamSpec] = &[
     ParamSpec::new("c", 0.4, "C, the cubic scaling constant"),
     ParamSpec::new("beta", 0.7, "beta_cubic, the window kept after a loss"),

@@ -7,9 +7,16 @@
 //!
 //! Defaults α = 1, β = 3, γ = 1 as in ns-2's Agent/TCP/Vegas (the paper evaluates α=1, β=3 and
 //! α=2, β=4). Loss reactions are Reno's (as in ns-2 and Linux).
+//!
+//! `ns3 = 1` (the `ns3` profile's default) runs ns-3.44's `TcpVegas` instead: see [`Ns3Vegas`].
 
+use super::newreno::reno_increase;
 use super::rttround::RttRounds;
-use super::{half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, Params, Reaction};
+use super::{
+    half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, Params,
+    Reaction,
+};
+use crate::engine::Time;
 
 #[derive(Clone, Debug)]
 pub struct Vegas {
@@ -21,10 +28,126 @@ pub struct Vegas {
     grow_this_round: bool,
     /// Last computed diff, for tests and reporting.
     pub last_diff: Option<f64>,
+    /// ns-3.44's rules, replacing the above when `ns3 = 1`.
+    ns3: Option<Ns3Vegas>,
+}
+
+/// ns-3.44's `TcpVegas` (tcp-vegas.cc, with the calls of tcp-socket-base.cc), which departs
+/// from the paper and from ns-2 and Linux:
+///
+/// - its RTT "samples" are the SRTT (`PktsAcked` is handed `m_srtt`), one per ACK, duplicates
+///   included; BaseRTT is the smallest SRTT, the round's RTT the smallest SRTT of the round;
+/// - a round ends with the first ACK at or above the next sequence number to send when it
+///   began; the adjustment needs more than two samples in the round, else the ACK grows the
+///   window as NewReno does;
+/// - diff = cwnd − ⌊cwnd × BaseRTT / RTT⌋ in whole segments; slow start is NewReno's (every
+///   ACK, not every other round); past γ it sets cwnd to min(cwnd, target + 1) and ssthresh
+///   as below; in congestion avoidance diff > β takes one segment off and sets ssthresh as
+///   below, diff < α adds one; after each adjustment ssthresh = max(ssthresh, 3/4 cwnd);
+/// - Vegas is off outside the open state (recovery and after a timeout until the recovery
+///   point is acknowledged): ACKs there grow the window as NewReno does; it restarts with a
+///   fresh round when the open state returns;
+/// - a loss sets ssthresh = max(min(ssthresh, cwnd − 1 segment), 2 segments) (its
+///   `GetSsThresh`), not half the flight: one segment less, or the last 3/4-cwnd floor;
+/// - α = 2, β = 4, γ = 1 (its attribute defaults; set by the builder for this variant).
+#[derive(Clone, Debug, Default)]
+pub struct Ns3Vegas {
+    base_rtt: Option<Time>,
+    round_min: Option<Time>,
+    samples: u32,
+    /// Sequence number that ends the round (ns-3's `m_begSndNxt`).
+    round_end: u64,
+    /// Off in recovery and after a timeout; `off_until` is the timeout's recovery point.
+    off: bool,
+    off_until: Option<u64>,
+    /// snd_max as the last ACK left it (ack number + flight).
+    snd_max: u64,
+}
+
+impl Ns3Vegas {
+    fn restart(&mut self) {
+        self.off = false;
+        self.off_until = None;
+        self.round_end = self.snd_max;
+        self.samples = 0;
+        self.round_min = None;
+    }
+
+    fn on_ack(&mut self, v: (f64, f64, f64), ack: &AckInfo, st: &mut CcState) {
+        let (alpha, beta, gamma) = v;
+        self.snd_max = ack.ack_seq + ack.in_flight;
+        if let Some(r) = ack.srtt.filter(|&r| r > 0) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
+            self.samples += 1;
+        }
+        if ack.in_recovery {
+            self.off = true;
+            return;
+        }
+        if self.off && self.off_until.is_none_or(|r| ack.ack_seq >= r) {
+            // ns-3's CongestionStateSet(CA_OPEN) runs before this ACK's growth.
+            self.restart();
+        }
+        if ack.acked_bytes == 0 {
+            return;
+        }
+        let mss = st.mss;
+        if self.off {
+            reno_increase(ack, st);
+            return;
+        }
+        if ack.ack_seq >= self.round_end {
+            self.round_end = self.snd_max;
+            if self.samples <= 2 {
+                reno_increase(ack, st);
+            } else if let (Some(base), Some(rtt)) = (self.base_rtt, self.round_min) {
+                let seg = st.cwnd / mss;
+                let target = (seg as f64 * (base as f64 / rtt as f64)) as u64;
+                let diff = seg.saturating_sub(target) as f64;
+                if diff > gamma && st.cwnd < st.ssthresh {
+                    st.cwnd = seg.min(target + 1) * mss;
+                    st.ssthresh = Self::ssthresh(st);
+                } else if st.cwnd < st.ssthresh {
+                    reno_increase(ack, st);
+                } else if diff > beta {
+                    st.cwnd = seg.saturating_sub(1) * mss;
+                    st.ssthresh = Self::ssthresh(st);
+                } else if diff < alpha {
+                    st.cwnd = (seg + 1) * mss;
+                }
+                st.ssthresh = st.ssthresh.max(3 * st.cwnd / 4);
+            }
+            self.samples = 0;
+            self.round_min = None;
+        } else if st.cwnd < st.ssthresh {
+            reno_increase(ack, st);
+        }
+    }
+
+    /// `TcpVegas::GetSsThresh`: one segment below cwnd, never above the current ssthresh.
+    fn ssthresh(st: &CcState) -> u64 {
+        st.ssthresh
+            .min(st.cwnd.saturating_sub(st.mss))
+            .max(2 * st.mss)
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.off = true;
+        if ev.kind == CongestionKind::Timeout {
+            self.off_until = Some(self.snd_max);
+        }
+        Reaction::cut(Self::ssthresh(st))
+    }
 }
 
 impl Vegas {
     pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
+        let ns3 = p.get("ns3", 0.0)?;
+        if ns3 != 0.0 && ns3 != 1.0 {
+            return Err(("ns3".into(), format!("must be 0 or 1, got {ns3}")));
+        }
+        // The ns3 profile's defaults are ns-3's attributes, 2 and 4 (params.rs).
         let alpha = p.get("alpha", 1.0)?;
         let beta = p.get("beta", 3.0)?;
         let gamma = p.get("gamma", 1.0)?;
@@ -41,12 +164,17 @@ impl Vegas {
             rounds: RttRounds::default(),
             grow_this_round: true,
             last_diff: None,
+            ns3: (ns3 == 1.0).then(Ns3Vegas::default),
         })
     }
 }
 
 impl CongestionControl for Vegas {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let Some(n) = &mut self.ns3 {
+            n.on_ack((self.alpha, self.beta, self.gamma), ack, st);
+            return;
+        }
         let round_closed = self.rounds.on_ack(ack);
         if ack.in_recovery || ack.acked_bytes == 0 {
             return;
@@ -88,6 +216,9 @@ impl CongestionControl for Vegas {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        if let Some(n) = &mut self.ns3 {
+            return n.on_congestion(ev, st);
+        }
         Reaction::cut(half_flight(ev.in_flight, st.mss))
     }
 }
@@ -184,5 +315,124 @@ mod tests {
         v.on_ack(&ack(200 * MS, 150 * MS), &mut st); // diff = cwnd/3 > 1
         assert!(st.cwnd < before);
         assert!(st.ssthresh < st.cwnd, "slow start over");
+    }
+
+    fn ns3_vegas() -> Vegas {
+        let mut m = BTreeMap::new();
+        crate::tcp::cc::apply_ns3_defaults("vegas", &mut m);
+        Vegas::new(&mut Params::new(&m)).unwrap()
+    }
+
+    /// An ACK of `ack_seq` with `flight` bytes still out and the given SRTT (ns-3's sample).
+    fn srtt_ack(ack_seq: u64, flight: u64, srtt: Time) -> AckInfo {
+        AckInfo {
+            now: 0,
+            ack_seq,
+            in_flight: flight,
+            acked_bytes: 1000,
+            rtt: Some(srtt),
+            srtt: Some(srtt),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ns3_defaults_are_its_attributes() {
+        let mut m = BTreeMap::new();
+        crate::tcp::cc::apply_ns3_defaults("vegas", &mut m);
+        assert_eq!(m.get("alpha"), Some(&2.0));
+        assert_eq!(m.get("beta"), Some(&4.0));
+        assert_eq!(m.get("ns3"), Some(&1.0));
+        let v = Vegas::new(&mut Params::new(&m)).unwrap();
+        assert_eq!((v.alpha, v.beta, v.gamma), (2.0, 4.0, 1.0));
+        assert_eq!((vegas().alpha, vegas().beta), (1.0, 3.0));
+    }
+
+    #[test]
+    fn ns3_rounds_end_at_the_sequence_sent_and_adjust_from_srtts() {
+        let mut v = ns3_vegas();
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 10_000,
+            mss: 1000,
+        };
+        // First ACK: the round (ending at 0) closes with one sample: NewReno growth.
+        v.on_ack(&srtt_ack(1000, 20_000, 100 * MS), &mut st);
+        assert_eq!(st.cwnd, 20_050);
+        // Three ACKs inside the round that ends at 21 000: no change in congestion avoidance.
+        for k in 2..5 {
+            v.on_ack(&srtt_ack(k * 1000, 20_000, 150 * MS), &mut st);
+        }
+        assert_eq!(st.cwnd, 20_050);
+        // The ACK of 21 000 ends it with four samples; the round's smallest SRTT is 150 ms
+        // against a base of 100: target = floor(20 x 100/150) = 13, diff = 7 > beta = 4:
+        // one segment off, ssthresh = min(ssthresh, cwnd - 1 segment), then at least 3/4 cwnd.
+        v.on_ack(&srtt_ack(21_000, 20_000, 150 * MS), &mut st);
+        assert_eq!(st.cwnd, 19_000);
+        assert_eq!(st.ssthresh, 14_250);
+    }
+
+    #[test]
+    fn ns3_loss_takes_one_segment_off_not_half() {
+        let mut v = ns3_vegas();
+        let st = CcState {
+            cwnd: 30_000,
+            ssthresh: 1 << 30,
+            mss: 1000,
+        };
+        let ev = |kind| CongestionEvent {
+            now: 0,
+            kind,
+            in_flight: 30_000,
+            flight_size: 30_000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        assert_eq!(
+            v.on_congestion(&ev(CongestionKind::DupAcks), &st).ssthresh,
+            29_000
+        );
+        let low = CcState {
+            ssthresh: 12_000,
+            ..st
+        };
+        assert_eq!(
+            v.on_congestion(&ev(CongestionKind::Timeout), &low).ssthresh,
+            12_000
+        );
+        // The paper's Vegas halves the flight (Reno's reaction).
+        assert_eq!(
+            vegas()
+                .on_congestion(&ev(CongestionKind::DupAcks), &st)
+                .ssthresh,
+            15_000
+        );
+    }
+
+    #[test]
+    fn ns3_vegas_is_off_until_the_timeout_recovery_point() {
+        let mut v = ns3_vegas();
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 20_000,
+            mss: 1000,
+        };
+        v.on_ack(&srtt_ack(1000, 10_000, 100 * MS), &mut st);
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::Timeout,
+            in_flight: 10_000,
+            flight_size: 10_000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        v.on_congestion(&ev, &st);
+        // Below the recovery point (11 000) it grows as NewReno in slow start.
+        st.cwnd = 1000;
+        v.on_ack(&srtt_ack(2000, 1000, 300 * MS), &mut st);
+        assert_eq!(st.cwnd, 2000);
+        assert!(v.ns3.as_ref().unwrap().off);
+        v.on_ack(&srtt_ack(11_000, 2000, 300 * MS), &mut st);
+        assert!(!v.ns3.as_ref().unwrap().off);
     }
 }
