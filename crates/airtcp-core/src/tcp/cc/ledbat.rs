@@ -261,7 +261,8 @@ mod tests {
             mss: 1000,
         };
         let mut l = seeded(5 * SEC);
-        l.on_ack(&ack(SEC, 5 * SEC), &mut st);
+        // The ACK comes late enough that its timestamp (now - owd) is after time zero.
+        l.on_ack(&ack(10 * SEC, 5 * SEC), &mut st);
         assert_eq!(st.cwnd, 2_000);
     }
 
