@@ -40,6 +40,7 @@ __all__ = [
     "evaluate_data",
     "resolve_condition",
     "run_conditions",
+    "run_resolved",
 ]
 
 #: keys of a claim's numbers that hold its effect, by preference
@@ -133,6 +134,41 @@ def resolve_condition(
     return paper.resolve(quick=quick, seeds=seeds, replace={reading.name: variant})
 
 
+def run_resolved(
+    r: ResolvedSweep,
+    store: Store,
+    *,
+    workers: int | None = None,
+    dask: str | None = None,
+    retry_failed: bool = False,
+    progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+) -> None:
+    """Run what the store lacks of one of a paper's sweeps, logging its summary; raises
+    :class:`~airtcp.sweeps.SweepAborted` if the sweep was aborted."""
+    from .sweeps import SweepAborted, run_sweep
+
+    res = run_sweep(
+        r.scenario,
+        r.grid,
+        seeds=r.seeds,
+        store=store,
+        workers=workers,
+        dask=dask,
+        name=r.name,
+        trace=r.spec.trace,
+        retry_failed=retry_failed,
+        progress=progress,
+        # The paper module owns its sweeps' definitions: an edited one replaces the old
+        # membership instead of mixing with it.
+        replace=True,
+    )
+    if log is not None:
+        log(res.summary())
+    if res.aborted:
+        raise SweepAborted(res.aborted)
+
+
 def run_conditions(
     paper: Paper,
     store: Store,
@@ -148,8 +184,6 @@ def run_conditions(
 ) -> None:
     """Run what the store lacks of every condition but the default (which
     :func:`airtcp.papers.reproduce` runs): a progress line per variant, then its sweeps."""
-    from .sweeps import SweepAborted, run_sweep
-
     conds = conditions(paper, quick=quick, only=only)[1:]
     plain = {r.name for r in paper.resolve(quick=quick, seeds=seeds)}
     for k, (c, reading, variant) in enumerate(conds, 1):
@@ -161,23 +195,15 @@ def run_conditions(
                 f"({len(own)} sweep{'s' if len(own) != 1 else ''} of its own)"
             )
         for r in own:
-            res = run_sweep(
-                r.scenario,
-                r.grid,
-                seeds=r.seeds,
-                store=store,
+            run_resolved(
+                r,
+                store,
                 workers=workers,
                 dask=dask,
-                name=r.name,
-                trace=r.spec.trace,
                 retry_failed=retry_failed,
                 progress=progress,
-                replace=True,
+                log=log,
             )
-            if log is not None:
-                log(res.summary())
-            if res.aborted:
-                raise SweepAborted(res.aborted)
 
 
 # --------------------------------------------------------------------------------------------

@@ -570,8 +570,8 @@ def reproduce(
     import time
 
     from ..report import write_report
+    from ..robustness import run_resolved
     from ..store import Store
-    from ..sweeps import run_sweep
 
     t0 = time.perf_counter()
     paper = key if isinstance(key, Paper) else get(key)
@@ -582,27 +582,15 @@ def reproduce(
             if log is not None and progress is not False:
                 # Overall progress: which of the paper's sweeps is running.
                 log(f"[{k}/{len(resolved)}] sweep {r.name}")
-            res = run_sweep(
-                r.scenario,
-                r.grid,
-                seeds=r.seeds,
-                store=st,
+            run_resolved(
+                r,
+                st,
                 workers=workers,
                 dask=dask,
-                name=r.name,
-                trace=r.spec.trace,
                 retry_failed=retry_failed,
                 progress=progress,
-                # The paper module owns its sweeps' definitions: an edited one replaces the
-                # old membership instead of mixing with it.
-                replace=True,
+                log=log,
             )
-            if log is not None:
-                log(res.summary())
-            if res.aborted:
-                from ..sweeps import SweepAborted
-
-                raise SweepAborted(res.aborted)
         only = _readings_wanted(paper, readings)
         if only is None or only:
             from ..robustness import run_conditions
