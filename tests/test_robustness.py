@@ -163,6 +163,12 @@ def test_effect_of_takes_the_deciding_part_of_a_list():
     ]
     assert effect_of(ClaimResult(NOT_SUPPORTED, "", parts)) == (-4.0, -6.0, -2.0)
     assert effect_of(ClaimResult(SUPPORTED, "", parts)) == (3.0, 1.0, 5.0)
+    # Parts that name their outcome ``outcome`` (as EWR's do) are read the same way.
+    named = [
+        {k if k != "verdict" else "outcome": str(v) if k == "verdict" else v for k, v in p.items()}
+        for p in parts
+    ]
+    assert effect_of(ClaimResult(NOT_SUPPORTED, "", named)) == (-4.0, -6.0, -2.0)
     assert effect_of(ClaimResult(SUPPORTED, "", None)) == (None, None, None)
     assert effect_of(ClaimResult(SUPPORTED, "", None, effect=2.0, ci=(1.0, 3.0))) == (
         2.0,

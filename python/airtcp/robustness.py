@@ -226,7 +226,7 @@ def effect_of(res: ClaimResult) -> tuple[float | None, float | None, float | Non
     """A claim result's effect and its interval (``effect``, ``ci_low``, ``ci_high``; None
     where it has none). Taken from the result's ``effect``/``ci`` when it sets them, else
     from its numbers: a dict, or the part of a list of dicts that decides (the first whose
-    ``verdict`` is the claim's outcome, else the first)."""
+    ``verdict`` or ``outcome`` is the claim's outcome, else the first)."""
     eff = getattr(res, "effect", None)
     ci = getattr(res, "ci", None)
     if eff is not None or ci is not None:
@@ -246,8 +246,14 @@ def effect_of(res: ClaimResult) -> tuple[float | None, float | None, float | Non
         rows = nums.to_dicts()
     if not rows:
         return None, None, None
+    # Parts name their own outcome as ``verdict`` or ``outcome``.
     pick = next(
-        (r for r in rows if "verdict" in r and str(r["verdict"]) == str(res.outcome)), rows[0]
+        (
+            r
+            for r in rows
+            if any(k in r and str(r[k]) == str(res.outcome) for k in ("verdict", "outcome"))
+        ),
+        rows[0],
     )
     return (
         _num(pick, _EFFECT_KEYS),
