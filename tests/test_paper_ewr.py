@@ -13,6 +13,7 @@ import airtcp
 from airtcp import Store, papers
 from airtcp.cli import main
 from airtcp.papers import PaperData, ewr
+from airtcp.robustness import apply_variant
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
 from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
@@ -283,13 +284,9 @@ def _variant(reading: str, name: str):
 
 
 def _apply(v, sweep: str):
-    spec = ewr.PAPER.sweep(sweep)
-    sc = spec.scenario(True)
-    if v.transform is not None:
-        sc = v.transform(sc, sweep)
-    for path, value in v.set.items():
-        sc = sc.set(path, value)
-    return sc
+    """The quick scenario of ``sweep`` with variant ``v`` applied, as the engine applies it."""
+    resolved = ewr.PAPER.sweep(sweep).resolve(ewr.PAPER.key, quick=True)
+    return apply_variant(resolved, v, paper=ewr.PAPER.key, reading="r", quick=True).scenario
 
 
 def test_the_declared_readings_and_axes():

@@ -12,6 +12,7 @@ import airtcp
 from airtcp import Store, papers
 from airtcp.cli import main
 from airtcp.papers import PaperData, muzha
+from airtcp.robustness import apply_variant
 from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 
 from .test_report import OUTCOMES, ReportParser, assert_oracle_shares
@@ -304,12 +305,9 @@ def test_fairness_and_random_loss_are_decided_per_hop_count():
 
 
 def _apply(v, sweep: str):
-    sc = muzha.PAPER.sweep(sweep).scenario(True)
-    if v.transform is not None:
-        sc = v.transform(sc, sweep)
-    for path, value in v.set.items():
-        sc = sc.set(path, value)
-    return sc
+    """The quick scenario of ``sweep`` with variant ``v`` applied, as the engine applies it."""
+    resolved = muzha.PAPER.sweep(sweep).resolve(muzha.PAPER.key, quick=True)
+    return apply_variant(resolved, v, paper=muzha.PAPER.key, reading="r", quick=True).scenario
 
 
 def test_the_declared_readings_and_axes():
