@@ -18,18 +18,8 @@
 
 use std::collections::VecDeque;
 
-use super::{
-    AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
-    Reaction,
-};
+use super::{AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, Reaction};
 use crate::engine::{Rng, Time, MS, SEC};
-
-pub const PARAMS: &[ParamSpec] = &[ParamSpec::ns3(
-    "ns3",
-    0.0,
-    1.0,
-    "1: ns-3's TcpBbr restores the window saved at a loss after fast recovery only, not after a timeout",
-)];
 
 /// STARTUP's pacing and cwnd gain, 2/ln 2 ≈ 2.885: the smallest gain that lets the sending
 /// rate double every round (ACM Queue 2016; Linux uses the fixed-point 739/256).
@@ -338,8 +328,6 @@ pub struct Bbr {
     /// Receive window of the last ACK (sending limited by it is not application-limited).
     rwnd: u64,
     probe_rtt_entries: u64,
-    /// ns-3's `TcpBbr`: the saved window comes back after fast recovery only.
-    ns3: bool,
 }
 
 impl Default for Bbr {
@@ -386,15 +374,7 @@ impl Bbr {
             started: false,
             rwnd: u64::MAX,
             probe_rtt_entries: 0,
-            ns3: false,
         }
-    }
-
-    /// With the scenario's parameters (`ns3`).
-    pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
-        let mut b = Self::new();
-        b.ns3 = p.flag(PARAMS, "ns3")?;
-        Ok(b)
     }
 
     pub fn mode(&self) -> Mode {
@@ -673,12 +653,7 @@ impl Bbr {
             self.next_round_delivered = rs.delivered;
             // Drop window the flight was not using.
             cwnd = rs.inflight + rs.acked;
-        } else if self.prev_ca >= CaState::Recovery
-            && self.ca < CaState::Recovery
-            && !(self.ns3 && self.prev_ca == CaState::Loss)
-        {
-            // ns-3 restores on CA_EVENT_COMPLETE_CWR, which only the end of fast recovery
-            // raises; leaving the timeout's loss state keeps the regrown window.
+        } else if self.prev_ca >= CaState::Recovery && self.ca < CaState::Recovery {
             cwnd = cwnd.max(self.prior_cwnd);
             self.packet_conservation = false;
         }
@@ -1278,25 +1253,5 @@ mod tests {
         // Everything outstanding at the timeout is repaired: the saved window, plus the
         // 2 segments delivered.
         assert_eq!(st.cwnd, 202 * MSS);
-    }
-
-    #[test]
-    fn ns3_keeps_the_regrown_window_after_a_timeout() {
-        let (mut b, mut st) = cruising(2);
-        b.ns3 = true;
-        b.cwnd = 200 * MSS;
-        b.snd_una = 0;
-        b.on_congestion(&event(CongestionKind::Timeout, 100 * MSS), &st);
-        st.cwnd = MSS;
-        b.rs.on_sent(SEC, MSS);
-        let mut a = ack(SEC + 100 * MS, MSS, 0, 99 * MSS, Some(100 * MS));
-        a.ack_seq = MSS;
-        b.on_ack(&a, &mut st);
-        assert_eq!(st.cwnd, 4 * MSS);
-        let mut a = ack(SEC + 200 * MS, 2 * MSS, 0, 0, None);
-        a.ack_seq = 100 * MSS;
-        b.on_ack(&a, &mut st);
-        // The loss state is over: no restore, the window grows by what is delivered.
-        assert_eq!(st.cwnd, 6 * MSS);
     }
 }
