@@ -354,3 +354,17 @@ def test_the_jersey_axes_leave_the_other_schemes_runs_as_they_are():
         for reading in ("jersey_threshold", "jersey_queue"):
             assert flows(reading, cc).equals(base), (cc, reading)
     assert not flows("jersey_queue", "jersey").equals(flows(None, "jersey"))
+
+
+def test_which_frames_errors_hit_does_not_matter_without_errors():
+    """``ack_errors = data`` reuses the default's runs at 0% PER (``unchanged``)."""
+    r = _resolved("ack_errors", quick=False)
+    assert 0.0 not in r.grid[membrane.PER_PATHS["grid"]]
+    assert r.shared is not None and r.shared.grid[membrane.PER_PATHS["grid"]] == [0.0]
+    for cc in ("newreno", "jersey"):
+        runs = []
+        for reading in (None, "ack_errors"):
+            sc = _resolved(reading, quick=False).scenario.set(membrane.PER_PATHS["grid"], 0.0)
+            sc = sc.set(membrane.CC_PATH, cc).with_values(duration=8, seed=2)
+            runs.append(airtcp.run(sc).flows.drop("wall_time_s", strict=False))
+        assert runs[0].equals(runs[1]), cc

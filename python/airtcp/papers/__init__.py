@@ -554,12 +554,34 @@ def load_data(
     return data
 
 
-def _load_sweep(st: Store, r: ResolvedSweep) -> dict[str, pl.DataFrame] | str:
-    """One sweep's tables from the store, or what it lacks."""
+#: the run keys of each sweep planned so far, by what defines them: every condition of a
+#: robustness table loads the default's sweeps again, and planning (a scenario per point) is
+#: what loading costs
+_KEYS: dict[tuple[str, str, tuple[int, ...], bool], list[tuple[str, int]]] = {}
+
+
+def _sweep_keys(r: ResolvedSweep) -> list[tuple[str, int]]:
+    import json
+
     from ..sweeps import plan
 
-    _, _, jobs = plan(r.scenario, r.grid, r.seeds, trace=r.spec.trace, validate=False)
-    keys = [j.key for j in jobs]
+    what = (
+        r.scenario.canonical_json(),
+        json.dumps(r.grid, default=str),
+        tuple(r.seeds),
+        r.spec.trace,
+    )
+    if what not in _KEYS:
+        if len(_KEYS) > 512:
+            _KEYS.clear()
+        _, _, jobs = plan(r.scenario, r.grid, r.seeds, trace=r.spec.trace, validate=False)
+        _KEYS[what] = [j.key for j in jobs]
+    return list(_KEYS[what])
+
+
+def _load_sweep(st: Store, r: ResolvedSweep) -> dict[str, pl.DataFrame] | str:
+    """One sweep's tables from the store, or what it lacks."""
+    keys = _sweep_keys(r)
     have = st.status(keys)
     if len(have) < len(keys):
         return f"{r.name}: {len(keys) - len(have)} of {len(keys)} runs"

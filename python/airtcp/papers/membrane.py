@@ -466,6 +466,8 @@ READINGS = [
                 why="the x axis is the data packets' PER; ACKs are short frames",
                 transform=_edit(_data_errors_only),
                 sweeps=_claimed(*_sweeps_of(*VARIANTS, topos=("grid",))),
+                # Without errors it does not matter which frames they would hit (a test).
+                unchanged={PER_PATHS["grid"]: [0.0]},
             ),
         ),
         passage="§I: 'TCP ACK packets are also affected by channel errors and can be lost or "
