@@ -298,6 +298,7 @@ def test_the_declared_readings_and_axes():
         "queues": "axis",
         "rtt_spread": "axis",
         "start_jitter": "axis",
+        "background": "axis",
         "ack_errors": "axis",
     }
     for r in ewr.PAPER.readings:
@@ -349,6 +350,12 @@ def test_queue_rtt_jitter_and_ack_axes_edit_what_they_say():
     assert {f["start_jitter"] for f in jit.data["flows"]} == {"100ms"}
     acks = _apply(_variant("ack_errors", "data and ACKs"), "friend55")
     assert acks.get("links.R2-D1.error.applies_to") == "all"
+    for load in ("1 Mbps", "4 Mbps"):
+        v = _variant("background", load)
+        bg = _apply(v, "single")
+        assert [bg.get(f"flows.udp{k}.app.rate") for k in (1, 2)] == [load.replace(" ", "")] * 2
+        assert bg.get("flows.udp1.app.on_mean") == "100ms" and v.sweeps == ("single",)
+    assert ewr.single_scenario(True).get("flows.udp1.app.rate") == "2Mbps"
     small = _apply(_variant("rcv_window", "64 KiB"), "single")
     assert small.get("tcp.rcv_window") == 65536
 
