@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import polars as pl
+import pytest
 
 import airtcp
 from airtcp import Store, papers
@@ -368,3 +369,43 @@ def test_which_frames_errors_hit_does_not_matter_without_errors():
             sc = sc.set(membrane.CC_PATH, cc).with_values(duration=8, seed=2)
             runs.append(airtcp.run(sc).flows.drop("wall_time_s", strict=False))
         assert runs[0].equals(runs[1]), cc
+
+
+def test_a_claim_is_decided_at_each_per_not_on_its_range_pooled():
+    """ELN far ahead at 5% and 10% but level at 2%: pooled over PER > 1% the gain would pass;
+    decided at each PER it is ruled out at 2%, and the sentence says where it holds."""
+
+    def shaped(s: str, p: float) -> float:
+        if s == "NewReno + ELN":
+            return 1e6 if p <= 0.02 else 1.5e6
+        return 1e6
+
+    res = _claim(_data(shaped, 0.01), "eln_high")
+    assert res.outcome == NOT_SUPPORTED
+    by_per = {r["per"]: r for r in res.numbers}
+    assert sorted(by_per) == membrane.HIGH
+    assert by_per[0.02]["verdict"] == NOT_SUPPORTED
+    assert by_per[0.05]["verdict"] == SUPPORTED and by_per[0.1]["verdict"] == SUPPORTED
+    assert "supported at NewReno + ELN vs NewReno at 5%" in res.sentence
+    assert "not supported at NewReno + ELN vs NewReno at 2%" in res.sentence
+    # Intervals simultaneous over the claim's three points; Holm's p at least the raw p.
+    assert all(r["level"] == pytest.approx(1 - 0.05 / 3) for r in res.numbers)
+    assert all(r["p_holm"] >= r["p"] for r in res.numbers)
+    # The effect shown for the claim is the condition that rules it out.
+    assert res.effect == pytest.approx(by_per[0.02]["change"])
+
+
+def test_a_claim_of_both_regimes_is_decided_in_each():
+    """NewReno and Jersey level with the others at low PER, far ahead at high PER: not
+    supported at low PER, supported at high PER."""
+
+    def shaped(s: str, p: float) -> float:
+        if s in ("Reno", "TIBET") and p > membrane.THRESHOLD:
+            return 0.6e6
+        return 1e6
+
+    d = _data(shaped, 0.01)
+    assert _claim(d, "newreno_jersey_best_low").outcome == NOT_SUPPORTED
+    assert _claim(d, "newreno_jersey_best_high").outcome == SUPPORTED
+    rows = _claim(d, "newreno_jersey_best_high").numbers
+    assert {r["regime"] for r in rows} == {"high"} and len(rows) == 2 * 2 * len(membrane.HIGH)

@@ -10,7 +10,8 @@ index against PER.
 Every value the paper leaves out was fixed before running (docs/schemes/membrane.md): 20 Mbit/s
 TDMA links, 1 ms slots with a 20 µs guard, one slot per node in round robin (a node's links
 share its radio), 100-packet queues, Bernoulli errors on every frame of every mesh link, 300 s.
-Claims are judged by Welch's t-test over seeds (stats.verdict).
+Claims are judged at each PER point by Welch's t-test over seeds, intervals simultaneous over
+a claim's points (_membrane_claims.py).
 """
 
 from __future__ import annotations
