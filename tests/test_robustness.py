@@ -338,6 +338,19 @@ def test_a_variant_reruns_only_the_points_it_changes(tmp_path):
     (same,) = paper.resolve(quick=False, replace={"rate": only_reno})
     assert same.name == "shared/s" and same.shared is None
 
+    # A misspelt axis is refused when the paper registers.
+    typo = Variant("y", set={"links.*.rate": "1Mbps"}, unchanged={"flows.*.ccc": ["reno"]})
+    bad = Paper(
+        key="typo",
+        title="t",
+        citation="c",
+        summary="s",
+        sweeps=paper.sweeps,
+        readings=[Reading("rate", "link rate", Variant("10Mbps"), (typo,), kind="axis")],
+    )
+    with pytest.raises(ValueError, match="unchanged names 'flows.*.ccc'"):
+        papers.register(bad)
+
     with Store(tmp_path / "runs.sqlite", create=True) as st:
         for plain in paper.resolve(quick=False):
             run_resolved(plain, st, workers=1, progress=False)

@@ -466,6 +466,13 @@ def register(paper: Paper) -> Paper:
                     raise ValueError(
                         f"paper {paper.key}: reading {r.name}/{v.name}: unknown sweep {sw!r}"
                     )
+            for axis in v.unchanged:
+                # A misspelt axis would silently run every point again.
+                if not any(axis in s.grid and v.applies(s.name) for s in paper.sweeps):
+                    raise ValueError(
+                        f"paper {paper.key}: reading {r.name}/{v.name}: unchanged names "
+                        f"{axis!r}, not a grid axis of a sweep it applies to"
+                    )
         for c in r.claims or ():
             if c not in ids:
                 raise ValueError(f"paper {paper.key}: reading {r.name}: unknown claim {c!r}")
