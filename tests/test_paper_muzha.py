@@ -365,6 +365,26 @@ def test_the_reception_models_give_different_runs_of_a_chain():
     assert goodputs["sinr"] != goodputs["ns2"] and goodputs["summed"] != goodputs["ns2"], goodputs
 
 
+def test_ack_errors_reuse_the_default_runs_without_errors():
+    """The lossy chains' runs at 0% are the default's under ``ack_errors = all frames``: no
+    frame is in error whichever frames the errors would hit."""
+    acks = muzha.PAPER.reading("ack_errors").alternatives[0]
+    (r,) = [
+        x
+        for x in muzha.PAPER.resolve(quick=False, replace={"ack_errors": acks})
+        if x.spec.name == "lossy"
+    ]
+    assert 0.0 not in r.grid[muzha.PER_PATH] and r.shared.grid[muzha.PER_PATH] == [0.0]
+    base = muzha.lossy_scenario(True).set(muzha.DST_PATH, "n8").set(muzha.PER_PATH, 0.0)
+    for cc in ("newreno", "muzha"):
+        sc = base.set(muzha.CC_PATH, cc).with_values(duration=10, seed=2)
+        runs = [
+            airtcp.run(x).flows.drop("wall_time_s", strict=False)
+            for x in (sc, sc.copy().set("media.air.error.applies_to", "all"))
+        ]
+        assert runs[0].equals(runs[1]), cc
+
+
 def test_a_bad_drop_memory_is_an_error_at_its_path():
     sc = muzha.chain_scenario(True).set("agents.0.drop_memory_rtts", -1)
     with pytest.raises(airtcp.ScenarioError) as e:

@@ -836,6 +836,8 @@ READINGS = [
                 "TCP ACKs (and the MAC's frames carrying them) lost at the same rate",
                 set={"media.air.error.applies_to": "all"},
                 sweeps=("lossy",),
+                # Without errors it does not matter which frames they would hit (a test).
+                unchanged={PER_PATH: [0.0]},
             ),
         ),
         passage="§IV speaks of 'random loss' without a rate or what it hits.",
