@@ -360,6 +360,25 @@ def test_queue_rtt_jitter_and_ack_axes_edit_what_they_say():
     assert small.get("tcp.rcv_window") == 65536
 
 
+def test_ack_errors_reuse_the_default_runs_without_errors():
+    """Under ``ack_errors = data and ACKs`` the runs at 0% error are the default's (no packet
+    is in error whichever packets the errors would hit): reused, not run again."""
+    v = _variant("ack_errors", "data and ACKs")
+    resolved = {r.spec.name: r for r in ewr.PAPER.resolve(quick=False, replace={"ack_errors": v})}
+    for name, axis in (("single", "links.R1-R2.error.per"), ("mixed", "links.N4-M.error.per")):
+        r = resolved[name]
+        assert 0.0 not in r.grid[axis] and r.shared.grid[axis] == [0.0], name
+    assert resolved["friend55"].shared is None  # no 0% point there
+    for cc in ("ewr", "newreno"):
+        sc = ewr.single_scenario(True).set("flows.ftp.cc", cc).set("links.R1-R2.error.per", 0.0)
+        sc = sc.with_values(duration=5, seed=2)
+        runs = [
+            airtcp.run(x).flows.drop("wall_time_s", strict=False)
+            for x in (sc, v.transform(sc, "single"))
+        ]
+        assert runs[0].equals(runs[1]), cc
+
+
 def test_the_single_bottleneck_grid_has_the_low_error_points():
     grid = ewr.PAPER.sweep("single").grid[ewr.SINGLE_PER]
     assert {0.001, 0.005} <= set(grid)
