@@ -381,7 +381,10 @@ mod tests {
         a.acked_bytes = 0;
         a.dup_ack = true;
         i.on_ack(&a, &mut st);
-        assert_eq!((i.base_rtt, i.max_rtt, i.cnt_rtt), (Some(100 * MS), Some(100 * MS), 1));
+        assert_eq!(
+            (i.base_rtt, i.max_rtt, i.cnt_rtt),
+            (Some(100 * MS), Some(100 * MS), 1)
+        );
         // At 10 segments the delay rules still decide (no standard-TCP regime).
         i.recalc(10.0);
         assert_eq!((i.alpha, i.beta), (10.0, 0.125));
