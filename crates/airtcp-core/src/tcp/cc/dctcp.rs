@@ -32,7 +32,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: a loss cuts by alpha/2 too, as ns-3's TcpDctcp",
+        "1: ns-3's TcpDctcp (a loss cuts by alpha/2 too, TcpLinuxReno growth, none while cutting)",
     ),
 ];
 

@@ -20,7 +20,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("low_window", 38.0, "Low_Window: standard TCP at or below this many segments"),
     ParamSpec::new("high_window", 83000.0, "High_Window: the window (segments) where b reaches high_decrease"),
     ParamSpec::new("high_decrease", 0.1, "High_Decrease: b(High_Window)"),
-    ParamSpec::ns3("table", 0.0, 1.0, "1: the rounded a(w)/b(w) table of RFC 3649 Appendix B (ns-3's and Linux's) instead of the formulas"),
+    ParamSpec::ns3("table", 0.0, 1.0, "1: the rounded a(w)/b(w) table of RFC 3649 Appendix B (ns-3's and Linux's) instead of the formulas, counted in whole segments as ns-3"),
 ];
 
 /// Upper window bounds (segments) of RFC 3649 Appendix B's intervals; interval i has

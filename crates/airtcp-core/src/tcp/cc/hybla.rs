@@ -31,7 +31,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: rho from the minimum RTT (ns-3's TcpHybla) instead of the smoothed RTT",
+        "1: ns-3's TcpHybla (rho from the smallest SRTT, growth in whole segments, no pacing)",
     ),
 ];
 

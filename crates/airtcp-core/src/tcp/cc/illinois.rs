@@ -46,7 +46,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: queueing delays in whole milliseconds (ns-3's TcpIllinois)",
+        "1: ns-3's TcpIllinois (SRTT delays in whole ms, no small-window regime, growth in whole segments)",
     ),
 ];
 

@@ -44,7 +44,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpLedbat (slow start first, millisecond delays)",
+        "1: ns-3's TcpLedbat (slow start first and after a timeout, capped at the flight, millisecond delays)",
     ),
 ];
 

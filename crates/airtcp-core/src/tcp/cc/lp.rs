@@ -37,7 +37,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction)",
+        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction, integer ms)",
     ),
 ];
 

@@ -64,7 +64,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: Fast mode adds a segment per min(cwnd, 100) ACKs (ns-3's TcpYeah)",
+        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT)",
     ),
 ];
 
