@@ -10,7 +10,10 @@
  *
  * - Eq. 1 per ACK: Bw_sample = d / (t - t_prev), d the bytes the ACK reports delivered (a
  *   duplicate ACK one MSS, a cumulative ACK its advance less what duplicates already
- *   counted); ACKs in the same microsecond are merged; the first ACK only starts the clock;
+ *   counted), over at least RTT_min / 8: the kernel takes ACKs in batches (a socket's
+ *   backlog while the sending process holds it, a softirq's run), so consecutive ACKs can be
+ *   microseconds apart though their segments arrived a packet time apart; ACKs closer than
+ *   that join the next sample. The first ACK only starts the clock;
  * - Eq. 2: Bw_est = 0.7 Bw_est + 0.3 Bw_sample, the first sample taken whole (delta_1 = 0);
  * - Eq. 3: oCwnd = RTT_min x Bw_est / MSS segments, at least 2, RTT_min the smallest RTT
  *   sample.
@@ -31,6 +34,8 @@ char _license[] SEC("license") = "GPL";
 #define DELTA_TENTHS 7
 #define ALPHA_MILLI 1000
 #define BETA_MILLI 9000
+/* Eq. 1's shortest interval: RTT_min / 8 (1 ms before an RTT sample). */
+#define MIN_GAP_DIV 8
 
 struct ewr {
 	__u64 est;         /* Bw_est, bytes per second; 0 before the first sample */
@@ -112,7 +117,7 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u64 now = tp->tcp_mstamp;
 	__u32 advance = tp->snd_una - e->snd_una;
-	__u64 d, sample;
+	__u64 d, sample, gap;
 
 	e->snd_una = tp->snd_una;
 	if (advance == 0) {
@@ -126,7 +131,9 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 		e->last_ack_us = now;
 		return;
 	}
-	if (now <= e->last_ack_us) {
+	/* ACKs closer than the shortest sample interval join the next sample. */
+	gap = e->rtt_min_us ? e->rtt_min_us / MIN_GAP_DIV : 1000;
+	if (now < e->last_ack_us + gap) {
 		e->pending += d;
 		return;
 	}
@@ -143,6 +150,8 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 	if (r) {
 		r->samples++;
 		r->est = e->est;
+		r->rtt_min_us = e->rtt_min_us;
+		r->mss = tp->mss_cache;
 		r->ocwnd = ocwnd(sk, e);
 	}
 }

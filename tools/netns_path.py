@@ -2,7 +2,8 @@
 a drop-tail queue, a one-way delay and data-packet loss, for checking kernel behaviour
 (airtcp's BPF congestion controls, the `linux` TCP profile). Needs root.
 
-    snd ns: tx0 10.77.0.1 --veth-- mtx [mid ns: relay] mrx (TBF rate, queue) --veth-- rx0 10.77.0.2 :rcv ns
+    sender ns: tx0 10.77.0.1 --veth-- mtx [middle ns: relay] mrx (TBF rate, queue)
+               --veth-- rx0 10.77.0.2 :receiver ns
 
 The relay (this file, `relay` subcommand, run inside the middle namespace) moves Ethernet
 frames between the two middle interfaces with AF_PACKET sockets, holds each for the one-way
@@ -30,7 +31,6 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ETH_P_ALL = 0x0003
@@ -129,10 +129,12 @@ class Path_:
         every: int = 0,
         loss: float = 0.0,
         seed: int = 1,
+        quickack: bool = False,
     ) -> None:
         tag = f"at{os.getpid() % 100000}"
         self.snd, self.mid, self.rcv = f"{tag}snd", f"{tag}mid", f"{tag}rcv"
         self.args = (rate, delay_ms, queue_bytes, every, loss, seed)
+        self.quickack = quickack
         self.relay: subprocess.Popen | None = None
 
     def __enter__(self) -> Path_:
@@ -149,14 +151,32 @@ class Path_:
                 _sh("ip", "-n", ns, "addr", "add", f"{ip}/24", "dev", dev)
                 _sh("ip", "-n", ns, "link", "set", dev, "up")
                 _sh("ip", "-n", ns, "link", "set", "lo", "up")
+            if self.quickack:
+                # The route's quickack attribute: the receiver acknowledges every segment.
+                _sh("ip", "-n", self.rcv, "route", "change", "10.77.0.0/24", "dev", "rx0",
+                    "proto", "kernel", "scope", "link", "src", RCV_IP, "quickack", "1")  # fmt: skip
             for dev in ("mtx", "mrx"):
                 _sh("ip", "-n", self.mid, "link", "set", dev, "up")
             _sh("ip", "netns", "exec", self.mid, "tc", "qdisc", "add", "dev", "mrx", "root",
-                "tbf", "rate", rate, "burst", "3028", "limit", str(queue_bytes))  # fmt: skip
+                "tbf", "rate", rate, "burst", "1600", "limit", str(queue_bytes))  # fmt: skip
             self.relay = subprocess.Popen(
-                ["ip", "netns", "exec", self.mid, sys.executable, str(HERE), "relay",
-                 "--delay-ms", str(delay_ms), "--every", str(every), "--loss", str(loss),
-                 "--seed", str(seed)],  # fmt: skip
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    self.mid,
+                    sys.executable,
+                    str(HERE),
+                    "relay",
+                    "--delay-ms",
+                    str(delay_ms),
+                    "--every",
+                    str(every),
+                    "--loss",
+                    str(loss),
+                    "--seed",
+                    str(seed),
+                ],  # fmt: skip
                 stdout=subprocess.PIPE,
                 text=True,
             )
@@ -190,8 +210,19 @@ class Path_:
             if rcv.stdout.readline().strip() != "ready":
                 raise RuntimeError("the receiver did not start")
             out = subprocess.run(
-                ["ip", "netns", "exec", self.snd, sys.executable, str(HERE), "send",
-                 "--cc", cc, "--seconds", str(seconds)],  # fmt: skip
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    self.snd,
+                    sys.executable,
+                    str(HERE),
+                    "send",
+                    "--cc",
+                    cc,
+                    "--seconds",
+                    str(seconds),
+                ],  # fmt: skip
                 check=True,
                 capture_output=True,
                 text=True,

@@ -49,8 +49,9 @@ def available() -> list[str]:
 
 
 def _bpftool(*args: str) -> str:
+    """bpftool's output; its notices (such as "Registered ...") go to stderr, kept after."""
     out = subprocess.run(["bpftool", *args], check=True, capture_output=True, text=True)
-    return out.stdout
+    return out.stdout + out.stderr
 
 
 def register(program: Program, build_dir: Path) -> int:
@@ -96,10 +97,8 @@ def record(program: Program, local_port: int) -> dict:
     """What the program recorded for the connection with this local port (the fields of its
     record struct in bpf/*.bpf.c)."""
     key = [str(b) for b in local_port.to_bytes(4, "little")]
-    out = _bpftool(
-        "-j", "map", "lookup", "id", str(_records_map_id(program)), "key", *key
-    )
-    return json.loads(out)["formatted"]["value"]
+    out = _bpftool("-j", "map", "lookup", "id", str(_records_map_id(program)), "key", *key)
+    return json.loads(out.splitlines()[0])["formatted"]["value"]
 
 
 def main(argv: list[str] | None = None) -> int:
