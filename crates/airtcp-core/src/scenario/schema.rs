@@ -750,6 +750,9 @@ pub struct TcpOptions {
     pub pipe_keeps_retransmissions: Option<bool>,
     /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
     pub acked_count: Option<String>,
+    /// Reno-family and Linux CUBIC growth: "rfc5681" (per ACK) or "linux" (per segment the
+    /// ACK delivered).
+    pub window_growth: Option<String>,
     /// "scheme" (the scheme's own loss recovery), "reno" or "newreno".
     pub recovery: Option<String>,
 }
@@ -770,6 +773,10 @@ impl TcpOptions {
                     .or_else(|| base.rto_formula.clone()),
                 cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
                 acked_count: self.acked_count.clone().or_else(|| base.acked_count.clone()),
+                window_growth: self
+                    .window_growth
+                    .clone()
+                    .or_else(|| base.window_growth.clone()),
                 recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
                 prr_variant: self
                     .prr_variant
