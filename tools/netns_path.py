@@ -277,6 +277,21 @@ def send(cc: str, seconds: float) -> None:
     print(json.dumps(report))
 
 
+def growth_per_rtt(samples: list, rtt_us: int) -> float | None:
+    """The median slope of cwnd (segments per RTT) over stretches of congestion avoidance
+    (open state, cwnd >= ssthresh) longer than 300 ms, from the 10 ms TCP_INFO samples."""
+    runs, cur = [], []
+    for s in samples:
+        if s[3] == 0 and s[1] >= s[2]:
+            cur.append(s)
+            continue
+        if len(cur) > 30:
+            runs.append(cur)
+        cur = []
+    slopes = [(r[-1][1] - r[0][1]) / (r[-1][0] - r[0][0]) * rtt_us / 1e6 for r in runs]
+    return sorted(slopes)[len(slopes) // 2] if slopes else None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -312,7 +327,8 @@ def main() -> None:
             for cc in a.cc:
                 with Path_(a.rate, a.delay_ms, a.queue_bytes, a.every, a.loss, seed) as p:
                     rep = p.transfer(cc, a.seconds, sysctls)
-                rep.pop("samples")
+                samples = rep.pop("samples")
+                rep["ca_growth_per_rtt"] = growth_per_rtt(samples, rep["info"]["rtt"])
                 rep["goodput_mbps"] = rep["received"] * 8 / a.seconds / 1e6
                 rep["seed"] = seed
                 print(json.dumps(rep), flush=True)
