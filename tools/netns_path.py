@@ -329,6 +329,11 @@ def main() -> None:
                     rep = p.transfer(cc, a.seconds, sysctls)
                 samples = rep.pop("samples")
                 rep["ca_growth_per_rtt"] = growth_per_rtt(samples, rep["info"]["rtt"])
+                # From the 10 ms samples: mean cwnd (segments) and entries into Recovery (3).
+                rep["avg_cwnd"] = sum(s[1] for s in samples) / max(len(samples), 1)
+                rep["recoveries"] = sum(
+                    1 for a, b in zip(samples, samples[1:], strict=False) if b[3] == 3 != a[3]
+                )
                 rep["goodput_mbps"] = rep["received"] * 8 / a.seconds / 1e6
                 rep["seed"] = seed
                 print(json.dumps(rep), flush=True)
