@@ -31,7 +31,7 @@ from . import _core
 from .result import Result, jain
 from .scenario import AllowPaths, Scenario, as_scenario
 
-__all__ = ["EmulationError", "EmulationLateWarning", "Testbed", "emulate", "requirements_problem"]
+__all__ = ["EmulationError", "EmulationLateWarning", "NamespaceSet", "emulate", "requirements_problem"]
 
 #: every namespace an emulation creates starts with this, then the run's id
 NS_PREFIX = "airtcp-"
@@ -101,7 +101,7 @@ def stale_namespaces() -> list[str]:
     return out
 
 
-class Testbed:
+class NamespaceSet:
     """Namespaces with one TUN device each, for ``hosts`` (in order); host i has address
     10.77.0.(i+1)/24 on its device and runs nothing until asked. ``close()`` (also on
     leaving a ``with`` block) removes every namespace and device; it is safe to call twice.
@@ -196,14 +196,14 @@ class Testbed:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         self._made = []
 
-    def __enter__(self) -> Testbed:
+    def __enter__(self) -> NamespaceSet:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-class _Terminated(BaseException):
+class _Terminated(KeyboardInterrupt):
     """SIGTERM arrived: unwind (and clean up) like Ctrl-C."""
 
 
@@ -227,7 +227,7 @@ class Emulator:
     """The emulator thread over a testbed: ``start()``, then ``stop()`` returns its report."""
 
     def __init__(
-        self, sc: Scenario, bed: Testbed, t0: float, seconds: float, allow_paths: AllowPaths
+        self, sc: Scenario, bed: NamespaceSet, t0: float, seconds: float, allow_paths: AllowPaths
     ) -> None:
         self._r, self._w = os.pipe()
         self._out: dict[str, Any] = {}
@@ -358,7 +358,7 @@ def emulate(
     dur = _seconds(data["duration"])
     flows = data.get("flows", [])
     tcp_all = data.get("tcp") or {}
-    with _sigterm_unwinds(), Testbed(hosts) as bed:
+    with _sigterm_unwinds(), NamespaceSet(hosts) as bed:
         # Kernel TCP options the scenario sets for every flow.
         for i in range(len(hosts)):
             if tcp_all.get("ecn") is not None:
@@ -403,7 +403,10 @@ def emulate(
         finally:
             # The emulator stops before the devices it serves go away.
             report = emu.stop()
-    return _result(sc, hosts, ccs, apps, outs_s, outs_r, report, t0, dur, strict)
+        prefix = bed.prefix
+    r = _result(sc, hosts, ccs, apps, outs_s, outs_r, report, t0, dur, strict)
+    r.raw["emulation"]["namespace_prefix"] = prefix
+    return r
 
 
 def _collect(p: subprocess.Popen[str], what: str) -> dict[str, Any]:

@@ -59,6 +59,7 @@ pub fn emulate_json(
     let out = serde_json::json!({
         "elapsed_s": io.ended_at as f64 / SEC as f64,
         "stopped": io.stopped,
+        "realtime": io.realtime,
         "read_packets": io.read_packets,
         "delivered_packets": emu.delivered,
         "in_flight_packets": emu.in_flight(),
