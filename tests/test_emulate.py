@@ -77,9 +77,14 @@ def test_udp_rate_delay_and_queue_drops_match_the_scenario():
     bott = links["R->B"]
     n = len(got["seqs"])
     # Conservation: every datagram read is delivered, dropped by the queue or still held.
-    assert rep["read_packets"] == rep["delivered_packets"] + bott["drops_queue_overflow"] + rep[
-        "in_flight_packets"
-    ] + rep["ignored_not_ipv4"] + rep["ignored_unknown_destination"]
+    assert (
+        rep["read_packets"]
+        == rep["delivered_packets"]
+        + bott["drops_queue_overflow"]
+        + rep["in_flight_packets"]
+        + rep["ignored_not_ipv4"]
+        + rep["ignored_unknown_destination"]
+    )
     assert n == rep["delivered_packets"] == sent - bott["drops_queue_overflow"]
     assert bott["drops_queue_overflow"] > 0.4 * sent
     # Delivered rate over the arrivals' span: the link's rate, up to the spacing of two

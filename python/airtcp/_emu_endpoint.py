@@ -33,7 +33,9 @@ _U64 = {"bytes_acked": 120, "bytes_sent": 200, "bytes_retrans": 208}
 def tcp_info(sock: socket.socket) -> dict[str, int]:
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
     out = {k: struct.unpack_from("<I", raw, o)[0] for k, o in _U32.items() if o + 4 <= len(raw)}
-    out.update({k: struct.unpack_from("<Q", raw, o)[0] for k, o in _U64.items() if o + 8 <= len(raw)})
+    out.update(
+        {k: struct.unpack_from("<Q", raw, o)[0] for k, o in _U64.items() if o + 8 <= len(raw)}
+    )
     out["ca_state"] = raw[1]
     return out
 
@@ -75,8 +77,10 @@ def send(a: argparse.Namespace) -> None:
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
     if a.mss:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, a.mss)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 50_000))
     s.connect((a.dst, a.port))
+    # Short send timeouts so the loop sees the end of the run (set after connect, which
+    # the same timeout would cut short on a long path).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 50_000))
     samples: list[tuple[float, dict[str, int]]] = []
     halt = threading.Event()
 

@@ -31,7 +31,13 @@ from . import _core
 from .result import Result, jain
 from .scenario import AllowPaths, Scenario, as_scenario
 
-__all__ = ["EmulationError", "EmulationLateWarning", "NamespaceSet", "emulate", "requirements_problem"]
+__all__ = [
+    "EmulationError",
+    "EmulationLateWarning",
+    "NamespaceSet",
+    "emulate",
+    "requirements_problem",
+]
 
 #: every namespace an emulation creates starts with this, then the run's id
 NS_PREFIX = "airtcp-"

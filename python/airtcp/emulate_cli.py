@@ -70,7 +70,11 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         print("link directions" if args.all_links else "links with drops")
         print(lt)
     print()
-    print(summary_line(result, wall))
+    # The simulator's summary line, less the figures an emulation has none of (events).
+    line = summary_line(result, wall).replace(
+        " s simulated, 0 events, 0 packet-hops", " s emulated"
+    )
+    print(line)
     em = result.raw["emulation"]
     lat = em["lateness_us"]
     verdict = "LATE: the emulated path was slower than the scenario's" if em["late"] else "ok"
