@@ -3,6 +3,7 @@
 //! for it (same constructors, same random streams), the hosts that become network
 //! namespaces (the flows' endpoints) and the path of link directions between each pair.
 
+use airtcp_core::engine::Rng;
 use airtcp_core::engine::Time;
 use airtcp_core::link::error::ErrorModel;
 use airtcp_core::link::snr::SnrSeries;
@@ -10,7 +11,6 @@ use airtcp_core::queue::AnyQueue;
 use airtcp_core::scenario::build::{error_model, queue_policy};
 use airtcp_core::scenario::{FileAccess, Scenario, ScenarioError};
 use airtcp_core::topology::LinkKind;
-use airtcp_core::engine::Rng;
 use std::collections::{BTreeMap, VecDeque};
 
 type R<T> = Result<T, ScenarioError>;
@@ -85,14 +85,22 @@ pub fn plan(sc: &Scenario, files: &FileAccess) -> R<Plan> {
                 &l.a,
                 &l.b,
                 l.error_ab.as_deref().or(l.error.as_deref()),
-                if l.error_ab.is_some() { "error_ab" } else { "error" },
+                if l.error_ab.is_some() {
+                    "error_ab"
+                } else {
+                    "error"
+                },
             ),
             (
                 "ba",
                 &l.b,
                 &l.a,
                 l.error_ba.as_deref().or(l.error.as_deref()),
-                if l.error_ba.is_some() { "error_ba" } else { "error" },
+                if l.error_ba.is_some() {
+                    "error_ba"
+                } else {
+                    "error"
+                },
             ),
         ] {
             let policy = queue_policy(&l.queue, &format!("{p}.queue"), rate, || {
@@ -171,8 +179,14 @@ pub fn plan(sc: &Scenario, files: &FileAccess) -> R<Plan> {
         }
     }
     for (i, f) in sc.flows.iter().enumerate() {
-        let s = hosts.iter().position(|h| h == &f.src).expect("listed above");
-        let d = hosts.iter().position(|h| h == &f.dst).expect("listed above");
+        let s = hosts
+            .iter()
+            .position(|h| h == &f.src)
+            .expect("listed above");
+        let d = hosts
+            .iter()
+            .position(|h| h == &f.dst)
+            .expect("listed above");
         if paths[s * n + d].is_empty() || paths[d * n + s].is_empty() {
             return refuse(
                 format!("flows[{i}]"),

@@ -55,7 +55,8 @@ fn serialization_then_propagation_behind_the_queue() {
 #[test]
 fn droptail_counts_waiting_packets_only() {
     // Limit 2: one packet on the wire and two waiting; the next two overflow.
-    let mut e = two_hosts("rate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit = 2 }");
+    let mut e =
+        two_hosts("rate = \"1Mbps\"\ndelay = \"1ms\"\nqueue = { kind = \"droptail\", limit = 2 }");
     let pkt = ip::build(A, B, 17, 500, 0);
     for _ in 0..5 {
         e.ingress(0, 0, &pkt).unwrap();
@@ -159,7 +160,13 @@ fn io_loop_carries_packets_between_descriptors_and_measures_lateness() {
     // SAFETY: writing a valid buffer to an open descriptor.
     let n = unsafe { libc::write(a[1], pkt.as_ptr().cast(), pkt.len()) };
     assert_eq!(n, 200);
-    let io = tun::run(&mut e, &[a[0], b[0]], stop[0], 5 * MS, &Ticking(Cell::new(0)));
+    let io = tun::run(
+        &mut e,
+        &[a[0], b[0]],
+        stop[0],
+        5 * MS,
+        &Ticking(Cell::new(0)),
+    );
     assert_eq!(io.read_packets, 1);
     assert!(!io.stopped);
     let mut buf = [0u8; 512];
@@ -174,7 +181,13 @@ fn io_loop_carries_packets_between_descriptors_and_measures_lateness() {
     // A readable stop descriptor ends the loop at once.
     // SAFETY: as above.
     unsafe { libc::write(stop[1], pkt.as_ptr().cast(), 1) };
-    let io = tun::run(&mut e, &[a[0], b[0]], stop[0], 10 * SECOND, &Ticking(Cell::new(0)));
+    let io = tun::run(
+        &mut e,
+        &[a[0], b[0]],
+        stop[0],
+        10 * SECOND,
+        &Ticking(Cell::new(0)),
+    );
     assert!(io.stopped);
     for fd in a.iter().chain(&b).chain(&stop) {
         // SAFETY: closing descriptors this test opened.
