@@ -127,6 +127,7 @@ class NamespaceSet:
         self.run_id = f"{os.getpid()}x{secrets.token_hex(2)}"
         self.prefix = f"{NS_PREFIX}{self.run_id}-"
         self.fds: list[int] = []
+        self.devs: list[str] = []
         self._made: list[str] = []
         self._procs: list[subprocess.Popen[str]] = []
         try:
@@ -154,12 +155,27 @@ class NamespaceSet:
         self._made.append(ns)
         fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
         self.fds.append(fd)
+        self.devs.append(dev)
         fcntl.ioctl(fd, _TUNSETIFF, struct.pack("16sH", dev.encode(), _IFF_TUN | _IFF_NO_PI))
         # The descriptor opened here keeps serving the device after it moves.
         _ip("link", "set", dev, "netns", ns)
         _ip("-n", ns, "link", "set", "lo", "up")
         _ip("-n", ns, "addr", "add", f"{self.addr(i)}/24", "dev", dev)
         _ip("-n", ns, "link", "set", dev, "mtu", "1500", "up")
+
+    def tun_dropped(self, i: int) -> int:
+        """Packets host i's kernel could not hand to the emulator (its TUN queue was full):
+        losses outside the link models, a sign that the emulator fell behind."""
+        r = subprocess.run(
+            ["ip", "-n", self.netns(i), "-s", "-j", "link", "show", "dev", self.devs[i]],
+            capture_output=True,
+            text=True,
+        )
+        try:
+            st = json.loads(r.stdout)[0]["stats64"]
+            return int(st["tx"]["dropped"])
+        except (ValueError, KeyError, IndexError):
+            return 0
 
     def exec(self, i: int, argv: list[str]) -> list[str]:
         """The command line running ``argv`` in host i's namespace."""
@@ -409,6 +425,7 @@ def emulate(
         finally:
             # The emulator stops before the devices it serves go away.
             report = emu.stop()
+        report["tun_dropped"] = sum(bed.tun_dropped(i) for i in range(len(hosts)))
         prefix = bed.prefix
     r = _result(sc, hosts, ccs, apps, outs_s, outs_r, report, t0, dur, strict)
     r.raw["emulation"]["namespace_prefix"] = prefix
@@ -480,7 +497,7 @@ def _result(
         )
         series["cwnd"][name] = {"t": snd["t"], "cwnd": cw, "ssthresh": snd["ssthresh"]}
     lat = report["lateness"]
-    late = lat["p99_us"] > LATE_P99_MS * 1000.0
+    late = lat["p99_us"] > LATE_P99_MS * 1000.0 or report["tun_dropped"] > 0
     drops = report["drops"]
     raw: dict[str, Any] = {
         "name": data.get("name", "scenario"),
@@ -504,6 +521,8 @@ def _result(
             "ignored_not_ipv4": report["ignored_not_ipv4"],
             "ignored_unknown_destination": report["ignored_unknown_destination"],
             "write_errors": report["write_errors"],
+            "tun_dropped": report["tun_dropped"],
+            "realtime": report["realtime"],
             "kernel": os.uname().release,
         },
         "flows": flows,
@@ -512,9 +531,10 @@ def _result(
     }
     if late:
         msg = (
-            f"{raw['name']}: the emulator released packets late (p99 {lat['p99_us']:.0f} µs, "
-            f"max {lat['max_us']:.0f} µs > {LATE_P99_MS:g} ms): the emulated path was slower "
-            "than the scenario's"
+            f"{raw['name']}: the emulator could not keep up (release lateness p99 "
+            f"{lat['p99_us']:.0f} µs, max {lat['max_us']:.0f} µs, bound {LATE_P99_MS:g} ms; "
+            f"{report['tun_dropped']} packets dropped before it read them): the emulated "
+            "path was slower than the scenario's"
         )
         if strict:
             raise EmulationError(msg)

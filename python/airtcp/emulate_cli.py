@@ -22,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser, set_help: str) -> None:
     p.add_argument(
         "--strict",
         action="store_true",
-        help="fail (status 3) when the emulator cannot keep up (p99 lateness > 1 ms) "
+        help="fail (status 3) when the emulator cannot keep up (p99 lateness > 1 ms, or "
+        "packets dropped before it read them) "
         "instead of marking the result late",
     )
     p.add_argument(
@@ -81,7 +82,13 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     print(
         f"emulator lateness over {lat['packets']:,} packets: p50 {lat['p50_us']:.0f} µs, "
         f"p99 {lat['p99_us']:.0f} µs, max {lat['max_us']:.0f} µs "
-        f"(bound p99 {em['late_bound_p99_ms']:g} ms): {verdict}"
+        f"(bound p99 {em['late_bound_p99_ms']:g} ms)"
+        + (
+            f", {em['tun_dropped']:,} dropped before the emulator read them"
+            if em["tun_dropped"]
+            else ""
+        )
+        + f": {verdict}"
     )
     if args.json:
         result.to_json(args.json)
