@@ -192,3 +192,50 @@ def test_signal_mid_run_removes_the_namespaces(tmp_path, sig):
     assert p.returncode != 0
     left = [n for n in os.listdir("/run/netns") if n.startswith(mine)]
     assert left == [], err
+
+
+def test_snr_gate_stops_the_kernel_sender_while_closed():
+    # MH's uplink SNR is 20 dB, 0 dB over [1.0, 1.5) and [2.0, 2.5) (threshold 5 dB); the
+    # model applies to no packet (applies_to = "ack" on a direction that carries data), so
+    # only the gate acts. It reads each 0.5 s sample as it ends: closed over [1.5, 2.0) and
+    # [2.5, 3.0) of a 3.5 s run: 2 closures, 1 s closed.
+    samples = [20.0, 20.0, 0.0, 20.0, 0.0, 20.0, 20.0, 20.0, 20.0]
+    sc = airtcp.Scenario(
+        {
+            "name": "emu-gate",
+            "duration": "3.5s",
+            "nodes": [{"name": "MH"}, {"name": "FH"}],
+            "links": [
+                {
+                    "name": "up",
+                    "a": "MH",
+                    "b": "FH",
+                    "kind": "wireless",
+                    "rate": "5Mbps",
+                    "delay": "5ms",
+                    "queue": {"kind": "droptail", "limit": 20},
+                    "error_ab": {
+                        "model": "snr",
+                        "modulation": "cck5.5",
+                        "interval": "500ms",
+                        "samples": samples,
+                        "applies_to": "ack",
+                    },
+                }
+            ],
+            "flows": [{"src": "MH", "dst": "FH", "cc": "cubic", "app": {"kind": "bulk"}}],
+            "agents": [{"kind": "snr_gate", "node": "MH", "link": "up", "threshold_db": 5.0}],
+        }
+    )
+    r = airtcp.emulate(sc)
+    g = r.table("agents").row(0, named=True)
+    assert g["kind"] == "snr_gate" and g["closures"] == 2
+    assert abs(g["closed_s"] - 1.0) < 1e-6
+    # Open 2.5 s of 3.5 at 5 Mbit/s: 3.57 Mbit/s on average at most, plus what the 20-packet
+    # queue held at each closure (0.07 Mbit/s each); and the sender filled the open periods
+    # (over 60 % of them: cubic's start and its recovery after each reopening).
+    good = r.flow("flow0")["goodput_bps"]
+    assert 0.6 * 3.57e6 < good < 3.75e6, good
+    # The kernel's sender stopped: new data while closed is at most what it sent before
+    # the first zeroed ACK reached it (one round trip of data per closure, ~8 segments).
+    assert g["new_data_while_closed"] <= 2 * 12, g

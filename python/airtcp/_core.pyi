@@ -51,6 +51,7 @@ def emulate_json(
     hosts: Sequence[tuple[int, int]],
     stop_fd: int,
     seconds: float,
+    start_offset: float = 0.0,
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] | None = None,
 ) -> str: ...

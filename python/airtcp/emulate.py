@@ -262,7 +262,9 @@ class Emulator:
             # channels (Gilbert-Elliott, SNR series) line up with the scenario's clock.
             time.sleep(max(0.0, t0 - time.time()))
             try:
-                self._out["json"] = _core.emulate_json(text, hosts, self._r, seconds, **files)
+                self._out["json"] = _core.emulate_json(
+                    text, hosts, self._r, seconds, start_offset=time.time() - t0, **files
+                )
             except BaseException as e:  # handed to the caller in stop()
                 self._out["error"] = e
 
@@ -387,26 +389,27 @@ def emulate(
                 bed.sysctl(i, "net.ipv4.tcp_ecn", "1" if tcp_all["ecn"] else "2")
             if tcp_all.get("sack") is not None:
                 bed.sysctl(i, "net.ipv4.tcp_sack", "1" if tcp_all["sack"] else "0")
-        margin = 1.0
+        # Time to start the endpoints in their namespaces before the first flow begins.
+        margin = 1.5
         t0 = time.time() + margin
         recvs, sends = [], []
-        for k, f in enumerate(flows):
-            d = hosts.index(f["dst"])
-            recvs.append(
-                bed.spawn(
-                    d,
-                    ["recv", "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
-                    + ["--end", repr(dur)],
-                )
-            )
-        for p in recvs:
-            line = p.stdout.readline() if p.stdout else ""
-            if line.strip() != "ready":
-                err = p.stderr.read() if p.stderr else ""
-                raise EmulationError(f"a receiver did not start: {err.strip() or line}")
         emu = Emulator(sc, bed, t0, dur + 5.0, allow_paths)
         emu.start()
         try:
+            for k, f in enumerate(flows):
+                d = hosts.index(f["dst"])
+                recvs.append(
+                    bed.spawn(
+                        d,
+                        ["recv", "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
+                        + ["--end", repr(dur)],
+                    )
+                )
+            for p in recvs:
+                line = p.stdout.readline() if p.stdout else ""
+                if line.strip() != "ready":
+                    err = p.stderr.read() if p.stderr else ""
+                    raise EmulationError(f"a receiver did not start: {err.strip() or line}")
             for k, f in enumerate(flows):
                 s, d = hosts.index(f["src"]), hosts.index(f["dst"])
                 seg = (f.get("tcp") or {}).get("segment_size") or tcp_all.get("segment_size")
@@ -527,6 +530,7 @@ def _result(
         },
         "flows": flows,
         "links": report["links"],
+        "agents": report["agents"],
         "series": series,
     }
     if late:

@@ -6,6 +6,7 @@
 //! release of a packet but never changes its fate or the schedule of the packets after it;
 //! the I/O loop measures how late each release was.
 
+use crate::gate::HostGate;
 use crate::ip;
 use crate::plan::{DirSpec, Plan};
 use airtcp_core::engine::{tx_time, Time};
@@ -52,6 +53,8 @@ enum Ev {
     Enter(u32),
     TxDone(u32),
     Arrive(u32),
+    /// An SNR gate reads the measured SNR.
+    Gate(u32),
 }
 
 /// Why an arriving packet was not taken in.
@@ -71,6 +74,9 @@ pub struct Emulator {
     free: Vec<u32>,
     events: BinaryHeap<Reverse<(Time, u64, Ev)>>,
     seq: u64,
+    gates: Vec<HostGate>,
+    /// The gate at each host, if any.
+    gate_of: Vec<Option<usize>>,
     pub ignored_not_ipv4: u64,
     pub ignored_unknown_dst: u64,
     pub delivered: u64,
@@ -80,7 +86,13 @@ impl Emulator {
     /// An emulator for `plan` whose hosts have the IPv4 addresses `addrs` (same order).
     pub fn new(plan: Plan, addrs: &[u32]) -> Emulator {
         assert_eq!(addrs.len(), plan.hosts.len(), "one address per host");
-        Emulator {
+        let mut gate_of = vec![None; plan.hosts.len()];
+        for (i, g) in plan.gates.iter().enumerate() {
+            gate_of[g.host] = Some(i);
+        }
+        let mut emu = Emulator {
+            gates: plan.gates.into_iter().map(HostGate::new).collect(),
+            gate_of,
             hosts: plan.hosts.len(),
             dirs: plan
                 .dirs
@@ -102,7 +114,11 @@ impl Emulator {
             ignored_not_ipv4: 0,
             ignored_unknown_dst: 0,
             delivered: 0,
+        };
+        for i in 0..emu.gates.len() {
+            emu.push(0, Ev::Gate(i as u32));
         }
+        emu
     }
 
     fn push(&mut self, t: Time, ev: Ev) {
@@ -134,6 +150,9 @@ impl Emulator {
                 return Err(Ignored::UnknownDestination);
             }
         };
+        if let Some(g) = self.gate_of[from] {
+            self.gates[g].outgoing(buf, &p);
+        }
         let slot = Slot {
             buf: buf[..p.wire.size as usize].to_vec(),
             wire: p.wire,
@@ -210,12 +229,24 @@ impl Emulator {
                     self.enqueue(t, first, id);
                 }
                 Ev::TxDone(dir) => self.tx_done(t, dir as usize),
+                Ev::Gate(i) => {
+                    let g = &mut self.gates[i as usize];
+                    for update in g.sample(t, &self.snr) {
+                        release(g.spec.host, &update, t);
+                    }
+                    let next = t + g.spec.interval;
+                    self.push(next, Ev::Gate(i));
+                }
                 Ev::Arrive(id) => {
                     let slot = &mut self.slots[id as usize];
                     slot.hop += 1;
                     let path = &self.paths[slot.path as usize];
                     if slot.hop as usize == path.len() {
                         let to = slot.path as usize % self.hosts;
+                        if let Some(g) = self.gate_of[to] {
+                            let p = ip::parse(&slot.buf).expect("parsed on the way in");
+                            self.gates[g].incoming(&mut slot.buf, &p);
+                        }
                         release(to, &slot.buf, t);
                         self.delivered += 1;
                         self.free.push(id);
@@ -288,6 +319,16 @@ impl Emulator {
                 })
             })
             .collect()
+    }
+
+    /// The `agents` table: one row per SNR gate, closed over `[0, end]`.
+    pub fn agent_rows(&mut self, end: Time) -> Vec<serde_json::Value> {
+        self.gates.iter_mut().map(|g| g.row(end)).collect()
+    }
+
+    /// Whether the gate at `host` is open (None without one).
+    pub fn gate_open(&self, host: usize) -> Option<bool> {
+        self.gate_of[host].map(|g| self.gates[g].is_open())
     }
 
     /// Drops by cause over every link direction.

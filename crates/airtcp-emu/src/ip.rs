@@ -32,7 +32,7 @@ pub fn parse(buf: &[u8]) -> Option<Parsed> {
         let doff = (t[12] >> 4) as usize * 4;
         tcp.seq = u32::from_be_bytes([t[4], t[5], t[6], t[7]]) as u64;
         tcp.ack = u32::from_be_bytes([t[8], t[9], t[10], t[11]]) as u64;
-        tcp.flags = t[13];
+        tcp.flags = core_flags(t[13]);
         tcp.len = (total - ihl).saturating_sub(doff) as u32;
         Proto::Tcp
     } else {
@@ -53,6 +53,76 @@ pub fn parse(buf: &[u8]) -> Option<Parsed> {
         udp_seq: 0,
     };
     Some(Parsed { wire, src, dst })
+}
+
+/// Real TCP flag bits (RFC 793, RFC 3168) in the core's layout (`packet::flags`).
+fn core_flags(b: u8) -> u8 {
+    use airtcp_core::packet::flags;
+    let map = [
+        (0x01, flags::FIN),
+        (0x02, flags::SYN),
+        (0x10, flags::ACK),
+        (0x40, flags::ECE),
+        (0x80, flags::CWR),
+    ];
+    map.iter()
+        .filter(|(bit, _)| b & bit != 0)
+        .fold(0, |acc, (_, f)| acc | f)
+}
+
+/// Where the TCP header starts in an IPv4 packet (None unless TCP with a whole header).
+pub fn tcp_offset(buf: &[u8]) -> Option<usize> {
+    let ihl = (buf[0] & 0x0f) as usize * 4;
+    (buf.len() >= ihl + 20 && buf[9] == 6).then_some(ihl)
+}
+
+/// TCP ports (source, destination) of an IPv4 TCP packet.
+pub fn ports(buf: &[u8]) -> Option<(u16, u16)> {
+    let o = tcp_offset(buf)?;
+    Some((
+        u16::from_be_bytes([buf[o], buf[o + 1]]),
+        u16::from_be_bytes([buf[o + 2], buf[o + 3]]),
+    ))
+}
+
+/// Replace the 16-bit word at `at` with `new` and update the checksum at `sum`
+/// incrementally (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m')).
+pub fn replace16(buf: &mut [u8], at: usize, sum: usize, new: u16) {
+    let old = u16::from_be_bytes([buf[at], buf[at + 1]]);
+    let hc = u16::from_be_bytes([buf[sum], buf[sum + 1]]);
+    let mut x = (!hc) as u32 + (!old) as u32 + new as u32;
+    while x >> 16 != 0 {
+        x = (x & 0xffff) + (x >> 16);
+    }
+    buf[at..at + 2].copy_from_slice(&new.to_be_bytes());
+    buf[sum..sum + 2].copy_from_slice(&(!(x as u16)).to_be_bytes());
+}
+
+/// Set the TCP window field (checksum updated).
+pub fn set_tcp_window(buf: &mut [u8], wnd: u16) {
+    if let Some(o) = tcp_offset(buf) {
+        replace16(buf, o + 14, o + 16, wnd);
+    }
+}
+
+/// Clear the TCP ECE flag (checksum updated).
+pub fn clear_ece(buf: &mut [u8]) {
+    if let Some(o) = tcp_offset(buf) {
+        let w = u16::from_be_bytes([buf[o + 12], buf[o + 13]]);
+        replace16(buf, o + 12, o + 16, w & !0x0040);
+    }
+}
+
+/// The TCP checksum of an IPv4 TCP packet as it stands (0 when it is correct).
+pub fn tcp_checksum_residue(buf: &[u8]) -> u16 {
+    let ihl = (buf[0] & 0x0f) as usize * 4;
+    let total = u16::from_be_bytes([buf[2], buf[3]]) as usize;
+    let mut pseudo = Vec::with_capacity(12 + total - ihl);
+    pseudo.extend_from_slice(&buf[12..20]);
+    pseudo.extend_from_slice(&[0, 6]);
+    pseudo.extend_from_slice(&((total - ihl) as u16).to_be_bytes());
+    pseudo.extend_from_slice(&buf[ihl..total]);
+    checksum(&pseudo)
 }
 
 /// Write `ecn` into the header's ECN bits and fix the header checksum (RFC 1624 would do it
@@ -119,6 +189,25 @@ mod tests {
         let a = parse(&build(1, 2, 6, 40, 0)).unwrap();
         assert!(!a.wire.is_data());
         assert!(parse(&[0x60; 40]).is_none());
+    }
+
+    #[test]
+    fn incremental_checksum_matches_a_full_one() {
+        let mut p = build(0x0a000001, 0x0a000002, 6, 60, 0);
+        p[20 + 13] = 0x50; // ACK, ECE
+        p[20 + 14] = 0x12; // window 0x1234
+        p[20 + 15] = 0x34;
+        let c = tcp_checksum_residue(&p); // with a zero checksum field: the checksum itself
+        p[36..38].copy_from_slice(&c.to_be_bytes());
+        assert_eq!(tcp_checksum_residue(&p), 0);
+        set_tcp_window(&mut p, 0);
+        assert_eq!(u16::from_be_bytes([p[34], p[35]]), 0);
+        assert_eq!(tcp_checksum_residue(&p), 0);
+        clear_ece(&mut p);
+        assert_eq!(p[33], 0x10);
+        assert_eq!(tcp_checksum_residue(&p), 0);
+        let v = parse(&p).unwrap();
+        assert_eq!(v.wire.tcp.flags, airtcp_core::packet::flags::ACK);
     }
 
     #[test]

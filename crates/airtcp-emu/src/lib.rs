@@ -5,6 +5,7 @@
 //! destination's TUN device when it is due. See docs/emulation.md.
 
 pub mod engine;
+pub mod gate;
 pub mod ip;
 pub mod lateness;
 pub mod plan;
@@ -29,15 +30,17 @@ pub struct HostIf {
     pub addr: u32,
 }
 
-/// Emulate the scenario's links for `seconds` of wall time (or until `stop_fd` is readable)
-/// between the hosts' interfaces, given in the order of [`hosts_json`]. Returns the link
-/// table, drops by cause and the lateness of releases, as JSON text.
+/// Emulate the scenario's links until link time `seconds` (or until `stop_fd` is readable)
+/// between the hosts' interfaces, given in the order of [`hosts_json`]; the link clock starts
+/// at `start_offset` seconds (the run began that long ago). Returns the link table, the
+/// gates' rows, drops by cause and the lateness of releases, as JSON text.
 pub fn emulate_json(
     text: &str,
     files: &FileAccess,
     hosts: &[HostIf],
     stop_fd: RawFd,
     seconds: f64,
+    start_offset: f64,
 ) -> Result<String, ScenarioError> {
     let plan = plan::plan(&parse_json(text)?, files)?;
     if plan.hosts.len() != hosts.len() {
@@ -53,7 +56,7 @@ pub fn emulate_json(
     let addrs: Vec<u32> = hosts.iter().map(|h| h.addr).collect();
     let fds: Vec<RawFd> = hosts.iter().map(|h| h.fd).collect();
     let mut emu = engine::Emulator::new(plan, &addrs);
-    let clock = tun::RealClock::start();
+    let clock = tun::RealClock::start((start_offset.max(0.0) * SEC as f64) as u64);
     let end = (seconds.max(0.0) * SEC as f64) as u64;
     let io = tun::run(&mut emu, &fds, stop_fd, end, &clock);
     let out = serde_json::json!({
@@ -69,6 +72,7 @@ pub fn emulate_json(
         "lateness": io.lateness.summary(),
         "drops": emu.drops(),
         "links": emu.link_rows(io.ended_at),
+        "agents": emu.agent_rows(io.ended_at),
     });
     Ok(out.to_string())
 }

@@ -3,12 +3,15 @@
 //! for it (same constructors, same random streams), the hosts that become network
 //! namespaces (the flows' endpoints) and the path of link directions between each pair.
 
+use crate::gate::GateSpec;
 use airtcp_core::engine::Rng;
 use airtcp_core::engine::Time;
+use airtcp_core::link::error::ErrorKind;
 use airtcp_core::link::error::ErrorModel;
 use airtcp_core::link::snr::SnrSeries;
 use airtcp_core::queue::AnyQueue;
 use airtcp_core::scenario::build::{error_model, queue_policy};
+use airtcp_core::scenario::schema::AgentSpec;
 use airtcp_core::scenario::{FileAccess, Scenario, ScenarioError};
 use airtcp_core::topology::LinkKind;
 use std::collections::{BTreeMap, VecDeque};
@@ -41,6 +44,8 @@ pub struct Plan {
     /// or no path).
     pub paths: Vec<Vec<usize>>,
     pub snr: Vec<SnrSeries>,
+    /// SNR gates at hosts (the one node agent a host runs below its TCP).
+    pub gates: Vec<GateSpec>,
 }
 
 const SUPPORTED: &str = "the emulator supports point-to-point links (wired or wireless, every \
@@ -56,14 +61,17 @@ pub fn plan(sc: &Scenario, files: &FileAccess) -> R<Plan> {
             format!("shared media (802.11, TDMA) cannot be emulated: {SUPPORTED}"),
         );
     }
-    if !sc.agents.is_empty() {
-        return refuse(
-            "agents",
-            format!(
-                "node agents do not run in the emulator; ECN marking is available through \
-                 the queue kinds (ecn_threshold, red, mecn, wmecn, cw): {SUPPORTED}"
-            ),
-        );
+    for (i, a) in sc.agents.iter().enumerate() {
+        if !matches!(a, AgentSpec::SnrGate { .. }) {
+            return refuse(
+                format!("agents[{i}].kind"),
+                format!(
+                    "of the node agents only the SNR gate runs in the emulator; ECN marking \
+                     by routers is available through the queue kinds (ecn_threshold, red, \
+                     mecn, wmecn, cw): {SUPPORTED}"
+                ),
+            );
+        }
     }
     let end = sc.duration.ns();
     let mut snr = Vec::new();
@@ -194,12 +202,62 @@ pub fn plan(sc: &Scenario, files: &FileAccess) -> R<Plan> {
             );
         }
     }
+    let gates = gates(sc, &dirs, &hosts, &snr)?;
     Ok(Plan {
         dirs,
         hosts,
         paths,
         snr,
+        gates,
     })
+}
+
+/// The scenario's SNR gates (already checked by the simulator's builder), each at a host.
+fn gates(sc: &Scenario, dirs: &[DirSpec], hosts: &[String], snr: &[SnrSeries]) -> R<Vec<GateSpec>> {
+    let mut out = Vec::new();
+    for (i, a) in sc.agents.iter().enumerate() {
+        let AgentSpec::SnrGate {
+            node,
+            link,
+            threshold_db,
+            interval,
+            measurement_delay,
+            ewma_weight,
+            hysteresis_db,
+        } = a
+        else {
+            continue;
+        };
+        let Some(host) = hosts.iter().position(|h| h == node) else {
+            return refuse(
+                format!("agents[{i}].node"),
+                format!(
+                    "the SNR gate acts on a host's own TCP senders; '{node}' is no flow's \
+                     endpoint here"
+                ),
+            );
+        };
+        // The direction of `link` leaving the node, whose error model is `snr` (checked).
+        let series = dirs
+            .iter()
+            .find(|d| &d.link == link && &d.from == node)
+            .and_then(|d| match &d.error.kind {
+                ErrorKind::Snr(e) => Some(e.series),
+                _ => None,
+            })
+            .expect("the builder checked the gate's link");
+        out.push(GateSpec {
+            node: node.clone(),
+            host,
+            series,
+            threshold_db: *threshold_db,
+            interval: interval.ns(),
+            delay: measurement_delay.map_or(snr[series].interval, |d| d.ns()),
+            ewma_weight: *ewma_weight,
+            hysteresis_db: *hysteresis_db,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -231,7 +289,7 @@ mod tests {
         let e = plan(&parse_toml(&text).unwrap(), &FileAccess::default())
             .err()
             .unwrap();
-        assert_eq!(e.path, "agents");
+        assert_eq!(e.path, "agents[0].kind");
         let arq = DUMBBELL.replace(
             "error = { model = \"bernoulli\", per = 0.01, applies_to = \"data\" }",
             "error = { model = \"bernoulli\", per = 0.01 }\narq = { retry_limit = 3 }",

@@ -194,3 +194,66 @@ fn io_loop_carries_packets_between_descriptors_and_measures_lateness() {
         unsafe { libc::close(*fd) };
     }
 }
+
+/// A TCP packet with ports, flags (real bits), window and a correct checksum.
+fn tcp(src: u32, dst: u32, ports: (u16, u16), flags: u8, seq: u32, wnd: u16) -> Vec<u8> {
+    let mut p = ip::build(src, dst, 6, 40, 0);
+    p[20..22].copy_from_slice(&ports.0.to_be_bytes());
+    p[22..24].copy_from_slice(&ports.1.to_be_bytes());
+    p[24..28].copy_from_slice(&seq.to_be_bytes());
+    p[33] = flags;
+    p[34..36].copy_from_slice(&wnd.to_be_bytes());
+    let c = ip::tcp_checksum_residue(&p);
+    p[36..38].copy_from_slice(&c.to_be_bytes());
+    p
+}
+
+#[test]
+fn snr_gate_hides_the_window_while_closed_and_reopens_with_an_update() {
+    // The mobile host MH's uplink carries the SNR series; the gate reads the sample that
+    // ended at each 100 ms read: 20 dB (0-100 ms), 0, 0, then 20 dB again.
+    let text = "duration = \"2s\"\n[[nodes]]\nname = \"MH\"\n[[nodes]]\nname = \"FH\"\n\
+        [[links]]\nname = \"up\"\na = \"MH\"\nb = \"FH\"\nkind = \"wireless\"\n\
+        rate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        error_ab = { model = \"snr\", modulation = \"cck5.5\", interval = \"100ms\", \
+        samples = [20.0, 0.0, 0.0, 20.0, 20.0, 20.0] }\n\
+        [[flows]]\nsrc = \"MH\"\ndst = \"FH\"\napp = { kind = \"bulk\" }\n\
+        [[agents]]\nkind = \"snr_gate\"\nnode = \"MH\"\nlink = \"up\"\nthreshold_db = 5.0\n";
+    let p = plan(&parse_toml(text).unwrap(), &FileAccess::default()).unwrap();
+    assert_eq!(p.gates.len(), 1);
+    let mut e = Emulator::new(p, &[A, B]);
+    // MH opens a connection (its SYN), FH answers with ACKs of window 0x2000.
+    e.ingress(0, 0, &tcp(A, B, (40000, 5001), 0x02, 7, 0xffff))
+        .unwrap();
+    let ack = |t: Time, e: &mut Emulator| {
+        e.ingress(t, 1, &tcp(B, A, (5001, 40000), 0x10, 1, 0x2000))
+            .unwrap();
+    };
+    ack(50 * MS, &mut e);
+    ack(250 * MS, &mut e);
+    // Another connection (not MH's own: FH opened it) passes untouched.
+    e.ingress(260 * MS, 1, &tcp(B, A, (6000, 7000), 0x02, 1, 0x3000))
+        .unwrap();
+    let mut out: Vec<(usize, Time, Vec<u8>)> = Vec::new();
+    e.advance(450 * MS, |h, pkt, due| out.push((h, due, pkt.to_vec())));
+    let to_mh: Vec<(Time, u16)> = out
+        .iter()
+        .filter(|o| o.0 == 0)
+        .map(|o| (o.1, u16::from_be_bytes([o.2[34], o.2[35]])))
+        .collect();
+    let tx = 32 * US; // 40 bytes at 10 Mbit/s
+    assert_eq!(
+        to_mh,
+        vec![
+            (50 * MS + tx + MS, 0x2000), // open
+            (250 * MS + tx + MS, 0),     // closed at 200 ms: the window hidden
+            (260 * MS + tx + MS, 0x3000),
+            (400 * MS, 0x2000), // opened at 400 ms: the last ACK, real window
+        ]
+    );
+    assert!(out.iter().all(|o| ip::tcp_checksum_residue(&o.2) == 0));
+    assert_eq!(e.gate_open(0), Some(true));
+    let row = &e.agent_rows(SECOND)[0];
+    assert_eq!(row["closures"], 1);
+    assert!((row["closed_s"].as_f64().unwrap() - 0.2).abs() < 1e-12);
+}

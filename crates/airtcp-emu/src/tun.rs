@@ -12,17 +12,18 @@ pub trait Clock {
     fn now(&self) -> Time;
 }
 
-pub struct RealClock(Instant);
+pub struct RealClock(Instant, Time);
 
 impl RealClock {
-    pub fn start() -> Self {
-        RealClock(Instant::now())
+    /// A clock that reads `offset` now (the run started that long ago).
+    pub fn start(offset: Time) -> Self {
+        RealClock(Instant::now(), offset)
     }
 }
 
 impl Clock for RealClock {
     fn now(&self) -> Time {
-        self.0.elapsed().as_nanos() as Time
+        self.0.elapsed().as_nanos() as Time + self.1
     }
 }
 

@@ -20,16 +20,21 @@ pub fn emu_hosts(
 }
 
 /// Emulate the scenario's links between `hosts` ((TUN descriptor, IPv4 address as an
-/// integer) per host of `emu_hosts`, same order) for `seconds` of wall time, or until
-/// `stop_fd` becomes readable. Returns JSON text: link rows, drops, lateness.
+/// integer) per host of `emu_hosts`, same order) until link time `seconds`, or until
+/// `stop_fd` becomes readable; link time starts at `start_offset` seconds. Returns JSON
+/// text: link rows, gate rows, drops, lateness.
 #[pyfunction]
-#[pyo3(signature = (scenario, hosts, stop_fd, seconds, base_dir=None, allow_paths=None))]
+#[pyo3(signature = (
+    scenario, hosts, stop_fd, seconds, start_offset=0.0, base_dir=None, allow_paths=None
+))]
+#[allow(clippy::too_many_arguments)]
 pub fn emulate_json(
     py: Python<'_>,
     scenario: String,
     hosts: Vec<(i32, u32)>,
     stop_fd: i32,
     seconds: f64,
+    start_offset: f64,
     base_dir: Option<PathBuf>,
     allow_paths: Option<Vec<PathBuf>>,
 ) -> PyResult<String> {
@@ -39,6 +44,8 @@ pub fn emulate_json(
         .map(|(fd, addr)| HostIf { fd, addr })
         .collect();
     py.detach(move || {
-        guarded(|| airtcp_emu::emulate_json(&scenario, &files, &ifs, stop_fd, seconds))
+        guarded(|| {
+            airtcp_emu::emulate_json(&scenario, &files, &ifs, stop_fd, seconds, start_offset)
+        })
     })
 }
