@@ -67,6 +67,31 @@ def udp_through(sc: airtcp.Scenario, rate_bps: float, size: int, seconds: float)
     return sent, got, report
 
 
+def test_requirements_are_named_plainly(monkeypatch):
+    em = sys.modules["airtcp.emulate"]  # the module (airtcp.emulate is the function)
+    monkeypatch.setattr(em.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(em.shutil, "which", lambda name: None)
+    problem = em.requirements_problem()
+    assert problem is not None
+    assert "root privileges" in problem and "iproute2" in problem
+    with pytest.raises(em.EmulationError, match="root privileges"):
+        airtcp.emulate(chain({"rate": "10Mbps", "delay": "1ms"}))
+
+
+def test_what_cannot_be_emulated_is_refused_with_its_path():
+    sc = airtcp.load(Path(__file__).parents[1] / "scenarios" / "dumbbell.toml")
+    sc.set("flows.0.cc", "vegas")
+    with pytest.raises(airtcp.ScenarioError, match=r"flows\[0\]\.cc: 'vegas' has no kernel"):
+        airtcp.emulate(sc, duration=1)
+    arq = chain({"rate": "10Mbps", "delay": "1ms", "arq": {"retry_limit": 3}})
+    with pytest.raises(airtcp.ScenarioError, match=r"links\[1\]\.arq: link-layer ARQ"):
+        airtcp.emulate(arq)
+    udp = chain({"rate": "10Mbps", "delay": "1ms"})
+    udp.set("flows.0.app", {"kind": "cbr", "rate": "1Mbps"})
+    with pytest.raises(airtcp.ScenarioError, match=r"flows\[0\]\.app\.kind: 'cbr' is not"):
+        airtcp.emulate(udp)
+
+
 def test_udp_rate_delay_and_queue_drops_match_the_scenario():
     # 1000-byte IP datagrams at 8 Mbit/s into a 4 Mbit/s, 10 ms link with 20 packets of
     # buffer: the link runs full, half the datagrams overflow its queue.
