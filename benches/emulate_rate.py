@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import warnings
 
@@ -49,30 +50,49 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="10,20,50,100,200,500", help="Mbit/s, comma-separated")
     ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
         print("error: needs root (network namespaces, TUN devices)", file=sys.stderr)
         return 2
-    print(f"kernel {os.uname().release}, {os.cpu_count()} CPUs, {a.seconds:g} s per rate")
+    print(
+        f"kernel {os.uname().release}, {os.cpu_count()} CPUs, {a.seconds:g} s per run, "
+        f"{a.repeat} runs per rate, load average {os.getloadavg()[0]:.1f}"
+    )
     head = "rate Mbit/s  goodput Mbit/s   packets  p50 µs  p99 µs   max µs  tun drops  bound"
     print(head)
     best = None
+    failed = False
     for r in (float(x) for x in a.rates.split(",")):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", EmulationLateWarning)
-            res = airtcp.emulate(scenario(r, a.seconds))
-        em = res.raw["emulation"]
-        lat = em["lateness_us"]
-        good = res.flow("flow0")["goodput_bps"]
-        ok = not em["late"] and good >= 0.9 * r * 1e6
-        if ok:
+        goods, p50, p99, mx, drops, late, packets = [], [], [], [], 0, False, 0
+        for _ in range(a.repeat):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EmulationLateWarning)
+                res = airtcp.emulate(scenario(r, a.seconds))
+            em = res.raw["emulation"]
+            lat = em["lateness_us"]
+            goods.append(res.flow("flow0")["goodput_bps"])
+            p50.append(lat["p50_us"])
+            p99.append(lat["p99_us"])
+            mx.append(lat["max_us"])
+            drops += em["tun_dropped"]
+            late |= bool(em["late"])
+            packets = max(packets, lat["packets"])
+        good = statistics.median(goods)
+        ok = not late and good >= 0.9 * r * 1e6
+        failed |= not ok
+        if ok and not failed:
             best = r
         print(
-            f"{r:11g}  {good / 1e6:14.1f}  {lat['packets']:8d}  "
-            f"{lat['p50_us']:6.0f}  {lat['p99_us']:6.0f}  {lat['max_us']:7.0f}  "
-            f"{em['tun_dropped']:9d}  {'met' if ok else 'MISSED'}"
+            f"{r:11g}  {good / 1e6:14.1f}  {packets:8d}  {max(p50):6.0f}  {max(p99):6.0f}  "
+            f"{max(mx):7.0f}  {drops:9d}  {'met' if ok else 'MISSED'}",
+            flush=True,
         )
-    print(f"highest rate within the bound: {best:g} Mbit/s" if best else "no rate met the bound")
+    print(
+        f"highest rate within the bound (and every lower one): {best:g} Mbit/s"
+        if best
+        else "no rate met the bound"
+    )
     return 0
 
 
