@@ -159,7 +159,14 @@ def test_emulate_one_tcp_flow_loads_like_a_simulated_result(tmp_path):
     sc = chain({"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": 50}})
     sc.set("flows.0.cc", "cubic")
     sc.set("trace", {"cwnd": True})
-    r = airtcp.emulate(sc, duration=3)
+    path = tmp_path / "sc.json"
+    path.write_text(sc.to_json())
+    out = tmp_path / "r.json"
+    cli = [sys.executable, "-m", "airtcp", "emulate", str(path), "--duration", "3"]
+    p = subprocess.run([*cli, "--json", str(out)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "emulated: Linux TCP" in p.stdout and "emulator lateness over" in p.stdout
+    r = airtcp.Result.from_json(out)
     f = r.flow("flow0")
     assert f["backend"] == "linux" and f["kernel_cc"] == "cubic"
     # A bulk flow fills most of a 10 Mbit/s link within 3 s (slow start takes ~0.3 s).
@@ -172,6 +179,7 @@ def test_emulate_one_tcp_flow_loads_like_a_simulated_result(tmp_path):
     assert set(r.links["name"]) == {"A->R", "R->A", "R->B", "B->R"}
     # Stored beside a simulated run of the same scenario, told apart by `backend`.
     sim = airtcp.run(sc.with_values({"duration": "3s"}))
+    assert set(sim.flows.columns) >= {c for c in r.flows.columns if c != "kernel_cc"} - {"backend"}
     with Store(tmp_path / "s.sqlite", create=True) as st:
         for res, key in ((sim, "sim"), (r, "linux")):
             st.record(
