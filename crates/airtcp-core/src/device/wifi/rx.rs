@@ -128,12 +128,7 @@ impl WifiNet {
     fn sinr_success(&self, sigs: &[Sig], i: usize, f: &Frame) -> (f64, f64, bool) {
         let sig = sigs[i];
         let p = &self.p;
-        let rate = match f.kind {
-            Kind::Data => p.data_rate,
-            Kind::Ack => p.ack_rate,
-            Kind::Rts | Kind::Cts => p.basic_rate,
-        };
-        let mode = p.mode(rate);
+        let mode = p.mode(f.rate);
         let header = mode.header_mode();
         let header_end = (sig.start + p.plcp).min(sig.end);
         let mut cuts = vec![sig.start, header_end, sig.end];
