@@ -104,8 +104,9 @@ fn preset(p: WifiPreset) -> Preset {
             cs_dbm: -90.0,
             noise_dbm: Some(-101.0),
             rts_threshold: 2347,
-            // Its indoor results were made with the summed rule; it keeps it.
-            reception: ReceptionKind::Summed,
+            // An 802.11b radio with a noise floor: the SINR model and its error-rate curves,
+            // as the other 802.11b/g presets (no scenario or result depended on `summed`).
+            reception: ReceptionKind::Sinr,
             ..ns2
         },
         WifiPreset::Ns3 => ns3,
