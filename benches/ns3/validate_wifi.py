@@ -23,8 +23,8 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -238,7 +238,7 @@ def ns3_per_thresholds() -> dict:
 
 def crossing(points: list[tuple[float, float]], per: float) -> float:
     """SNR where the measured PER falls through ``per`` (linear between grid points)."""
-    for (s0, p0), (s1, p1) in zip(points, points[1:]):
+    for (s0, p0), (s1, p1) in zip(points, points[1:], strict=False):
         if p0 >= per >= p1 and p0 != p1:
             return s0 + (p0 - per) / (p0 - p1) * (s1 - s0)
     return float("nan")
@@ -254,7 +254,8 @@ def per_table(duration: float, step: float) -> str:
         f"(data frames b could not decode over frames a sent, {duration:g} s of a frame every "
         f"40 ms per point, SNR in steps of {step:g} dB, linear between them).",
         "",
-        "| mode | ns-3 PER 0.1 | airtcp | ns-3 PER 0.5 | airtcp | ns-3 PER 0.9 | airtcp | largest difference (dB) |",
+        "| mode | ns-3 PER 0.1 | airtcp | ns-3 PER 0.5 | airtcp | ns-3 PER 0.9 | airtcp "
+        "| largest difference (dB) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, rate in PER_MODES:
@@ -264,13 +265,13 @@ def per_table(duration: float, step: float) -> str:
         pts = [(lo + k * step, airtcp_per(rate, lo + k * step, duration)) for k in range(n + 1)]
         ours = [crossing(pts, p) for p in (0.1, 0.5, 0.9)]
         cells = []
-        for y, t, a in zip(yans, table, ours):
+        for y, t, a in zip(yans, table, ours, strict=True):
             other = f" ({t:.2f})" if abs(t - y) > 0.005 else ""
             cells += [f"{y:.2f}{other}", f"{a:.2f}"]
-        worst = max(abs(a - y) for a, y in zip(ours, yans))
+        worst = max(abs(a - y) for a, y in zip(ours, yans, strict=True))
         out.append(f"| {name} | " + " | ".join(cells) + f" | {worst:.2f} |")
         print(f"per {name}: done", file=sys.stderr, flush=True)
-    day = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
     out += [
         "",
         f"*Written by `python benches/ns3/validate_wifi.py --per --write` on {day}: ns-3.44 "
@@ -410,7 +411,7 @@ def ratio_ci(a: list[float], b: list[float]) -> tuple[float, float, float]:
 
 
 def _footer(seeds: int, duration: float, build: str) -> str:
-    day = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
     return (
         f"*Written by `python benches/ns3/validate_wifi.py --write` on {day}: ns-3.44 from the "
         f"`ns3==3.44.post0` wheel, RngRun and airtcp seeds 1-{seeds}, runs of {duration:g} s, "
