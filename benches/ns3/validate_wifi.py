@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import fcntl
 import json
 import math
 import os
@@ -374,9 +375,16 @@ def load_store(path: Path = STORE) -> dict:
 
 
 def save_store(store: dict, path: Path = STORE) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, path)
+    """Adds ``store`` to the file, keeping what other processes (the other side, run at the
+    same time) wrote since it was read; under a lock, so that neither loses the other's."""
+    chain.OUT.mkdir(parents=True, exist_ok=True)
+    with open(chain.OUT / "wifi_results.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        merged = {**load_store(path), **store}
+        store.update(merged)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
 
 
 def key(side: str, case: str, hops: int, seed: int, duration: float, build: str = "") -> str:
