@@ -507,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--side", choices=("both", "ns3", "airtcp"), default="both")
     ap.add_argument("--table-only", action="store_true", help="run nothing, tabulate the store")
     ap.add_argument("--merge", type=Path, help="add another store's results to this one")
+    ap.add_argument("--store", type=Path, default=STORE, help="the results file")
     ap.add_argument("--write", action="store_true", help="update docs/validation.md")
     ap.add_argument(
         "--defaults", action="store_true", help="print ns-3's defaults the ns3 preset takes, only"
@@ -529,10 +530,10 @@ def main(argv: list[str] | None = None) -> int:
     hops = [int(h) for h in a.hops.split(",") if h]
     crosses = [int(h) for h in a.cross.split(",") if h]
     sats = [int(h) for h in a.saturation.split(",") if h]
-    store = load_store()
+    store = load_store(a.store)
     if a.merge:
         store.update(load_store(a.merge))
-        save_store(store)
+        save_store(store, a.store)
     build = airtcp_build() if a.side != "ns3" or a.table_only else ""
     todo_chain = hops or crosses
     if not a.table_only:
@@ -563,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
                         store[k] = run_ns3(exe, h, s, a.duration, case == "cross")
                     else:
                         store[k] = run_airtcp(h, s, a.duration, case == "cross")
-                    save_store(store)
+                    save_store(store, a.store)
             print(f"{case} {h}: done", file=sys.stderr, flush=True)
     if a.side == "ns3" and not a.table_only:
         return 0

@@ -52,7 +52,11 @@ fn rate_use(r: &Value) -> (f64, f64) {
     let a = mac(r, "a@air");
     let n: Vec<f64> = RATES.iter().map(|k| a[k].as_f64().unwrap()).collect();
     let total: f64 = n.iter().sum();
-    assert_eq!(total, a["data_frames"].as_f64().unwrap(), "every frame has a rate");
+    assert_eq!(
+        total,
+        a["data_frames"].as_f64().unwrap(),
+        "every frame has a rate"
+    );
     let mean = [1.0, 2.0, 5.5, 11.0]
         .iter()
         .zip(&n)
@@ -78,9 +82,18 @@ fn managers_settle_lower_on_a_long_link_and_beat_a_fixed_rate() {
         let long = run(&link(120.0, rc));
         let (top_short, mean_short) = rate_use(&short);
         let (top_long, mean_long) = rate_use(&long);
-        assert!(top_short > 0.9, "{mgr}: {top_short} of frames at 11 Mbit/s at 10 m");
-        assert!(top_long < 0.1, "{mgr}: {top_long} of frames at 11 Mbit/s at 120 m");
-        assert!(mean_long < mean_short - 4.0, "{mgr}: {mean_long} vs {mean_short}");
+        assert!(
+            top_short > 0.9,
+            "{mgr}: {top_short} of frames at 11 Mbit/s at 10 m"
+        );
+        assert!(
+            top_long < 0.1,
+            "{mgr}: {top_long} of frames at 11 Mbit/s at 120 m"
+        );
+        assert!(
+            mean_long < mean_short - 4.0,
+            "{mgr}: {mean_long} vs {mean_short}"
+        );
         assert!(
             goodput(&long) > 1e6 && goodput(&long) > 10.0 * fixed_long,
             "{mgr}: {} against {fixed_long} at a fixed 11 Mbit/s",
@@ -94,7 +107,10 @@ fn constant_manager_is_the_default() {
     // `manager = "constant"` is the medium without the key: the same result, and no rate
     // columns in the macs table.
     let plain = run(&link(60.0, json!({})));
-    let constant = run(&link(60.0, json!({"rate_control": {"manager": "constant"}})));
+    let constant = run(&link(
+        60.0,
+        json!({"rate_control": {"manager": "constant"}}),
+    ));
     assert_eq!(plain, constant);
     assert!(mac(&plain, "a@air").get("data_frames_11mbps").is_none());
 }

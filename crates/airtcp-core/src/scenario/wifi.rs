@@ -456,7 +456,10 @@ fn rate_control(
             "rate adaptation needs the sinr reception (set `reception = \"sinr\"`)",
         );
     }
-    let rates = rate_set(ofdm || WifiMode::from_rate(data_rate).is_some_and(|md| md.is_ofdm()), data_rate);
+    let rates = rate_set(
+        ofdm || WifiMode::from_rate(data_rate).is_some_and(|md| md.is_ofdm()),
+        data_rate,
+    );
     if rates.last() != Some(&data_rate) {
         return err(
             format!("{p}.manager"),
@@ -470,7 +473,10 @@ fn rate_control(
         RateManagerKind::Ideal => {
             let ber = spec.ber.unwrap_or(1e-6);
             if !(ber > 0.0 && ber < 0.5) {
-                return err(format!("{p}.ber"), format!("must be in (0, 0.5), got {ber}"));
+                return err(
+                    format!("{p}.ber"),
+                    format!("must be in (0, 0.5), got {ber}"),
+                );
             }
             RateControl::ideal(&rates, ber)
         }

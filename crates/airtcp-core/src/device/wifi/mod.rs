@@ -500,7 +500,10 @@ impl WifiNet {
             }
             Kind::Cts => {
                 let st = &mut self.stations[r];
-                if let Some(c) = st.cur.filter(|c| st.state == State::WaitCts && c.to == f.from) {
+                if let Some(c) = st
+                    .cur
+                    .filter(|c| st.state == State::WaitCts && c.to == f.from)
+                {
                     st.gen = (st.gen + 1) & LOW;
                     st.state = State::Tx;
                     let nav = p_sifs + self.p.ack_time_for(c.rate);
@@ -619,8 +622,7 @@ impl WifiNet {
         st.state = State::Tx;
         let p = &self.p;
         if size > p.rts_threshold {
-            let nav =
-                3 * p.sifs + p.cts_time() + p.data_time_at(size, rate) + p.ack_time_for(rate);
+            let nav = 3 * p.sifs + p.cts_time() + p.data_time_at(size, rate) + p.ack_time_for(rate);
             let b = p.rts_bytes;
             let basic = p.basic_rate;
             self.transmit(s, Kind::Rts, to, nav, b, seq, None, basic, ctx);

@@ -175,7 +175,7 @@ impl PeerRate {
             self.timer = 0;
             if aarf {
                 self.success_threshold = (2 * self.success_threshold).min(max_s);
-                self.timer_threshold = 2 * self.timer_threshold;
+                self.timer_threshold *= 2;
             }
         } else if self.failed >= 2 {
             self.rate = self.rate.saturating_sub(1);
@@ -359,7 +359,11 @@ mod tests {
         // DBPSK at BER 1e-6: 0.5·exp(−Eb/N0) with Eb/N0 = SNR·22 MHz/1 Mbit/s, so
         // SNR = ln(5e5)/22 (Proakis' DBPSK error rate).
         let want = (5e5f64).ln() / 22.0;
-        assert!((thresholds[0] / want - 1.0).abs() < 1e-3, "{}", thresholds[0]);
+        assert!(
+            (thresholds[0] / want - 1.0).abs() < 1e-3,
+            "{}",
+            thresholds[0]
+        );
         let mut p = PeerRate::new(&rc, TOP);
         assert_eq!(p.pick(&rc, TOP), 0, "no SNR yet");
         p.on_snr(thresholds[2] * 1.01);
