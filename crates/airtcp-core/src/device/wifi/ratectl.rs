@@ -113,8 +113,8 @@ impl PeerRate {
             _ => (0, 0),
         };
         PeerRate {
-            // Constant sends at the top rate; ARF and AARF start at the lowest, as ns-3's do,
-            // and climb; Ideal starts at the lowest until it has an SNR.
+            // Constant sends at the top rate; ARF and AARF start at the lowest rate and climb
+            // (the papers leave the start open); Ideal starts there until it has an SNR.
             rate: if rc.is_constant() { top } else { 0 },
             success_threshold: s,
             timer_threshold: t,
