@@ -57,6 +57,7 @@ struct ewr_record {
 	__u32 last_ssthresh;
 	__u32 branches[3]; /* losses by branch of (c) */
 	__u64 samples;
+	__u64 est_sum;     /* Bw_est summed over the samples, for its mean */
 };
 
 struct {
@@ -149,6 +150,7 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 
 	if (r) {
 		r->samples++;
+		r->est_sum += e->est;
 		r->est = e->est;
 		r->rtt_min_us = e->rtt_min_us;
 		r->mss = tp->mss_cache;
