@@ -139,6 +139,8 @@ pub struct Sim {
     free_notes: Vec<u32>,
     /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
     pub capture: Option<Box<crate::pcap::Capture>>,
+    /// Position samples of the radio nodes (`trace.positions`), taken when the result is built.
+    pub tracks: Option<Box<crate::mobility::series::Tracks>>,
 }
 
 impl DevSched for Scheduler<Ev> {
@@ -235,6 +237,7 @@ impl Sim {
             held_notes: Vec::new(),
             free_notes: Vec::new(),
             capture: None,
+            tracks: None,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
