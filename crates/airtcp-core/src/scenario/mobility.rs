@@ -134,11 +134,18 @@ impl<'a> Models<'a> {
     pub(super) fn all(&mut self) -> R<Vec<Option<Model>>> {
         let sc = self.sc;
         let mut out = Vec::with_capacity(sc.nodes.len());
+        let linked: std::collections::BTreeSet<&str> = sc
+            .links
+            .iter()
+            .flat_map(|l| [l.a.as_str(), l.b.as_str()])
+            .collect();
         for (i, n) in sc.nodes.iter().enumerate() {
+            let radio = n.position.is_some() || !linked.contains(n.name.as_str());
             let (spec, p) = match (&n.mobility, &sc.mobility) {
                 (Some(m), _) => (Some(m), format!("nodes[{i}].mobility")),
-                // The scenario's model moves the radio nodes: those with a position.
-                (None, Some(m)) if n.position.is_some() => (Some(m), "mobility".to_string()),
+                // The scenario's model moves the radio nodes: those with a position, and
+                // those on no point-to-point link.
+                (None, Some(m)) if radio => (Some(m), "mobility".to_string()),
                 _ => (None, String::new()),
             };
             let model = match spec {
