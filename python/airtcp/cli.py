@@ -766,9 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     vw.add_argument(
         "--scenario", default=None, help="the scenario of a result file (ranges and routes)"
     )
-    vw.add_argument(
-        "--interval", type=float, default=None, help="seconds between animation frames"
-    )
+    vw.add_argument("--interval", type=float, default=None, help="seconds between animation frames")
     vw.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     allow_path(vw)
     vw.set_defaults(func=cmd_view)

@@ -40,7 +40,9 @@ def _is_result(d: Mapping[str, Any]) -> bool:
     return "packets" in d and "flows" in d and "duration_s" in d
 
 
-def _frames(positions: Mapping[str, Mapping[str, list[float]]]) -> tuple[list[float], dict[str, list[list[float]]]]:
+def _frames(
+    positions: Mapping[str, Mapping[str, list[float]]],
+) -> tuple[list[float], dict[str, list[list[float]]]]:
     """Positions on one time grid: the longest series' times; a shorter one (a node that
     does not move) holds its last sample."""
     times: list[float] = []
@@ -121,12 +123,18 @@ def view(
         {"name": n["name"], "kind": n["kind"], "moves": n["moves"]}
         for n in (lay["nodes"] if lay else [])
         if n["name"] in grid
-    ] or [{"name": k, "kind": "host", "moves": len(set(map(tuple, v))) > 1} for k, v in grid.items()]
-    media = lay["media"] if lay else []
-    flows = lay["flows"] if lay else [
-        {"name": f["name"], "src": f["src"], "dst": f["dst"], "route": [f["src"], f["dst"]]}
-        for f in (result or {}).get("flows", [])
+    ] or [
+        {"name": k, "kind": "host", "moves": len(set(map(tuple, v))) > 1} for k, v in grid.items()
     ]
+    media = lay["media"] if lay else []
+    flows = (
+        lay["flows"]
+        if lay
+        else [
+            {"name": f["name"], "src": f["src"], "dst": f["dst"], "route": [f["src"], f["dst"]]}
+            for f in (result or {}).get("flows", [])
+        ]
+    )
     goodput = {f["name"]: f.get("goodput_bps") for f in (result or {}).get("flows", [])}
     title = (lay or {}).get("name") or (result or {}).get("name") or "network"
     page = _page(str(title), times, grid, nodes, media, flows, goodput)
@@ -148,7 +156,9 @@ def _page(
     ys = [p[1] for v in grid.values() for p in v]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
     span = max(x1 - x0, y1 - y0, 1.0)
-    k = min((_W - 2 * _PAD) / max(x1 - x0, span * 1e-3), (_H - 2 * _PAD) / max(y1 - y0, span * 1e-3))
+    k = min(
+        (_W - 2 * _PAD) / max(x1 - x0, span * 1e-3), (_H - 2 * _PAD) / max(y1 - y0, span * 1e-3)
+    )
 
     def sx(x: float) -> float:
         return round(_PAD + (x - x0) * k, 2)
@@ -192,7 +202,7 @@ def _page(
         gp = f", goodput {g / 1e3:.1f} kbit/s" if isinstance(g, (int, float)) else ""
         legend.append(
             f'<li><span style="color:{_COLOURS[i % len(_COLOURS)]}">&#9632;</span> '
-            f'{html.escape(f["name"])}: {html.escape(" → ".join(f["route"]))}{gp}</li>'
+            f"{html.escape(f['name'])}: {html.escape(' → '.join(f['route']))}{gp}</li>"
         )
     for m in media:
         legend.append(
@@ -204,7 +214,11 @@ def _page(
         "pos": grid,
         "nodes": [n["name"] for n in nodes],
         "media": [
-            {"rx": m["rx_range"], "cs": m["cs_range"], "st": [s for s in m["stations"] if s in grid]}
+            {
+                "rx": m["rx_range"],
+                "cs": m["cs_range"],
+                "st": [s for s in m["stations"] if s in grid],
+            }
             for m in media
         ],
         "flows": [[n for n in f["route"] if n in grid] for f in flows],
@@ -323,6 +337,8 @@ _SCRIPT = r"""
     showcs.addEventListener("change", function () { draw(frame); });
   }
   draw(0);
+  // "#play" in the address starts the animation (a page opened to be watched, and tests).
+  if (play && window.location.hash === "#play") { play.click(); }
   document.body.setAttribute("data-ready", "1");
 })();
 """

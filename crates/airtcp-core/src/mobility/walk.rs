@@ -158,12 +158,9 @@ mod tests {
         let (hit, walls) = area.time_to_wall(l0.p0, l0.v);
         let t_hit = ns(hit);
         let after = m.leg(t_hit + SEC / 10);
-        for k in 0..2 {
-            if walls[k] {
-                assert_eq!(after.v[k], -l0.v[k]);
-            } else {
-                assert_eq!(after.v[k], l0.v[k]);
-            }
+        for (k, &wall) in walls.iter().enumerate() {
+            let want = if wall { -l0.v[k] } else { l0.v[k] };
+            assert_eq!(after.v[k], want);
         }
         assert!(after.speed() == l0.speed());
     }
