@@ -74,6 +74,12 @@ def test_toml_mobility_keys_run_and_record_series(tmp_path):
     rs = r.raw["series"]["rssi"]["b@air"]
     assert set(rs["from"]) == {"a"}
     assert rs["dbm"][0] > rs["dbm"][-1] + 20
+    t, frm, dbm = r.rssi("b@air")
+    assert len(t) == len(dbm) == len(rs["t"]) and set(frm.tolist()) == {"a"}
+    t, x, y = r.positions("b")
+    assert x[12] == pytest.approx(250.0) and y.tolist() == [0.0] * len(t)
+    with pytest.raises(KeyError, match="no positions series for 'z'"):
+        r.positions("z")
     # It loses the link at 250 m (6 s): about 6 s of the 12 s are delivered.
     got = r.flow("flow0")["received_packets"]
     assert 115 <= got <= 125, got
