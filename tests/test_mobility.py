@@ -221,3 +221,15 @@ def test_view_loads_in_chromium_without_errors(tmp_path):
     assert sum(a != b for a, b in zip(first, later, strict=True)) >= 5
     clock = re.search(r'id="clock">t = ([0-9.]+) s<', dom)
     assert clock and float(clock.group(1)) > 0
+
+
+def test_mesh_builders_take_a_mobility_table():
+    walk = {"model": "random_walk", "area": [600, 100], "speed": [1, 3], "time": "2s"}
+    sc = airtcp.chain(2, mobility=walk, duration=4, trace={"positions": "1s"})
+    assert sc["mobility"] == walk
+    r = airtcp.run(sc)
+    _, x, _ = r.positions("n1")
+    # n1 starts at its place on the chain and walks from there.
+    assert x[0] == 200.0 and len(x) == 5 and len(set(x.tolist())) > 1
+    with pytest.raises(ValueError, match="mobility needs mac='wifi'"):
+        airtcp.grid(2, 2, mac="tdma", mobility=walk)
