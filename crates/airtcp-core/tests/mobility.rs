@@ -305,3 +305,19 @@ fn static_models_keep_the_static_result() {
     assert_eq!(plain["flows"], still["flows"]);
     assert_eq!(plain["macs"], still["macs"]);
 }
+
+#[test]
+fn received_power_logs_count_against_the_memory_budget() {
+    let d = dir("budget");
+    let sc = json!({
+        "duration": 300, "seed": 1, "memory_budget": "1MB",
+        "nodes": [{"name": "a", "position": [0.0, 0.0]}, {"name": "b", "position": [100.0, 0.0]}],
+        "media": [{"name": "air", "kind": "wifi", "preset": "ns2"}],
+        "flows": [{"src": "a", "dst": "b",
+                   "app": {"kind": "cbr", "rate": "400kbps", "packet_size": 500}}],
+        "trace": {"rssi": ["air"]},
+    });
+    let e = err_in(&sc, &d);
+    assert!(e.starts_with("trace.rssi: "), "{e}");
+    assert!(e.contains("received-power samples"), "{e}");
+}

@@ -2,12 +2,38 @@
 //! position over time, and the power of each frame each station sensed.
 
 use super::Model;
-use crate::device::WifiDev;
 use crate::engine::{Time, SEC};
 use crate::medium::radio::w_to_dbm;
 use crate::sim::Sim;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// What a run records of its radio nodes (`Sim::radio_trace`).
+#[derive(Default)]
+pub struct RadioTrace {
+    /// `trace.positions`.
+    pub positions: Option<Tracks>,
+    /// The 802.11 media whose stations log each sensed frame's power (`trace.rssi`).
+    pub rssi: Vec<Rc<RefCell<crate::device::WifiNet>>>,
+}
+
+impl RadioTrace {
+    /// Bytes the power logs hold (for the memory budget) and how many entries.
+    pub fn rssi_bytes(&self) -> (usize, usize) {
+        let (mut bytes, mut n) = (0, 0);
+        for net in &self.rssi {
+            if let Some(log) = net.borrow().rssi.as_ref() {
+                for l in &log.stations {
+                    bytes += l.capacity() * std::mem::size_of::<(Time, u32, f64)>();
+                    n += l.len();
+                }
+            }
+        }
+        (bytes, n)
+    }
+}
 
 /// Position samples of the radio nodes: a model's copy as it was before the run, queried at
 /// each sample time afterwards (a model is a function of time drawn from its own stream, so
@@ -63,16 +89,11 @@ impl Tracks {
 /// The rssi series of every traced medium, by station name (`node@medium`).
 pub fn rssi(sim: &Sim) -> BTreeMap<String, RssiSeries> {
     let mut out = BTreeMap::new();
-    let mut seen: Vec<String> = Vec::new();
-    for d in &sim.devices {
-        let Some(w) = d.as_any().downcast_ref::<WifiDev>() else {
-            continue;
-        };
-        let net = w.net.borrow();
-        if seen.contains(&net.name) {
-            continue;
-        }
-        seen.push(net.name.clone());
+    let Some(trace) = sim.radio_trace.as_ref() else {
+        return out;
+    };
+    for net in &trace.rssi {
+        let net = net.borrow();
         let Some(log) = net.rssi.as_ref() else {
             continue;
         };

@@ -363,10 +363,12 @@ pub(super) fn traces(sc: &Scenario, sim: &mut crate::sim::Sim, models: &[Option<
             .enumerate()
             .filter_map(|(i, m)| Some((sc.nodes[i].name.clone(), m.clone()?)))
             .collect();
-        sim.tracks = Some(Box::new(crate::mobility::series::Tracks {
+        sim.radio_trace
+            .get_or_insert_with(Default::default)
+            .positions = Some(crate::mobility::series::Tracks {
             interval: iv.ns(),
             nodes,
-        }));
+        });
     }
     let mut media: Vec<String> = Vec::new();
     for d in &sim.devices {
@@ -389,6 +391,7 @@ pub(super) fn traces(sc: &Scenario, sim: &mut crate::sim::Sim, models: &[Option<
         }
     }
     let all = sc.trace.rssi.iter().any(|m| m == "*");
+    let mut traced = Vec::new();
     for d in &sim.devices {
         if let AnyDevice::Other(dev) = d {
             if let Some(w) = dev.as_any().downcast_ref::<WifiDev>() {
@@ -398,9 +401,13 @@ pub(super) fn traces(sc: &Scenario, sim: &mut crate::sim::Sim, models: &[Option<
                     net.rssi = Some(Box::new(RssiLog {
                         stations: vec![Vec::new(); n],
                     }));
+                    traced.push(w.net.clone());
                 }
             }
         }
+    }
+    if !traced.is_empty() {
+        sim.radio_trace.get_or_insert_with(Default::default).rssi = traced;
     }
     Ok(())
 }

@@ -411,7 +411,7 @@ impl RunResult {
             .iter()
             .filter_map(|d| d.link_result(&sim.nodes, end))
             .collect();
-        if let Some(t) = &sim.tracks {
+        if let Some(t) = sim.radio_trace.as_ref().and_then(|r| r.positions.as_ref()) {
             series.positions = t.series(end);
         }
         series.rssi = crate::mobility::series::rssi(sim);
