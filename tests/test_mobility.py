@@ -233,3 +233,22 @@ def test_mesh_builders_take_a_mobility_table():
     assert x[0] == 200.0 and len(x) == 5 and len(set(x.tolist())) > 1
     with pytest.raises(ValueError, match="mobility needs mac='wifi'"):
         airtcp.grid(2, 2, mac="tdma", mobility=walk)
+
+
+def test_view_of_a_result_file_with_its_scenario(tmp_path):
+    pcap = tmp_path / "pcap"
+    sc = airtcp.chain(
+        3, duration=2, trace={"positions": "1s", "pcap": ["*"], "pcap_dir": str(pcap)}
+    )
+    sc.to_toml(tmp_path / "c.toml")
+    r = airtcp.run(airtcp.chain(3, duration=2, trace={"positions": "1s"}))
+    r.to_json(tmp_path / "r.json")
+    out = tmp_path / "v.html"
+    args = ["view", str(tmp_path / "r.json"), "--scenario", str(tmp_path / "c.toml")]
+    assert main([*args, "-o", str(out)]) == 0
+    page = out.read_text()
+    # Ranges and routes come from the scenario: the flow's route runs along the chain.
+    assert _node_count(page) == 4 and "n0 → n1 → n2 → n3" in page
+    assert page.count('class="edge rx"') == 3
+    # Drawing a scenario writes no packet trace.
+    assert not pcap.exists()

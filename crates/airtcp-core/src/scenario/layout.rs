@@ -15,7 +15,10 @@ use serde_json::{json, Value};
 /// The layout of `sc`: positions sampled every `interval` (default: the scenario's
 /// `trace.positions`, else a 200th of the run, at least 10 ms).
 pub fn layout(sc: &Scenario, files: &FileAccess, interval: Option<f64>) -> R<Value> {
-    let sim = build_with(sc, files)?;
+    // Built to be looked at, not run: no packet trace files are opened.
+    let mut quiet = sc.clone();
+    quiet.trace.pcap.clear();
+    let sim = build_with(&quiet, files)?;
     let models = Models::new(sc, files).all()?;
     let end = (sc.duration.0 * SEC as f64) as Time;
     let iv = interval
