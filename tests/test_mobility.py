@@ -123,12 +123,16 @@ def test_manet_builder_is_reproducible():
 
 
 def test_manet_passes_routing_through():
-    sc = airtcp.manet(4, 300, 300, routing={"protocol": "aodv"}, duration=1)
-    assert sc["routing"] == {"protocol": "aodv"}
-    # A core without routing protocols rejects the key, naming it.
-    if not sc.is_valid():
-        with pytest.raises(airtcp.ScenarioError, match="routing"):
-            sc.validate()
+    from airtcp.manet import scenario_has_key
+
+    assert scenario_has_key("mobility") and not scenario_has_key("no_such_key")
+    if scenario_has_key("routing"):
+        sc = airtcp.manet(4, 300, 300, routing={"protocol": "aodv"}, duration=1)
+        assert sc["routing"] == {"protocol": "aodv"}
+    else:
+        with pytest.raises(ValueError, match="routing= needs a core with routing protocols"):
+            airtcp.manet(4, 300, 300, routing={"protocol": "aodv"}, duration=1)
+    assert "routing" not in airtcp.manet(4, 300, 300, duration=1).data
 
 
 def _node_count(page: str) -> int:

@@ -3,12 +3,25 @@ flows between random pairs (see docs/mobility.md)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping
 from typing import Any
 
+from . import _core
 from .builders import _num, parse_seconds
 from .scenario import Scenario
+
+
+def scenario_has_key(key: str) -> bool:
+    """Whether this core's scenario schema has the top-level ``key`` (a key it does not know
+    is an error naming it)."""
+    probe = json.dumps({"duration": 1, "nodes": [{"name": "a"}], key: None})
+    try:
+        _core.validate_json(probe)
+    except _core.ScenarioError as e:
+        return f"unknown field `{key}`" not in str(e)
+    return True
 
 
 def manet(
@@ -41,9 +54,10 @@ def manet(
     the core from the same seed). Positions are recorded every second (``trace`` adds to or
     overrides the ``[trace]`` table).
 
-    ``routing`` is the scenario's ``routing`` table, passed through as given; a core without
-    routing protocols rejects the key. Without it, each station sends to its destination
-    directly (static routes from the start positions would go stale as nodes move).
+    ``routing`` is the scenario's ``routing`` table, passed through as given where the core
+    has routing protocols (the scenario key ``routing``); a core without them raises
+    ValueError. Without it, each station sends to its destination directly (static routes
+    from the start positions would go stale as nodes move).
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
@@ -51,6 +65,11 @@ def manet(
         raise ValueError(f"the area must be positive, got {w!r} x {h!r}")
     if isinstance(flows, bool) or not isinstance(flows, int) or flows < 0:
         raise ValueError(f"flows must be an integer >= 0, got {flows!r}")
+    if routing is not None and not scenario_has_key("routing"):
+        raise ValueError(
+            "routing= needs a core with routing protocols (the scenario key `routing`); "
+            "this build has none"
+        )
     if transport not in ("tcp", "udp"):
         raise ValueError(f"transport must be 'tcp' or 'udp', got {transport!r}")
     lo, hi = speed
