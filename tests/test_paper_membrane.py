@@ -409,3 +409,59 @@ def test_a_claim_of_both_regimes_is_decided_in_each():
     assert _claim(d, "newreno_jersey_best_high").outcome == SUPPORTED
     rows = _claim(d, "newreno_jersey_best_high").numbers
     assert {r["regime"] for r in rows} == {"high"} and len(rows) == 2 * 2 * len(membrane.HIGH)
+
+
+# --------------------------------------------------------------------------------------------
+# the Jain figures are the same when the report is rebuilt
+
+
+def _flow_tables(order_seed: int) -> dict[str, dict[str, pl.DataFrame]]:
+    """Grid flows of the base and the ERN/ELN sweeps, six responses a run with goodputs of
+    very different magnitudes (so a different summation order shows in the last bits), the
+    rows in an order drawn from ``order_seed``: a store read or a group_by may hand them over
+    in any order."""
+    values = random.Random(11)
+    per_col = membrane.PER_PATHS["grid"]
+    tables = {}
+    for variant, ccs in (("base", ["reno", "newreno", "jersey", "tibet"]), ("ern", ["newreno"])):
+        rows = [
+            {
+                "seed": seed,
+                "name": f"resp{i}",
+                "cc": cc,
+                per_col: per,
+                "goodput_bps": values.choice([1e-3, 1.0, 1e7]) * (1 + values.random()),
+                "completion_time_s": 1.0,
+                "retransmissions": 0,
+                "timeouts": 0,
+            }
+            for cc in ccs
+            for per in membrane.PERS[:3]
+            for seed in range(1, 6)
+            for i in range(6)
+        ]
+        random.Random(order_seed).shuffle(rows)
+        tables[f"grid-{variant}"] = {"flows": pl.DataFrame(rows)}
+    return tables
+
+
+def test_the_jain_figures_rows_are_the_same_whatever_order_the_runs_come_in():
+    from airtcp.report import _figure_key
+
+    built = []
+    for order_seed in (1, 2, 3):
+        data = PaperData(
+            membrane.PAPER, quick=False, sweeps=[], tables=_flow_tables(order_seed), store=None
+        )
+        membrane.derive(data)
+        built.append(data)
+    for name in ("grid_base_jain", "grid_xl_jain"):
+        spec = built[0].figure(name)
+        dfs = [d.table(spec.sweep, spec.table, spec.where) for d in built]
+        # Canonical order: by scheme, PER, then seed, one row a run.
+        keys = dfs[0].select("scheme", "per", "seed").rows()
+        assert keys == sorted(keys) and len(set(keys)) == len(keys) == dfs[0].height
+        assert dfs[0].height == (30 if name == "grid_xl_jain" else 60)
+        for df in dfs[1:]:
+            assert df.write_csv() == dfs[0].write_csv()
+        assert len({_figure_key(spec, df) for df in dfs}) == 1

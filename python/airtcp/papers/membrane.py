@@ -540,19 +540,31 @@ def derive(data: PaperData) -> None:
             )
         if not parts:
             continue
-        allf = pl.concat(parts, how="diagonal_relaxed")
-        data.set_table(f"{topo}-base", "responses", allf)
-        jain = allf.group_by("scheme", "per", "per_pct", "seed").agg(
-            (
-                pl.col("goodput_bps").sum() ** 2 / (pl.len() * (pl.col("goodput_bps") ** 2).sum())
-            ).alias("jain")
+        # One canonical order: the report hashes a figure's rows, so a rebuild from the same
+        # store must give the same rows in the same order, and each run's sums must add its
+        # responses in the same order (float addition is not associative).
+        allf = pl.concat(parts, how="diagonal_relaxed").sort(
+            "scheme", "per", "seed", "name", maintain_order=True
         )
-        data.set_table(f"{topo}-base", "jain", jain.sort("scheme", "per", "seed"))
+        data.set_table(f"{topo}-base", "responses", allf)
+        jain = (
+            allf.group_by("scheme", "per", "per_pct", "seed", maintain_order=True)
+            .agg(
+                (
+                    pl.col("goodput_bps").sum() ** 2
+                    / (pl.len() * (pl.col("goodput_bps") ** 2).sum())
+                ).alias("jain")
+            )
+            # A group_by's output order is arbitrary and the figures' tables were sorted
+            # without the seed, so runs of one scheme and PER came in any order.
+            .sort("scheme", "per", "seed", maintain_order=True)
+        )
+        data.set_table(f"{topo}-base", "jain", jain)
         runs = _per_run(allf)
         for g, names in GROUPS.items():
             keep = pl.col("scheme").is_in(names)
             data.set_table(f"{topo}-base", f"responses_{g}", runs.filter(keep))
-            data.set_table(f"{topo}-base", f"jain_{g}", jain.filter(keep).sort("scheme", "per"))
+            data.set_table(f"{topo}-base", f"jain_{g}", jain.filter(keep))
 
 
 # --------------------------------------------------------------------------------------------
