@@ -296,6 +296,7 @@ impl WifiNet {
                 own: true,
                 sensed: true,
                 evaluated: true,
+                header_ok: None,
             });
         }
         if kind == Kind::Data {
@@ -320,6 +321,7 @@ impl WifiNet {
                 own: false,
                 sensed: h.sensed,
                 evaluated: false,
+                header_ok: None,
             });
             if h.sensed {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
