@@ -50,7 +50,7 @@ fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<
     let mut busy_until: Option<Time> = None;
     for (n, &k) in order.iter().enumerate() {
         let g = &sigs[k];
-        let lock = !busy_until.is_some_and(|e| e > g.start) && detectable[k];
+        let lock = busy_until.is_none_or(|e| e <= g.start) && detectable[k];
         if k == i {
             return Ok(lock);
         }
