@@ -165,6 +165,7 @@ pub enum RateManagerKind {
     Arf,
     Aarf,
     Ideal,
+    Minstrel,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
