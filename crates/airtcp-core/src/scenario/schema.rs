@@ -171,6 +171,7 @@ pub enum RateManagerKind {
     Arf,
     Aarf,
     Ideal,
+    Minstrel,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]

@@ -24,6 +24,7 @@
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
 mod dev;
+mod minstrel;
 mod moving;
 mod params;
 mod ratectl;
@@ -31,6 +32,7 @@ mod rx;
 mod station;
 
 pub use dev::WifiDev;
+pub use minstrel::MinstrelRates;
 pub use moving::{Moving, RssiLog};
 pub use params::{Reception, WifiParams};
 pub use ratectl::{rate_column, rate_set, RateControl};
@@ -304,6 +306,7 @@ impl WifiNet {
                 own: true,
                 sensed: true,
                 evaluated: true,
+                header_ok: None,
             });
         }
         if kind == Kind::Data {
@@ -333,6 +336,7 @@ impl WifiNet {
                 own: false,
                 sensed: h.sensed,
                 evaluated: false,
+                header_ok: None,
             });
             if h.sensed {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
@@ -616,22 +620,24 @@ impl WifiNet {
         &mut st.peers[s]
     }
 
-    /// Rate of the next data frame from station `s` to `to`.
-    fn pick_rate(&mut self, s: usize, to: u32) -> u64 {
+    /// Rate of the next data attempt from station `s` to `to` (`first`: a new frame's).
+    fn pick_rate(&mut self, s: usize, to: u32, now: Time, first: bool) -> u64 {
         if self.p.rate_control.is_constant() {
             return self.p.data_rate;
         }
         let top = self.p.rates.len() - 1;
-        let k = {
-            let rc = self.p.rate_control.clone();
-            self.peer(s, to as usize).pick(&rc, top)
-        };
+        self.peer(s, to as usize);
+        let st = &mut self.stations[s];
+        let k = st.peers[to as usize].pick_at(&self.p.rate_control, top, now, first, &mut st.rng);
         self.p.rates[k]
     }
 
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
-        if let Some(to) = self.stations[s].cur.map(|c| c.to) {
-            let rate = self.pick_rate(s, to);
+        if let Some((to, first)) = self.stations[s]
+            .cur
+            .map(|c| (c.to, c.short == 0 && c.long == 0))
+        {
+            let rate = self.pick_rate(s, to, ctx.now, first);
             if let Some(c) = self.stations[s].cur.as_mut() {
                 c.rate = rate;
             }
