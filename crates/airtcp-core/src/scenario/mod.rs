@@ -6,6 +6,7 @@ pub mod files;
 mod pcap;
 #[macro_use]
 mod tagged;
+mod routing;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;

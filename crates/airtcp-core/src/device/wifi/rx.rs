@@ -131,7 +131,7 @@ impl WifiNet {
         let rate = match f.kind {
             Kind::Data => p.data_rate,
             Kind::Ack => p.ack_rate,
-            Kind::Rts | Kind::Cts => p.basic_rate,
+            Kind::Rts | Kind::Cts | Kind::Bcast => p.basic_rate,
         };
         let mode = p.mode(rate);
         let header = mode.header_mode();
@@ -242,7 +242,7 @@ impl WifiNet {
             }
         }
         let corrupt = match f.kind {
-            Kind::Data => {
+            Kind::Data | Kind::Bcast => {
                 let hdr = self.stations[f.from as usize]
                     .cur
                     .as_ref()
