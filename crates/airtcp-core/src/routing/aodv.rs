@@ -764,6 +764,7 @@ impl Protocol for Aodv {
             [one] => self.send(one, Msg::Rerr(rerr), out),
             _ => {
                 self.broadcast(now, Msg::Rerr(rerr), true);
+                self.flush_outbox(now, out);
             }
         }
         Route::Drop(cause)

@@ -287,7 +287,7 @@ impl Olsr {
     pub fn symmetric(&self, now: Time) -> Vec<NodeId> {
         self.links
             .iter()
-            .filter(|(_, l)| l.sym_until >= now)
+            .filter(|(_, l)| l.sym_until > now)
             .map(|(n, _)| *n)
             .collect()
     }
@@ -300,17 +300,16 @@ impl Olsr {
     /// Drop expired tuples, then recompute MPRs and routes (8.3, 10).
     fn recompute(&mut self, now: Time) {
         self.at = now;
-        self.links.retain(|_, l| l.until >= now);
+        self.links.retain(|_, l| l.until > now);
         let sym = self.symmetric(now);
-        self.two_hop
-            .retain(|(n, _), t| *t >= now && sym.contains(n));
+        self.two_hop.retain(|(n, _), t| *t > now && sym.contains(n));
         let before: Vec<NodeId> = self.selectors.keys().copied().collect();
-        self.selectors.retain(|_, t| *t >= now);
+        self.selectors.retain(|_, t| *t > now);
         if self.selectors.len() != before.len() {
             self.ansn = self.ansn.wrapping_add(1);
         }
-        self.topology.retain(|_, v| v.1 >= now);
-        self.dups.retain(|_, v| v.0 >= now);
+        self.topology.retain(|_, v| v.1 > now);
+        self.dups.retain(|_, v| v.0 > now);
         let n1: Vec<(NodeId, u8)> = sym
             .iter()
             .map(|n| (*n, self.willingness.get(n).copied().unwrap_or(WILL_DEFAULT)))
@@ -330,9 +329,9 @@ impl Olsr {
             .links
             .iter()
             .map(|(&n, l)| {
-                let lt = if l.sym_until >= now {
+                let lt = if l.sym_until > now {
                     LinkType::Sym
-                } else if l.asym_until >= now {
+                } else if l.asym_until > now {
                     LinkType::Asym
                 } else {
                     LinkType::Lost
@@ -372,7 +371,7 @@ impl Olsr {
             }
         }
         l.until = l.until.max(l.asym_until);
-        let sym = l.sym_until >= now;
+        let sym = l.sym_until > now;
         self.willingness.insert(from, h.willingness);
         if sym {
             for &(z, lt, nt) in &h.links {
@@ -493,7 +492,7 @@ impl Protocol for Olsr {
         }
         // Section 13: the link is lost; it stays listed as lost for NEIGHB_HOLD_TIME.
         if let Some(l) = self.links.get_mut(&to) {
-            if l.sym_until >= now {
+            if l.sym_until > now {
                 l.sym_until = 0;
                 l.until = now + self.cfg.neighb_hold_time;
                 self.stats.route_breaks += 1;
@@ -505,7 +504,13 @@ impl Protocol for Olsr {
     }
 
     fn timeout(&mut self, now: Time, out: &mut Vec<Act>) {
-        let had: Vec<NodeId> = self.symmetric(now.saturating_sub(1));
+        // The symmetric neighbours as of the last update (the table's one-hop routes).
+        let had: Vec<NodeId> = self
+            .table
+            .iter()
+            .filter(|(_, r)| r.1 == 1)
+            .map(|(d, _)| *d)
+            .collect();
         self.recompute(now);
         let sym = self.symmetric(now);
         for n in had.iter().filter(|n| !sym.contains(n)) {
