@@ -770,6 +770,10 @@ impl Protocol for Aodv {
         Route::Drop(cause)
     }
 
+    fn next_hop(&self, now: Time, dst: NodeId) -> Option<NodeId> {
+        self.active(dst, now).map(|e| e.next)
+    }
+
     fn receive(&mut self, now: Time, from: NodeId, msg: &super::Msg, out: &mut Vec<Act>) {
         let super::Msg::Aodv(m) = msg else { return };
         self.heard(now, from);

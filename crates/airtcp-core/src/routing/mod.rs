@@ -123,6 +123,9 @@ pub trait Protocol {
         dst: NodeId,
         out: &mut Vec<Act>,
     ) -> Route;
+    /// The neighbour its table names toward `dst` at `now`, without using the route (for
+    /// inspection: tools, tests).
+    fn next_hop(&self, now: Time, dst: NodeId) -> Option<NodeId>;
     /// A control message from neighbour `from`.
     fn receive(&mut self, now: Time, from: NodeId, msg: &Msg, out: &mut Vec<Act>);
     /// The MAC gave up on a frame for neighbour `to` (retry limit).

@@ -477,6 +477,10 @@ impl Protocol for Olsr {
         }
     }
 
+    fn next_hop(&self, _now: Time, dst: NodeId) -> Option<NodeId> {
+        self.table.get(&dst).map(|r| r.0)
+    }
+
     fn receive(&mut self, now: Time, from: NodeId, msg: &super::Msg, out: &mut Vec<Act>) {
         let super::Msg::Olsr(m) = msg else { return };
         match m {
