@@ -295,6 +295,7 @@ def _mesh(
     trace: Mapping[str, Any] | None,
     extra_nodes: list[dict[str, Any]] | None = None,
     extra_links: list[dict[str, Any]] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
 ) -> Scenario:
     """Assemble a wifi or TDMA scenario from node positions, (TDMA) neighbour pairs and flows."""
     if mac not in ("wifi", "tdma"):
@@ -353,7 +354,24 @@ def _mesh(
     ]
     if trace:
         sc["trace"] = dict(trace)
+    if routing is not None:
+        spec = _routing(routing, mac)
+        if extra_nodes:
+            # Wired hosts route statically: the protocol runs on the radio nodes.
+            for node in nodes:
+                if node["name"] in positions:
+                    node["routing"] = dict(spec)
+        else:
+            sc["routing"] = spec
     return Scenario(sc)
+
+
+def _routing(routing: str | Mapping[str, Any], mac: str) -> dict[str, Any]:
+    """The ``routing`` table from a protocol name or a table of keys."""
+    spec = {"protocol": routing} if isinstance(routing, str) else dict(routing)
+    if spec.get("protocol", "static") != "static" and mac != "wifi":
+        raise ValueError(f"routing {spec.get('protocol')!r} needs mac='wifi', got mac={mac!r}")
+    return spec
 
 
 _MESH_DOC = """
@@ -385,6 +403,10 @@ _MESH_DOC = """
         the application of every flow (default ``{"kind": "bulk"}``).
     trace:
         the ``[trace]`` table.
+    routing:
+        the ``routing`` key: a protocol name (``"aodv"``, ``"olsr"``, ``"static"``) or a table
+        (``{"protocol": "aodv", "hello": False, "on_break": "salvage"}``; docs/routing.md).
+        Default: static shortest paths. Needs ``mac="wifi"``.
     name:
         the scenario's name."""
 
@@ -417,6 +439,7 @@ def chain(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
@@ -448,6 +471,7 @@ def chain(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
     )
 
 
@@ -469,6 +493,7 @@ def cross(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
@@ -512,6 +537,7 @@ def cross(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
     )
 
 
@@ -536,6 +562,7 @@ def grid(
     access_delay: float | str = "1us",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
@@ -592,6 +619,7 @@ def grid(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
         extra_nodes=extra_nodes,
         extra_links=extra_links,
     )

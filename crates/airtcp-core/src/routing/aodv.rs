@@ -233,6 +233,9 @@ struct Discovery {
 pub struct Aodv {
     pub me: NodeId,
     pub cfg: Config,
+    /// Hosts this node reaches over its other (wired) devices: it answers RREQs for them
+    /// and discovers routes for their packets, as a gateway does for its subnet.
+    pub attached: Vec<NodeId>,
     pub own_seq: u32,
     rreq_id: u32,
     pub table: BTreeMap<NodeId, Entry>,
@@ -258,6 +261,7 @@ impl Aodv {
         let held = Held::new(cfg.buffer_packets, cfg.buffer_timeout);
         let mut a = Aodv {
             me,
+            attached: Vec::new(),
             own_seq: 0,
             rreq_id: 0,
             table: BTreeMap::new(),
@@ -512,7 +516,7 @@ impl Aodv {
             now + min_life
         };
         rev.valid = true;
-        if m.dst == self.me {
+        if m.dst == self.me || self.attached.contains(&m.dst) {
             // 6.6.1: the destination's own number moves to the one asked for if that is
             // exactly its next one.
             if !m.unknown_seq && m.dst_seq == self.own_seq.wrapping_add(1) {
@@ -520,7 +524,7 @@ impl Aodv {
             }
             let rrep = Rrep {
                 hops: 0,
-                dst: self.me,
+                dst: m.dst,
                 dst_seq: self.own_seq,
                 orig: m.orig,
                 lifetime: self.cfg.my_route_timeout(),
@@ -729,7 +733,7 @@ impl Protocol for Aodv {
             }
             return Route::Via(next);
         }
-        if src == self.me {
+        if src == self.me || self.attached.contains(&src) {
             if !self.held.push(now, pkt, dst) {
                 self.stats.held_overflow += 1;
                 return Route::Drop(DropCause::NoRoute);

@@ -531,7 +531,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
-    let routing = super::routing::layer(sc, &b.nodes, &b.stations)?;
+    let routing = super::routing::layer(sc, &b.nodes, &b.stations, &routes)?;
     // The scenario path of each device's link or medium, for the memory budget's error.
     let mut dev_fields = vec![String::new(); b.devices.len()];
     for (i, ds) in b.link_names.values() {

@@ -5,7 +5,7 @@ use super::schema::{RoutingProtocol, RoutingSpec, Scenario};
 use crate::engine::{Rng, Time};
 use crate::ids::{DevId, NodeId};
 use crate::routing::{aodv, olsr, Layer, Protocol};
-use crate::topology::Node;
+use crate::topology::{Node, NodeKind, Routes};
 
 fn ns(d: Option<super::units::Duration>, default: Time, path: String) -> R<Time> {
     match d {
@@ -159,6 +159,7 @@ pub(super) fn layer(
     sc: &Scenario,
     nodes: &[Node],
     stations: &[(DevId, usize)],
+    routes: &Routes,
 ) -> R<Option<Layer>> {
     let top = sc.routing.clone().unwrap_or_default();
     let any = top.protocol.is_some_and(|p| p != RoutingProtocol::Static)
@@ -197,23 +198,44 @@ pub(super) fn layer(
             continue;
         }
         let devs = &nodes[i].devices;
-        let station = match devs[..] {
-            [d] if stations.iter().any(|s| s.0 == d) => d,
-            _ => {
-                return err(
-                    format!("{path}.protocol"),
-                    format!(
-                        "node '{}' has {} device(s); a node with dynamic routing needs exactly one, an 802.11 station",
-                        n.name,
-                        devs.len()
-                    ),
-                )
-            }
-        };
+        let on_air: Vec<DevId> = devs
+            .iter()
+            .copied()
+            .filter(|d| stations.iter().any(|s| s.0 == *d))
+            .collect();
+        // AODV may also serve hosts on wired links (a gateway); OLSR has no HNA here.
+        let aodv = proto == RoutingProtocol::Aodv;
+        if on_air.len() != 1 || (devs.len() > 1 && !aodv) {
+            return err(
+                format!("{path}.protocol"),
+                format!(
+                    "node '{}' has {} 802.11 station(s) and {} device(s); {}",
+                    n.name,
+                    on_air.len(),
+                    devs.len(),
+                    if aodv {
+                        "AODV needs exactly one station"
+                    } else {
+                        "OLSR needs exactly one device, an 802.11 station"
+                    },
+                ),
+            );
+        }
+        let station = on_air[0];
         let me = NodeId(i as u32);
+        // Hosts it reaches over its other devices.
+        let attached: Vec<NodeId> = (0..nodes.len() as u32)
+            .map(NodeId)
+            .filter(|&h| h != me && nodes[h.idx()].kind == NodeKind::Host)
+            .filter(|&h| routes.next_hop(me, h).is_some_and(|r| r.0 != station))
+            .collect();
         let rng = Rng::for_component(sc.seed, &format!("routing/{}", n.name));
         let agent: Box<dyn Protocol> = match proto {
-            RoutingProtocol::Aodv => Box::new(aodv::Aodv::new(me, aodv_config(&spec, &path)?, rng)),
+            RoutingProtocol::Aodv => {
+                let mut a = aodv::Aodv::new(me, aodv_config(&spec, &path)?, rng);
+                a.attached = attached;
+                Box::new(a)
+            }
             RoutingProtocol::Olsr => Box::new(olsr::Olsr::new(me, olsr_config(&spec, &path)?, rng)),
             RoutingProtocol::Static => unreachable!("handled above"),
         };

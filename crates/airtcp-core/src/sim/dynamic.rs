@@ -27,11 +27,17 @@ impl Sim {
             (w.src, w.dst)
         };
         let layer = self.routing.as_mut().expect("dynamic routing");
-        let (Some(agent), Some(radio)) =
-            (layer.agents[node.idx()].as_mut(), layer.radio[node.idx()])
+        let (Some(_), Some(radio)) = (layer.agents[node.idx()].as_ref(), layer.radio[node.idx()])
         else {
             return self.routes.next_hop(node, dst);
         };
+        // A destination the node reaches over another device (a gateway's wired hosts)
+        // keeps its static route.
+        if let Some(route) = self.routes.next_hop(node, dst).filter(|r| r.0 != radio) {
+            return Some(route);
+        }
+        let layer = self.routing.as_mut().expect("dynamic routing");
+        let agent = layer.agents[node.idx()].as_mut().expect("checked above");
         let mut acts = layer.spare.pop().unwrap_or_default();
         let r = agent.route(now, id, src, dst, &mut acts);
         self.run_acts(node, &mut acts);
