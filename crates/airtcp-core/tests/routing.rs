@@ -62,7 +62,7 @@ fn sum(r: &Value, col: &str) -> u64 {
         .sum()
 }
 
-fn flow<'a>(r: &'a Value) -> &'a Value {
+fn flow(r: &Value) -> &Value {
     &r["flows"][0]
 }
 

@@ -746,7 +746,7 @@ impl Protocol for Aodv {
             return Route::Held;
         }
         // 6.11 case (ii): data for a destination without an active route at a relay.
-        let broken = self.table.get(&dst).is_some();
+        let broken = self.table.contains_key(&dst);
         let seq = self.table.get(&dst).map_or(0, |e| e.seq);
         let pre = self
             .table
