@@ -599,13 +599,15 @@ impl Sim {
             self.deliver(id);
             return;
         }
-        if self.routing.is_some() {
-            if let Some(route) = self.route_dynamic(node, id) {
-                self.send_on(node, id, route, hooks);
+        let route = if self.routing.is_none() {
+            self.routes.next_hop(node, dst)
+        } else {
+            match self.route_dynamic(node, id) {
+                Some(route) => Some(route),
+                None => return, // held or dropped by the protocol
             }
-            return;
-        }
-        match self.routes.next_hop(node, dst) {
+        };
+        match route {
             Some(route) => self.send_on(node, id, route, hooks),
             None => self.drop_packet(id, DropCause::NoRoute),
         }

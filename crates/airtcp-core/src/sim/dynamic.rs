@@ -1,7 +1,8 @@
 //! The node layer's side of dynamic routing (`routing::Layer`): asking a node's protocol for
 //! next hops, carrying out what it asks for, delivering its control packets and the MAC's
 //! give-up notices to it. Runs only in scenarios that give a node a routing protocol; static
-//! routing never comes here.
+//! routing never comes here (the entry points are out of line and cold, so the static path's
+//! code stays as it was).
 
 use super::{Ev, Point, Sim};
 use crate::device::{LinkLoss, LossNote, BROADCAST};
@@ -20,6 +21,8 @@ impl Sim {
 
     /// Route data packet `id` at `node` by its protocol: the device and next hop, or None
     /// if the protocol held or dropped it (the drop is done here).
+    #[cold]
+    #[inline(never)]
     pub(super) fn route_dynamic(&mut self, node: NodeId, id: PacketId) -> Option<(DevId, NodeId)> {
         let now = self.now();
         let (src, dst) = {
@@ -54,6 +57,8 @@ impl Sim {
 
     /// A device of `node` received a packet, in a run with dynamic routing: control
     /// packets go to the protocol, data as in `Sim::receive` with the protocol's next hop.
+    #[cold]
+    #[inline(never)]
     pub(super) fn receive_dynamic(&mut self, node: NodeId, id: PacketId) {
         if let Proto::Routing(_) = self.pool.get(id).proto {
             self.receive_control(node, id);
@@ -156,6 +161,8 @@ impl Sim {
     }
 
     /// A broadcast frame is done: its message is released.
+    #[cold]
+    #[inline(never)]
     pub(super) fn control_sent(&mut self, id: PacketId) {
         let w = self.pool.get(id).wire;
         self.pool.free(id);
@@ -165,6 +172,8 @@ impl Sim {
     }
 
     /// A control packet was lost (queue full, MAC gave up, link down).
+    #[cold]
+    #[inline(never)]
     pub(super) fn drop_control(&mut self, id: PacketId) {
         let w = self.pool.get(id).wire;
         self.pool.free(id);
@@ -176,6 +185,8 @@ impl Sim {
 
     /// What a device noted of a lost frame: a MAC that gave up on a neighbour tells the
     /// node's protocol (link-layer feedback).
+    #[cold]
+    #[inline(never)]
     pub(super) fn routing_note(&mut self, n: &LossNote) {
         let (LinkLoss::GaveUp(_), Some(to)) = (n.loss, n.next_hop) else {
             return;
