@@ -55,8 +55,9 @@ fn prob(v: f64, path: String) -> R<f64> {
     }
 }
 
-/// Build a channel's error model; SNR series it needs are appended to `snr`.
-fn error_model(
+/// Build a channel's error model; SNR series it needs are appended to `snr`. Public so that
+/// other backends (the real-time emulator) run the same models from the same scenario.
+pub fn error_model(
     spec: Option<&ErrorSpec>,
     path: &str,
     seed: u64,
@@ -316,8 +317,8 @@ fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
     Ok(v)
 }
 
-/// The queue policy of one link direction.
-fn queue_policy(
+/// The queue policy of one link direction (public for the same reason as [`error_model`]).
+pub fn queue_policy(
     q: &QueueSpec,
     path: &str,
     rate_bps: u64,
