@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 import airtcp
@@ -121,3 +123,28 @@ def test_a_sweep_stores_the_routing_table(tmp_path):
     assert rows.height == 6  # three nodes, two runs
     assert set(rows["routing.on_break"]) == {"drop", "salvage"}
     assert int(rows["rreq_packets"].sum()) >= 2
+
+
+def test_a_medium_trace_shows_aodv_control_packets_as_udp_654(tmp_path):
+    import dpkt
+
+    sc = airtcp.chain(2, duration=3.0, routing="aodv")
+    sc.set("trace", {"pcap": ["air"], "pcap_dir": str(tmp_path)})
+    r = airtcp.run(sc)
+    with open(tmp_path / "air.pcap", "rb") as f:
+        recs = list(dpkt.pcap.Reader(f))
+    broadcast, aodv = 0, Counter()
+    for _, buf in recs:
+        frame = dpkt.radiotap.Radiotap(buf).data
+        if frame.type != dpkt.ieee80211.DATA_TYPE:
+            continue
+        ip = dpkt.ip.IP(bytes(frame.data)[8:])  # past the LLC/SNAP header
+        if frame.data_frame.dst == b"\xff" * 6:
+            broadcast += 1
+        if isinstance(ip.data, dpkt.udp.UDP) and ip.data.dport == 654:
+            aodv[ip.len - 28] += 1
+    o = r.routing_overhead
+    assert broadcast == int(r.macs["broadcast_frames"].sum()) > 0
+    # RREQs are 24 bytes of UDP payload, RREPs and HELLOs 20 (RFC 3561 section 5).
+    assert aodv[24] == o["rreq_packets"]
+    assert aodv[20] >= o["rrep_packets"] + o["hello_packets"]
