@@ -148,3 +148,14 @@ def test_a_medium_trace_shows_aodv_control_packets_as_udp_654(tmp_path):
     # RREQs are 24 bytes of UDP payload, RREPs and HELLOs 20 (RFC 3561 section 5).
     assert aodv[24] == o["rreq_packets"]
     assert aodv[20] >= o["rrep_packets"] + o["hello_packets"]
+
+
+def test_the_cli_prints_the_routing_table(tmp_path, capsys):
+    from airtcp.cli import main
+
+    f = tmp_path / "c.toml"
+    f.write_text(airtcp.chain(2, duration=3, routing="aodv").to_toml())
+    assert main(["run", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "routing\n" in out and "rreq" in out and "route breaks" in out
+    assert "n0" in out.split("routing\n", 1)[1]
