@@ -225,6 +225,24 @@ pub struct FadingSpec {
     pub coherence_time: Option<Duration>,
 }
 
+/// How each station picks the rate of its data frames (`rate_control = { manager = ... }`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateControlSpec {
+    pub manager: RateManagerKind,
+    /// Target bit error rate of `ideal` (default 1e-6).
+    pub ber: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateManagerKind {
+    Constant,
+    Arf,
+    Aarf,
+    Ideal,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceptionKind {
@@ -297,6 +315,8 @@ pub struct MediumSpec {
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
     pub fading: Option<FadingSpec>,
+    /// Per-station rate adaptation (default: constant `rate`).
+    pub rate_control: Option<RateControlSpec>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -353,6 +373,7 @@ impl MediumSpec {
         key!(rx_sensitivity_dbm, wifi);
         key!(ack_rate, wifi);
         key!(fading, wifi);
+        key!(rate_control, wifi);
         key!(slot, true);
         key!(sifs, wifi);
         key!(difs, wifi);
