@@ -293,6 +293,7 @@ def _mesh(
     guard: float | str,
     app: Mapping[str, Any] | None,
     trace: Mapping[str, Any] | None,
+    mobility: Mapping[str, Any] | None = None,
     extra_nodes: list[dict[str, Any]] | None = None,
     extra_links: list[dict[str, Any]] | None = None,
     routing: str | Mapping[str, Any] | None = None,
@@ -363,6 +364,10 @@ def _mesh(
                     node["routing"] = dict(spec)
         else:
             sc["routing"] = spec
+    if mobility:
+        if mac != "wifi":
+            raise ValueError("mobility needs mac='wifi' (TDMA links are fixed)")
+        sc["mobility"] = dict(mobility)
     return Scenario(sc)
 
 
@@ -407,6 +412,10 @@ _MESH_DOC = """
         the ``routing`` key: a protocol name (``"aodv"``, ``"olsr"``, ``"static"``) or a table
         (``{"protocol": "aodv", "hello": False, "on_break": "salvage"}``; docs/routing.md).
         Default: static shortest paths. Needs ``mac="wifi"``.
+    mobility:
+        (wifi) the scenario's ``mobility`` table, moving every node from its place
+        (docs/mobility.md), e.g. ``{"model": "random_walk", "area": [800, 200],
+        "speed": [1, 5]}``.
     name:
         the scenario's name."""
 
@@ -440,6 +449,7 @@ def chain(
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
     routing: str | Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
@@ -472,6 +482,7 @@ def chain(
         app=app,
         trace=trace,
         routing=routing,
+        mobility=mobility,
     )
 
 
@@ -494,6 +505,7 @@ def cross(
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
     routing: str | Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
@@ -538,6 +550,7 @@ def cross(
         app=app,
         trace=trace,
         routing=routing,
+        mobility=mobility,
     )
 
 
@@ -563,6 +576,7 @@ def grid(
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
     routing: str | Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
@@ -620,6 +634,7 @@ def grid(
         app=app,
         trace=trace,
         routing=routing,
+        mobility=mobility,
         extra_nodes=extra_nodes,
         extra_links=extra_links,
     )

@@ -6,6 +6,8 @@ pub mod files;
 mod pcap;
 #[macro_use]
 mod tagged;
+pub mod layout;
+pub mod mobility;
 mod routing;
 pub mod schema;
 pub mod tcp_options;

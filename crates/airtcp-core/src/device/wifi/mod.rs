@@ -24,12 +24,14 @@
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
 mod dev;
+mod moving;
 mod params;
 mod ratectl;
 mod rx;
 mod station;
 
 pub use dev::WifiDev;
+pub use moving::{Moving, RssiLog};
 pub use params::{Reception, WifiParams};
 pub use ratectl::{rate_column, rate_set, RateControl};
 pub use station::{Hear, MacStats, Station};
@@ -79,6 +81,10 @@ pub struct WifiNet {
     pub capture: Option<MediumCapture>,
     /// A station sent a broadcast frame (the `macs` table then counts them).
     broadcasts: bool,
+    /// Stations that move (None: the gains computed when the medium was built hold).
+    pub moving: Option<Box<Moving>>,
+    /// The power of each frame each station senses, when traced.
+    pub rssi: Option<Box<RssiLog>>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -129,6 +135,8 @@ impl WifiNet {
             fading: None,
             capture: None,
             broadcasts: false,
+            moving: None,
+            rssi: None,
         }
     }
 
@@ -306,6 +314,11 @@ impl WifiNet {
         if matches!(kind, Kind::Data | Kind::Bcast) {
             *ctx.packet_hops += 1;
         }
+        if let Some(m) = self.moving.as_mut() {
+            let reach = m.refresh(s, now, &mut self.stations, &self.p);
+            self.reach_delay = self.reach_delay.max(reach);
+            self.max_delay = self.max_delay.max(self.stations[s].max_delay);
+        }
         self.on_busy(s, now, end, ctx);
         for k in 0..self.stations[s].hears.len() {
             let h = self.stations[s].hears[k];
@@ -330,8 +343,29 @@ impl WifiNet {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
             }
         }
+        if self.rssi.is_some() {
+            self.log_rssi(s, fid);
+        }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
+    }
+
+    /// Note the power each station that senses frame `fid` of `s` gets (the signal just
+    /// pushed, fading included).
+    #[cold]
+    #[inline(never)]
+    fn log_rssi(&mut self, s: usize, fid: u32) {
+        let Some(log) = self.rssi.as_mut() else {
+            return;
+        };
+        for h in &self.stations[s].hears {
+            let r = h.to as usize;
+            if let Some(g) = self.stations[r].signals.last() {
+                if g.fid == fid && g.sensed {
+                    log.stations[r].push((g.start, s as u32, g.power));
+                }
+            }
+        }
     }
 
     /// Write a frame station `s` starts sending to the medium's trace. A data frame's packet
