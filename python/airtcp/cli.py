@@ -100,6 +100,31 @@ def links_table(result: Result, *, all_links: bool = False) -> str | None:
     )
 
 
+def routing_table(result: Result) -> str | None:
+    """One row per node with a routing protocol: its control traffic, discoveries, breaks."""
+    rows = [
+        [
+            m.get("node"),
+            m.get("kind"),
+            m.get("control_packets", 0),
+            m.get("control_bytes", 0),
+            m.get("rreq_packets", 0),
+            m.get("rrep_packets", 0),
+            m.get("rerr_packets", 0),
+            m.get("hello_packets", 0),
+            m.get("tc_packets", 0),
+            m.get("discoveries", 0),
+            m.get("route_breaks", 0),
+        ]
+        for m in result.raw.get("routing", [])
+    ]
+    if not rows:
+        return None
+    header = ["node", "protocol", "control pkts", "control bytes", "rreq", "rrep", "rerr"]
+    header += ["hello", "tc", "discoveries", "route breaks"]
+    return table(rows, header, "ll" + "r" * (len(header) - 2))
+
+
 def macs_table(result: Result) -> str | None:
     """One row per station of a shared medium: what its MAC sent, lost and sensed."""
     rows = []
@@ -239,6 +264,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print()
         print("wifi stations")
         print(mt)
+    rt = routing_table(result)
+    if rt is not None:
+        print()
+        print("routing")
+        print(rt)
     print()
     print(summary_line(result, wall))
     if args.pcap:

@@ -536,6 +536,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
+    let routing = super::routing::layer(sc, &b.nodes, &b.stations, &routes)?;
     // The scenario path of each device's link or medium, for the memory budget's error.
     let mut dev_fields = vec![String::new(); b.devices.len()];
     for (i, ds) in b.link_names.values() {
@@ -561,6 +562,9 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         hooks,
         b.snr,
     );
+    if let Some(layer) = routing {
+        sim.set_routing(layer);
+    }
     sim.trace_verdicts = sc.trace.verdicts;
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     if let Some(m) = sc.memory_budget {

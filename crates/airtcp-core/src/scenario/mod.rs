@@ -8,6 +8,7 @@ mod pcap;
 mod tagged;
 pub mod layout;
 pub mod mobility;
+mod routing;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;

@@ -306,7 +306,7 @@ impl WifiNet {
             }
         }
         let corrupt = match f.kind {
-            Kind::Data => {
+            Kind::Data | Kind::Bcast => {
                 let hdr = self.stations[f.from as usize]
                     .cur
                     .as_ref()
