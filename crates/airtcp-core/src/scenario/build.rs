@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::files::FileAccess;
+use super::params_meta;
 use super::schema::*;
 use super::units::Duration;
 use super::wifi::{fading, wifi_params};
@@ -151,7 +152,8 @@ fn error_model(
         } => {
             let iv = interval.ns();
             if per_size == &Some(0) {
-                return err(format!("{path}.per_size"), "must be > 0 bytes");
+                let m = params_meta::check("links[].error", "snr", "per_size", 0.0);
+                return err(format!("{path}.per_size"), m.unwrap_err());
             }
             if iv == 0 {
                 return err(format!("{path}.interval"), "must be > 0");
@@ -1386,7 +1388,7 @@ fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
         }
         AppSpec::Cbr { rate, packet_size } => {
             if *packet_size == 0 {
-                return err(format!("{app_path}.packet_size"), "must be > 0");
+                return err(format!("{app_path}.packet_size"), packet_size_zero());
             }
             App::Cbr {
                 interval: tx_time(*packet_size as u64, rate.bps()).max(1),
@@ -1400,7 +1402,7 @@ fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
             packet_size,
         } => {
             if *packet_size == 0 {
-                return err(format!("{app_path}.packet_size"), "must be > 0");
+                return err(format!("{app_path}.packet_size"), packet_size_zero());
             }
             for (k, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
                 if d.0 <= 0.0 {
@@ -1559,4 +1561,9 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
         sim.sched.at(0, Ev::QueueSample);
     }
     Ok(())
+}
+
+/// The error of a UDP app's `packet_size = 0`, worded from the key table.
+fn packet_size_zero() -> String {
+    params_meta::check("flows[].app", "cbr", "packet_size", 0.0).unwrap_err()
 }

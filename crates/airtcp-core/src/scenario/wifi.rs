@@ -251,11 +251,8 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
     let plcp = dur(m.plcp, us(ps.plcp_us), "plcp", 0)?;
     let cw_min = m.cw_min.unwrap_or(ps.cw_min);
     let cw_max = m.cw_max.unwrap_or(1023);
-    if cw_min > 65_535 {
-        return err(
-            format!("{p}.cw_min"),
-            format!("must be at most 65535, got {cw_min}"),
-        );
+    if let Err(m) = super::params_meta::check("media[]", "wifi", "cw_min", cw_min as f64) {
+        return err(format!("{p}.cw_min"), m);
     }
     if cw_max < cw_min || cw_max > 65_535 {
         return err(
@@ -265,8 +262,8 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
     }
     let limit = |v: Option<u8>, dflt: u8, key: &str| -> R<u8> {
         let v = v.unwrap_or(dflt);
-        if v == 0 {
-            return err(format!("{p}.{key}"), "must be >= 1, got 0");
+        if let Err(m) = super::params_meta::check("media[]", "wifi", key, v as f64) {
+            return err(format!("{p}.{key}"), m);
         }
         Ok(v)
     };
