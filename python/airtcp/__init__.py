@@ -20,6 +20,7 @@ from .budgets import progress_callback as _progress_callback
 from .builders import chain, cross, dumbbell, grid, parse_seconds
 from .result import Result, jain
 from .scenario import AllowPaths, PathError, Scenario, as_scenario, load
+from .scenario_keys import params
 from .store import Store, StoreError
 from .sweeps import sweep
 
@@ -152,6 +153,7 @@ __all__ = [
     "grid",
     "jain",
     "load",
+    "params",
     "parse_seconds",
     "run",
     "defaults",

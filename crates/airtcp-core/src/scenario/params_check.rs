@@ -6,7 +6,7 @@
 use super::params_meta::{self as meta, Param, Range, PARAMS, TABLES};
 use super::{build, from_value};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 const PROBE: &str = "zz_probe";
 const WHERE: &str = "crates/airtcp-core/src/scenario/params_meta.rs";
@@ -244,7 +244,6 @@ fn every_schema_key_has_exactly_one_row_and_every_row_a_key() {
         );
     }
     let mut problems = Vec::new();
-    let mut tags: BTreeMap<&str, &str> = BTreeMap::new();
     for f in &found {
         match meta::table(&f.table) {
             None => problems.push(format!(
@@ -256,9 +255,12 @@ fn every_schema_key_has_exactly_one_row_and_every_row_a_key() {
                 "TABLES says table `{}` is tagged by `{}`, the schema by `{}`",
                 f.table, t.tag, f.tag
             )),
-            Some(t) => {
-                tags.insert(t.path, t.tag);
-            }
+            Some(t) if !f.tag.is_empty() && !t.variants.contains(&f.variant.as_str()) => problems
+                .push(format!(
+                    "TABLES entry `{}` does not list variant `{}`",
+                    f.table, f.variant
+                )),
+            Some(_) => {}
         }
         let rows: Vec<&Param> = PARAMS
             .iter()
@@ -316,6 +318,14 @@ fn every_schema_key_has_exactly_one_row_and_every_row_a_key() {
                 "TABLES entry `{}` is not a table of the schema",
                 t.path
             ));
+        }
+        if let Some(Range::OneOf(kinds)) = meta::find(t.path, "", "kind").map(|k| k.range) {
+            if t.tag.is_empty() && !t.variants.is_empty() && t.variants != kinds {
+                problems.push(format!(
+                    "TABLES entry `{}`: variants are not its kinds",
+                    t.path
+                ));
+            }
         }
         if meta::SECTIONS.iter().all(|(s, _)| *s != t.section) {
             problems.push(format!(

@@ -11,6 +11,8 @@ pub struct Table {
     pub tag: &'static str,
     pub section: &'static str,
     pub also: &'static [&'static str],
+    /// The tag's values (the enum's own list), every one listed even if it takes no key.
+    pub variants: &'static [&'static str],
 }
 
 /// The sections in listing order, with their titles.
@@ -29,6 +31,8 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("trace", "Traces"),
 ];
 
+use super::schema::{AgentSpec, AppSpec, ErrorSpec, QueueSpec};
+
 /// Top-level keys listed under "budgets" rather than "globals".
 const BUDGET_KEYS: &[&str] = &["max_events", "memory_budget"];
 
@@ -37,20 +41,21 @@ pub const TABLES: &[Table] = &[
     tbl("nodes[]", "", "nodes", &[]),
     tbl("links[]", "", "links", &[]),
     tbl("links[].arq", "", "links", &[]),
-    tbl("media[]", "", "media", &[]),
+    tbl("media[]", "", "media", &[]).of(&["wifi", "tdma"]),
     tbl("media[].fading", "", "media", &[]),
     tbl("flows[]", "", "flows", &[]),
-    tbl("flows[].app", "kind", "apps", &[]),
+    tbl("flows[].app", "kind", "apps", &[]).of(AppSpec::VARIANTS),
     tbl("tcp", "", "tcp", &["flows[].tcp"]),
-    tbl("links[].queue", "kind", "queues", &["media[].queue"]),
+    tbl("links[].queue", "kind", "queues", &["media[].queue"]).of(QueueSpec::VARIANTS),
     tbl(
         "links[].error",
         "model",
         "errors",
         &["links[].error_ab", "links[].error_ba", "media[].error"],
-    ),
+    )
+    .of(ErrorSpec::VARIANTS),
     tbl("links[].error.synth", "", "errors", &[]),
-    tbl("agents[]", "kind", "agents", &[]),
+    tbl("agents[]", "kind", "agents", &[]).of(AgentSpec::VARIANTS),
     tbl("trace", "", "trace", &[]),
 ];
 
@@ -199,6 +204,13 @@ const fn tbl(
         tag,
         section,
         also,
+        variants: &[],
+    }
+}
+
+impl Table {
+    const fn of(self, variants: &'static [&'static str]) -> Table {
+        Table { variants, ..self }
     }
 }
 
@@ -285,7 +297,7 @@ pub const PARAMS: &[Param] = &[
     p(NODE, "", "kind", "choice", "", "host", one_of(&["host", "router"]), "A host ends flows; a router forwards."),
     p(NODE, "", "position", "[x, y]", "m", NONE, ANY, "Coordinates for radio media (finite numbers)."),
     // --- links[] ---
-    p(LINK, "", "name", "string", "", "a-b", ANY, "Link name (for traces, agents and results)."),
+    p(LINK, "", "name", "string", "", "<a>-<b>", ANY, "Link name (for traces, agents and results)."),
     p(LINK, "", "a", "string", "", REQ, ANY, "One end (a node name)."),
     p(LINK, "", "b", "string", "", REQ, ANY, "Other end (a node name)."),
     p(LINK, "", "kind", "choice", "", "wired", one_of(&["wired", "wireless"]), "Wireless links' losses count as wireless for the ground-truth scoring."),
@@ -347,7 +359,7 @@ pub const PARAMS: &[Param] = &[
     p(FAD, "", "speed", "float", "m/s", NONE, ANY, "Relative node speed: Doppler v/lambda."),
     p(FAD, "", "coherence_time", "duration", S, NONE, ANY, "Coherence time: Doppler 0.423/T_c."),
     // --- flows[] ---
-    p(FLOW, "", "name", "string", "", "flow index", ANY, "Flow name (results, after)."),
+    p(FLOW, "", "name", "string", "", "flow<i>", ANY, "Flow name (results, after)."),
     p(FLOW, "", "src", "string", "", REQ, ANY, "Sending node."),
     p(FLOW, "", "dst", "string", "", REQ, ANY, "Receiving node."),
     p(FLOW, "", "start", "duration", S, "0", ANY, "Start time."),
