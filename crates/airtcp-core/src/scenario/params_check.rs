@@ -549,6 +549,18 @@ fn extras(p: &Param, variant: &str, doc: &mut Value) -> Vec<(&'static str, Value
             doc["links"][0]["error"] = snr;
             vec![]
         }
+        ("media[]", _) if p.key == "path_loss_exponent" => {
+            vec![("propagation", json!("log_distance"))]
+        }
+        // Keys of the sinr reception (which needs noise).
+        ("media[]", _)
+            if ["rx_sensitivity_dbm", "noise_figure_db", "preamble_snr_db"].contains(&p.key) =>
+        {
+            vec![
+                ("reception", json!("sinr")),
+                ("noise_figure_db", json!(7.0)),
+            ]
+        }
         ("media[].fading", _) if p.key == "k_db" => vec![("model", json!("rician"))],
         ("media[].fading", _) if p.key == "m" => vec![("model", json!("nakagami"))],
         _ => vec![],
