@@ -113,3 +113,17 @@ def test_markdown_of_one_section(capsys):
     also = "(also `links[].error_ab`, `links[].error_ba`, `media[].error`)"
     assert f'`links[].error` {also}, model = "snr"' in md
     assert "| `modulation` | choice |  | required | dsss1 \\| dsss2 \\| cck5.5 \\| cck11 |" in md
+
+
+def test_media_lists_each_presets_values(capsys):
+    assert main(["params", "wifi"]) == 0
+    out = capsys.readouterr().out
+    assert "media[] defaults by preset:" in out
+    lines = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines()[out.splitlines().index(
+        "media[] defaults by preset:") + 1 :]}  # fmt: skip
+    assert lines["key"] == ["ns2", "80211b", "ns3", "80211g"]
+    assert lines["rate"] == ["2Mbps", "11Mbps", "11Mbps", "54Mbps"]
+    assert lines["slot"][3] == "9us" and lines["cw_min"][3] == "15"
+    # Exactly the keys whose default the table gives as the preset's.
+    preset_keys = {r["key"] for r in airtcp.params("media") if r["default"] == "preset"}
+    assert set(lines) - {"key"} == preset_keys

@@ -111,7 +111,11 @@ pub fn params() -> Value {
         .iter()
         .map(|(n, t)| json!({"name": n, "title": t}))
         .collect();
-    json!({"sections": sections, "tables": tables, "params": rows})
+    let presets: Vec<Value> = meta::preset_values()
+        .into_iter()
+        .map(|(name, values)| json!({"name": name, "values": values}))
+        .collect();
+    json!({"sections": sections, "tables": tables, "params": rows, "presets": presets})
 }
 
 /// Names of `TcpConfig::linux_cubic`'s values.
@@ -225,5 +229,7 @@ mod tests {
         let budget = rows.iter().find(|r| r["path"] == "max_events").unwrap();
         assert_eq!(budget["section"], "budgets");
         assert_eq!(p["sections"][0]["name"], "globals");
+        assert_eq!(p["presets"][0]["name"], "ns2");
+        assert_eq!(p["presets"][0]["values"][0], json!(["rate", "2Mbps"]));
     }
 }

@@ -665,3 +665,23 @@ fn range_text_and_check_message() {
     assert_eq!(meta::check("tcp", "", "segment_size", 1.0), Ok(1.0));
     assert!(meta::medium_takes("tdma", "guard") && !meta::medium_takes("tdma", "cw_min"));
 }
+
+#[test]
+fn the_keys_a_preset_sets_are_the_rows_whose_default_is_the_preset() {
+    let rows: BTreeSet<&str> = PARAMS
+        .iter()
+        .filter(|p| p.table == "media[]" && p.default == "preset")
+        .map(|p| p.key)
+        .collect();
+    let presets = super::wifi::preset_values();
+    let names: Vec<&str> = presets.iter().map(|(n, _)| n.as_str()).collect();
+    let Some(Range::OneOf(choices)) = meta::find("media[]", "wifi", "preset").map(|p| p.range)
+    else {
+        panic!("media[].preset is a choice")
+    };
+    assert_eq!(names, choices.to_vec());
+    for (name, values) in &presets {
+        let keys: BTreeSet<&str> = values.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, rows, "preset {name}");
+    }
+}

@@ -32,6 +32,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
 ];
 
 use super::schema::{AgentSpec, AppSpec, ErrorSpec, QueueSpec};
+pub use super::wifi::preset_values;
 
 /// Top-level keys listed under "budgets" rather than "globals".
 const BUDGET_KEYS: &[&str] = &["max_events", "memory_budget"];
@@ -327,8 +328,8 @@ pub const PARAMS: &[Param] = &[
     p(MED, W, "path_loss_exponent", "float", "", "3", Range::Within(1.0, true, 10.0, true), "Log-distance path-loss exponent."),
     p(MED, W, "reference_distance", "float", "m", "1", Range::Within(0.001, true, 1e6, true), "Log-distance reference distance."),
     p(MED, W, "shadowing_db", "float", "dB", "0", ANY, "Std. deviation of log-normal shadowing, fixed per node pair (>= 0)."),
-    p(MED, W, "range", "float", "m", "preset", Range::Within(0.01, true, 1e7, true), "Transmission range: the receive threshold set to the power at it."),
-    p(MED, W, "cs_range", "float", "m", "preset", Range::Within(0.01, true, 1e7, true), "Carrier-sense range: the carrier-sense threshold set to the power at it."),
+    p(MED, W, "range", "float", "m", NONE, Range::Within(0.01, true, 1e7, true), "Transmission range: the receive threshold set to the power at it (instead of rx_threshold_dbm)."),
+    p(MED, W, "cs_range", "float", "m", NONE, Range::Within(0.01, true, 1e7, true), "Carrier-sense range: the carrier-sense threshold set to the power at it (instead of cs_threshold_dbm)."),
     p(MED, W, "rx_threshold_dbm", "float", "dBm", "preset", Range::Within(-200.0, true, 100.0, true), "Receive threshold (instead of range)."),
     p(MED, W, "cs_threshold_dbm", "float", "dBm", "preset", Range::Within(-200.0, true, 100.0, true), "Carrier-sense threshold (instead of cs_range)."),
     p(MED, W, "capture_db", "float", "dB", "10", Range::Within(-50.0, true, 100.0, true), "Minimum SINR for a frame to be received (capture)."),
@@ -338,7 +339,7 @@ pub const PARAMS: &[Param] = &[
     p(MED, W, "preamble_snr_db", "float", "dB", "4", Range::Within(-50.0, true, 100.0, true), "Minimum SNR for a preamble to be detected (sinr)."),
     p(MED, W, "rx_sensitivity_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "Weakest signal that counts as interference (sinr)."),
     p(MED, W, "fading", "table", "", NONE, ANY, "Per-frame small-scale fading of every pair (off by default)."),
-    p(MED, "wifi tdma", "slot", "duration", S, "preset", ANY, "Slot time (wifi, up to 1 s) or slot length (tdma)."),
+    p(MED, "wifi tdma", "slot", "duration", S, "preset", ANY, "Slot time (wifi, up to 1 s) or slot length (tdma: required, > 0)."),
     p(MED, W, "sifs", "duration", S, "10us", ANY, "Short interframe space (up to 1 s)."),
     p(MED, W, "difs", "duration", S, "sifs + 2 slots", ANY, "DCF interframe space (sifs to 1 s)."),
     p(MED, W, "plcp", "duration", S, "preset", ANY, "PLCP preamble and header time (up to 1 s)."),
