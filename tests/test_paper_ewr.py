@@ -298,6 +298,7 @@ def test_the_declared_readings_and_axes():
         "queues": "axis",
         "rtt_spread": "axis",
         "start_jitter": "axis",
+        "background": "axis",
         "ack_errors": "axis",
     }
     for r in ewr.PAPER.readings:
@@ -349,8 +350,33 @@ def test_queue_rtt_jitter_and_ack_axes_edit_what_they_say():
     assert {f["start_jitter"] for f in jit.data["flows"]} == {"100ms"}
     acks = _apply(_variant("ack_errors", "data and ACKs"), "friend55")
     assert acks.get("links.R2-D1.error.applies_to") == "all"
+    for load in ("1 Mbps", "4 Mbps"):
+        v = _variant("background", load)
+        bg = _apply(v, "single")
+        assert [bg.get(f"flows.udp{k}.app.rate") for k in (1, 2)] == [load.replace(" ", "")] * 2
+        assert bg.get("flows.udp1.app.on_mean") == "100ms" and v.sweeps == ("single",)
+    assert ewr.single_scenario(True).get("flows.udp1.app.rate") == "2Mbps"
     small = _apply(_variant("rcv_window", "64 KiB"), "single")
     assert small.get("tcp.rcv_window") == 65536
+
+
+def test_ack_errors_reuse_the_default_runs_without_errors():
+    """Under ``ack_errors = data and ACKs`` the runs at 0% error are the default's (no packet
+    is in error whichever packets the errors would hit): reused, not run again."""
+    v = _variant("ack_errors", "data and ACKs")
+    resolved = {r.spec.name: r for r in ewr.PAPER.resolve(quick=False, replace={"ack_errors": v})}
+    for name, axis in (("single", "links.R1-R2.error.per"), ("mixed", "links.N4-M.error.per")):
+        r = resolved[name]
+        assert 0.0 not in r.grid[axis] and r.shared.grid[axis] == [0.0], name
+    assert resolved["friend55"].shared is None  # no 0% point there
+    for cc in ("ewr", "newreno"):
+        sc = ewr.single_scenario(True).set("flows.ftp.cc", cc).set("links.R1-R2.error.per", 0.0)
+        sc = sc.with_values(duration=5, seed=2)
+        runs = [
+            airtcp.run(x).flows.drop("wall_time_s", strict=False)
+            for x in (sc, v.transform(sc, "single"))
+        ]
+        assert runs[0].equals(runs[1]), cc
 
 
 def test_the_single_bottleneck_grid_has_the_low_error_points():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import polars as pl
+import pytest
 
 import airtcp
 from airtcp import Store, papers
@@ -70,7 +71,7 @@ def _as_paper(s: str, p: float) -> float:
     """Goodput shaped as the paper describes it."""
     low = p <= membrane.THRESHOLD
     base = {
-        "Reno": 0.95 if low else 0.6,
+        "Reno": 0.9 if low else 0.6,
         "NewReno": 1.0,
         "Jersey": 1.0,
         "TIBET": 0.8 if low else 0.9,
@@ -85,7 +86,8 @@ def _as_paper(s: str, p: float) -> float:
 
 
 PAPER_LIKE = (
-    "newreno_jersey_best",
+    "newreno_jersey_best_low",
+    "newreno_jersey_best_high",
     "tibet_low",
     "tibet_high",
     "reno_worst_high",
@@ -100,13 +102,15 @@ PAPER_LIKE = (
 
 
 def test_claims_supported_when_the_data_look_like_the_paper():
-    d = _data(_as_paper, 0.02)
+    # 1% run-to-run noise: each PER point is decided on its own ten runs, with intervals
+    # simultaneous over up to 16 points, so a tie within 5% needs tight runs to be shown.
+    d = _data(_as_paper, 0.01)
     for cid in PAPER_LIKE:
         assert _claim(d, cid).outcome == SUPPORTED, (cid, _claim(d, cid).sentence)
     # The chain has no runs here: nothing to decide.
     for cid in ("adaptive_fixed_chain4", "adaptive_online_chain4"):
         assert _claim(d, cid).outcome == INCONCLUSIVE
-    d = _data(_as_paper, 0.02, chain=_as_paper)
+    d = _data(_as_paper, 0.01, chain=_as_paper)
     for cid in ("adaptive_fixed_chain4", "adaptive_online_chain4"):
         assert _claim(d, cid).outcome == SUPPORTED, (cid, _claim(d, cid).sentence)
 
@@ -126,7 +130,8 @@ def test_claims_not_supported_when_the_order_is_reversed():
     # Fairness as even at high PER as at low.
     d = _data(reversed_, 0.02, jain_high=0.99, chain=reversed_)
     for cid in (
-        "newreno_jersey_best",
+        "newreno_jersey_best_low",
+        "newreno_jersey_best_high",
         "tibet_low",
         "tibet_high",
         "reno_worst_high",
@@ -160,7 +165,7 @@ def test_claims_inconclusive_when_runs_scatter():
         },
         store=None,
     )
-    assert _claim(empty, "newreno_jersey_best").outcome == INCONCLUSIVE
+    assert _claim(empty, "newreno_jersey_best_low").outcome == INCONCLUSIVE
 
 
 def test_every_scenario_is_a_request_then_a_response():
@@ -235,11 +240,13 @@ def test_a_grid_run_counts_once_with_its_responses_mean():
 # readings, the congested regime, seeds at 0% PER
 
 
-def _resolved(reading: str | None = None, topo: str = "grid", variant: str = "base"):
+def _resolved(
+    reading: str | None = None, topo: str = "grid", variant: str = "base", quick: bool = True
+):
     paper = membrane.PAPER
     replace = {reading: paper.reading(reading).alternatives[0]} if reading else None
     (r,) = [
-        x for x in paper.resolve(quick=True, replace=replace) if x.spec.name == f"{topo}-{variant}"
+        x for x in paper.resolve(quick=quick, replace=replace) if x.spec.name == f"{topo}-{variant}"
     ]
     return r
 
@@ -272,9 +279,29 @@ def test_the_readings_are_declared_with_passages_and_edit_their_sweeps():
     # Jersey's warning at 10 packets, 50 under the alternative; the other sweeps untouched.
     cw = [ln["queue"] for ln in _resolved(None).scenario["links"] if "queue" in ln]
     assert {q["threshold"] for q in cw if q["kind"] == "cw"} == {membrane.CW_THRESHOLD}
-    cw = [ln["queue"] for ln in _resolved("jersey_threshold").scenario["links"] if "queue" in ln]
-    assert {q["threshold"] for q in cw if q["kind"] == "cw"} == {50}
-    assert _resolved("jersey_threshold", "grid", "eln").name == "membrane/grid-eln-quick"
+    # The Jersey axes rerun Jersey alone (full size: the quick grid has no Jersey, so there
+    # they run nothing) and take the other base schemes' runs from the default's sweep.
+    for reading, key, value in (
+        ("jersey_threshold", "threshold", 50),
+        ("jersey_queue", "weight", 1.0),
+    ):
+        r = _resolved(reading, quick=False)
+        assert r.name == f"membrane/grid-base@{reading}={r.name.split('=')[1]}"
+        cw = [ln["queue"] for ln in r.scenario["links"] if "queue" in ln]
+        assert {q[key] for q in cw if q["kind"] == "cw"} == {value}
+        assert r.grid[membrane.CC_PATH] == ["jersey"]
+        assert r.shared is not None and r.shared.name == "membrane/grid-base"
+        assert sorted(r.shared.grid[membrane.CC_PATH]) == sorted(
+            membrane.NOT_JERSEY[membrane.CC_PATH]
+        )
+        assert r.shared.scenario.to_dict() == _resolved(None, quick=False).scenario.to_dict()
+        assert _resolved(reading).name == "membrane/grid-base-quick"
+        assert _resolved(reading, "grid", "eln").name == "membrane/grid-eln-quick"
+        assert _resolved(reading, "chain4", "base", quick=False).name == "membrane/chain4-base"
+    # A reading runs only the sweeps some claim reads: the single hop is drawn, not decided on.
+    for reading in ("ern_rate", "rcv_window"):
+        assert _resolved(reading, "hop1", "ern").name == "membrane/hop1-ern-quick"
+        assert _resolved(reading, "grid", "ern").name.startswith(f"membrane/grid-ern@{reading}=")
     assert _resolved("rcv_window").scenario["tcp"]["rcv_window"] == membrane.LARGE_WINDOW
     errs = [ln["error"] for ln in _resolved("ack_errors").scenario["links"] if "error" in ln]
     assert errs and {e["applies_to"] for e in errs} == {"data"}
@@ -309,3 +336,76 @@ def test_seeds_differ_at_zero_per():
         good = [r.flows.filter(pl.col("name") == "resp0")["goodput_bps"][0] for r in runs]
         assert len(set(req)) == 3 and all(0 <= s < 1 for s in req), topo
         assert len(set(good)) == 3, (topo, good)
+
+
+def test_the_jersey_axes_leave_the_other_schemes_runs_as_they_are():
+    """The Jersey axes take Reno's, NewReno's, TIBET's and the oracle's runs from the default
+    (``NOT_JERSEY``): the cw queue marks only ECN-capable segments, so their runs behind it are
+    the same whatever its threshold or average. Jersey's own runs do change."""
+
+    def flows(reading, cc):
+        r = _resolved(reading, quick=False)
+        sc = r.scenario.set(membrane.PER_PATHS["grid"], 0.01).set(membrane.CC_PATH, cc)
+        return airtcp.run(sc.with_values(duration=8, seed=3)).flows.drop(
+            "wall_time_s", strict=False
+        )
+
+    for cc in membrane.NOT_JERSEY[membrane.CC_PATH]:
+        base = flows(None, cc)
+        for reading in ("jersey_threshold", "jersey_queue"):
+            assert flows(reading, cc).equals(base), (cc, reading)
+    assert not flows("jersey_queue", "jersey").equals(flows(None, "jersey"))
+
+
+def test_which_frames_errors_hit_does_not_matter_without_errors():
+    """``ack_errors = data`` reuses the default's runs at 0% PER (``unchanged``)."""
+    r = _resolved("ack_errors", quick=False)
+    assert 0.0 not in r.grid[membrane.PER_PATHS["grid"]]
+    assert r.shared is not None and r.shared.grid[membrane.PER_PATHS["grid"]] == [0.0]
+    for cc in ("newreno", "jersey"):
+        runs = []
+        for reading in (None, "ack_errors"):
+            sc = _resolved(reading, quick=False).scenario.set(membrane.PER_PATHS["grid"], 0.0)
+            sc = sc.set(membrane.CC_PATH, cc).with_values(duration=8, seed=2)
+            runs.append(airtcp.run(sc).flows.drop("wall_time_s", strict=False))
+        assert runs[0].equals(runs[1]), cc
+
+
+def test_a_claim_is_decided_at_each_per_not_on_its_range_pooled():
+    """ELN far ahead at 5% and 10% but level at 2%: pooled over PER > 1% the gain would pass;
+    decided at each PER it is ruled out at 2%, and the sentence says where it holds."""
+
+    def shaped(s: str, p: float) -> float:
+        if s == "NewReno + ELN":
+            return 1e6 if p <= 0.02 else 1.5e6
+        return 1e6
+
+    res = _claim(_data(shaped, 0.01), "eln_high")
+    assert res.outcome == NOT_SUPPORTED
+    by_per = {r["per"]: r for r in res.numbers}
+    assert sorted(by_per) == membrane.HIGH
+    assert by_per[0.02]["verdict"] == NOT_SUPPORTED
+    assert by_per[0.05]["verdict"] == SUPPORTED and by_per[0.1]["verdict"] == SUPPORTED
+    assert "supported at NewReno + ELN vs NewReno at 5%" in res.sentence
+    assert "not supported at NewReno + ELN vs NewReno at 2%" in res.sentence
+    # Intervals simultaneous over the claim's three points; Holm's p at least the raw p.
+    assert all(r["level"] == pytest.approx(1 - 0.05 / 3) for r in res.numbers)
+    assert all(r["p_holm"] >= r["p"] for r in res.numbers)
+    # The effect shown for the claim is the condition that rules it out.
+    assert res.effect == pytest.approx(by_per[0.02]["change"])
+
+
+def test_a_claim_of_both_regimes_is_decided_in_each():
+    """NewReno and Jersey level with the others at low PER, far ahead at high PER: not
+    supported at low PER, supported at high PER."""
+
+    def shaped(s: str, p: float) -> float:
+        if s in ("Reno", "TIBET") and p > membrane.THRESHOLD:
+            return 0.6e6
+        return 1e6
+
+    d = _data(shaped, 0.01)
+    assert _claim(d, "newreno_jersey_best_low").outcome == NOT_SUPPORTED
+    assert _claim(d, "newreno_jersey_best_high").outcome == SUPPORTED
+    rows = _claim(d, "newreno_jersey_best_high").numbers
+    assert {r["regime"] for r in rows} == {"high"} and len(rows) == 2 * 2 * len(membrane.HIGH)

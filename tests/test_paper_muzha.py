@@ -318,6 +318,7 @@ def test_the_declared_readings_and_axes():
         "rcv_window": "axis",
         "start_jitter": "axis",
         "ack_errors": "axis",
+        "reception": "axis",
     }
     for r in muzha.PAPER.readings:
         assert r.passage and r.default.is_identity
@@ -332,6 +333,56 @@ def test_the_declared_readings_and_axes():
     assert not rtts.applies("drai") and not rtts.applies("trace")
     acks = muzha.PAPER.reading("ack_errors").alternatives[0]
     assert _apply(acks, "lossy").get(muzha.PER_PATH.replace("per", "applies_to")) == "all"
+
+
+def test_the_reception_axis_sets_the_mediums_model_on_every_claim_sweep():
+    rx = muzha.PAPER.reading("reception")
+    assert rx.default.name == "ns2"
+    assert muzha.chain_scenario(True).get("media.air.preset") == "ns2"
+    by = {v.name: v for v in rx.alternatives}
+    assert set(by) == {"sinr", "summed"}
+    for sweep in muzha.CLAIM_SWEEPS:
+        sinr = _apply(by["sinr"], sweep)
+        assert sinr.get("media.air.reception") == "sinr"
+        # ns-2 has no noise floor; the sinr rule needs one (ns-3's noise figure)
+        assert sinr.get("media.air.noise_figure_db") == 7.0
+        assert _apply(by["summed"], sweep).get("media.air.reception") == "summed"
+    assert not by["sinr"].applies("drai") and not by["sinr"].applies("trace")
+
+
+def test_the_reception_models_give_different_runs_of_a_chain():
+    """Under the same seed, a 4-hop chain with hidden terminals decodes differently under each
+    model, so the axis measures something."""
+    rx = muzha.PAPER.reading("reception")
+    base = muzha.chain_scenario(True).set(muzha.DST_PATH, "n4")
+    goodputs = {}
+    for v in rx.variants():
+        sc = base.copy()
+        for path, val in v.set.items():
+            sc.set(path, val)
+        flows = airtcp.run(sc.with_values(duration=5, seed=1)).flows
+        goodputs[v.name] = flows["goodput_bps"].to_list()
+    assert goodputs["sinr"] != goodputs["ns2"] and goodputs["summed"] != goodputs["ns2"], goodputs
+
+
+def test_ack_errors_reuse_the_default_runs_without_errors():
+    """The lossy chains' runs at 0% are the default's under ``ack_errors = all frames``: no
+    frame is in error whichever frames the errors would hit."""
+    acks = muzha.PAPER.reading("ack_errors").alternatives[0]
+    (r,) = [
+        x
+        for x in muzha.PAPER.resolve(quick=False, replace={"ack_errors": acks})
+        if x.spec.name == "lossy"
+    ]
+    assert 0.0 not in r.grid[muzha.PER_PATH] and r.shared.grid[muzha.PER_PATH] == [0.0]
+    base = muzha.lossy_scenario(True).set(muzha.DST_PATH, "n8").set(muzha.PER_PATH, 0.0)
+    for cc in ("newreno", "muzha"):
+        sc = base.set(muzha.CC_PATH, cc).with_values(duration=10, seed=2)
+        runs = [
+            airtcp.run(x).flows.drop("wall_time_s", strict=False)
+            for x in (sc, sc.copy().set("media.air.error.applies_to", "all"))
+        ]
+        assert runs[0].equals(runs[1]), cc
 
 
 def test_a_bad_drop_memory_is_an_error_at_its_path():

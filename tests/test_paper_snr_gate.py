@@ -325,6 +325,7 @@ def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
         "directions",
         "ack-per",
         "timing",
+        "shadowing",
         "hysteresis",
     ]
     for r in paper.readings:
@@ -347,6 +348,11 @@ def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
     deep = _variant_scenario(paper, paper.reading("slow-depth").alternatives[1], "reno")
     w = deep.get("links.0.error.synth.waypoints")
     assert w[2][1] == 120 and (w[2][0] - w[1][0]) == pytest.approx(100 / snr_gate.WALK_MPS, 0.01)
+    none, strong = paper.reading("shadowing").alternatives
+    for v, db in ((none, 0.0), (strong, 6.0)):
+        for sweep in ("reno", "gate"):
+            assert _variant_scenario(paper, v, sweep).get("links.0.error.synth.shadowing_db") == db
+    assert snr_gate.reno_scenario(True).get("links.0.error.synth.shadowing_db") == 3.0
     hyst = paper.reading("hysteresis").alternatives[0]
     assert hyst.sweeps == ("gate",)
     # Every reading is applied to the sweeps the claims read, no other.

@@ -301,6 +301,8 @@ def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
         "mid-th",
         "max-th",
         "p-max",
+        "red-gentle",
+        "ack-errors",
         "westwood-recovery",
     ]
     for r in paper.readings:
@@ -320,6 +322,34 @@ def test_readings_are_declared_and_every_variant_builds_a_valid_scenario():
     assert wr.alternatives[0].sweeps == ("westwood-n2", "westwood-n4", "westwood-n8")
     assert set(wr.claims) == {f"beats-end-to-end-n{n}" for n in wmecn.SOURCES}
     assert not paper.reading("mid-th").alternatives[0].applies("reno-n2")
+
+
+def test_gentle_and_ack_error_axes():
+    paper = wmecn.PAPER
+    (gentle,) = paper.reading("red-gentle").alternatives
+    assert gentle.applies("snoop-n4") and gentle.applies(f"{wmecn.ORACLE}-n2")
+    assert not gentle.applies("wmecn-n4") and not gentle.applies("wmecn_lrt-n2")
+    q = _variant_scenario(paper, gentle, "reno-n4").get(wmecn.BOTTLENECK)
+    assert q["kind"] == "red" and q["gentle"] is True
+    (acks,) = paper.reading("ack-errors").alternatives
+    d = _variant_scenario(paper, acks, "wmecn-n2").to_dict()
+    errs = [ln["error"] for ln in d["links"] if ln["name"].startswith("R2-D")]
+    assert len(errs) == 2 and all(e["applies_to"] == "all" for e in errs)
+    # The runs at 0% PER are the default's: not run again, and identical (no packet is hit).
+    (r,) = [
+        x
+        for x in paper.resolve(quick=False, replace={"ack-errors": acks})
+        if x.spec.name == "reno-n2"
+    ]
+    assert 0.0 not in r.grid[wmecn.PER_PATH] and r.shared.grid == {wmecn.PER_PATH: [0.0]}
+    runs = []
+    for v in (None, acks):
+        sc = paper.sweep("reno-n2").scenario(True)
+        if v is not None:
+            sc = _variant_scenario(paper, v, "reno-n2")
+        sc = sc.set(wmecn.PER_PATH, 0.0).update({"duration": 5, "warmup": 1})
+        runs.append(airtcp.run(sc, seed=3).flows.drop("wall_time_s", strict=False))
+    assert runs[0].equals(runs[1])
 
 
 def test_udp_background_readings():

@@ -291,3 +291,82 @@ def test_reproduce_runs_each_variant_and_the_report_shows_the_table(tmp_path, mo
     assert 'id="robustness"' not in (tmp_path / "tiny" / "quick" / "index.html").read_text()
     code = main(["report", "tiny", "--quick", "--out", str(tmp_path), "--reading", "nope"])
     assert code == 2
+
+
+def test_a_variant_reruns_only_the_points_it_changes(tmp_path):
+    """``Variant.unchanged`` names grid values whose runs the variant leaves as they are: they
+    are not run again, and the condition's data take the default's runs there."""
+    from airtcp.papers import load_data
+    from airtcp.robustness import resolve_condition, run_conditions, run_resolved
+
+    def scenario(quick: bool):
+        return chain(1, mac="tdma", cc=["newreno"], duration=2.0, link_rate="10Mbps")
+
+    def count(data: PaperData) -> ClaimResult:
+        return ClaimResult(SUPPORTED, "runs", {"n": data.table("s", "flows").height})
+
+    slow = Variant(
+        "500kbps",
+        why="a slow link (the promise that Reno's runs stay is the test's, not a fact)",
+        set={"links.*.rate": "500kbps"},
+        unchanged={"flows.*.cc": ["reno"]},
+    )
+    paper = Paper(
+        key="shared",
+        title="Shared",
+        citation="none",
+        summary="one hop",
+        sweeps=[
+            SweepSpec(
+                "s",
+                scenario,
+                grid={"flows.*.cc": ["newreno", "reno"]},
+                seeds=2,
+            )
+        ],
+        claims=[ClaimSpec("n", "runs", count)],
+        readings=[Reading("rate", "link rate", Variant("10Mbps"), (slow,), kind="axis")],
+    )
+    (r,) = paper.resolve(quick=False, replace={"rate": slow})
+    assert r.name == "shared/s@rate=500kbps" and r.grid == {"flows.*.cc": ["newreno"]}
+    assert r.shared is not None and r.shared.name == "shared/s"
+    assert r.shared.grid == {"flows.*.cc": ["reno"]}
+    # A variant whose every point is unchanged is the plain sweep.
+    only_reno = Variant(
+        "x", set={"links.*.rate": "1Mbps"}, unchanged={"flows.*.cc": ["newreno", "reno"]}
+    )
+    (same,) = paper.resolve(quick=False, replace={"rate": only_reno})
+    assert same.name == "shared/s" and same.shared is None
+
+    # A misspelt axis is refused when the paper registers.
+    typo = Variant("y", set={"links.*.rate": "1Mbps"}, unchanged={"flows.*.ccc": ["reno"]})
+    bad = Paper(
+        key="typo",
+        title="t",
+        citation="c",
+        summary="s",
+        sweeps=paper.sweeps,
+        readings=[Reading("rate", "link rate", Variant("10Mbps"), (typo,), kind="axis")],
+    )
+    with pytest.raises(ValueError, match="unchanged names 'flows.*.ccc'"):
+        papers.register(bad)
+
+    with Store(tmp_path / "runs.sqlite", create=True) as st:
+        for plain in paper.resolve(quick=False):
+            run_resolved(plain, st, workers=1, progress=False)
+        run_conditions(paper, st, workers=1, progress=False)
+        sweeps = {r["sweep"]: r["runs"] for r in st.sweeps().iter_rows(named=True)}
+    assert sweeps["shared/s@rate=500kbps"] == 2  # newreno's two seeds only
+    data = load_data(
+        paper,
+        tmp_path / "runs.sqlite",
+        resolved=resolve_condition(paper, paper.reading("rate"), slow, quick=False),
+    )
+    base = load_data(paper, tmp_path / "runs.sqlite")
+    f, b = data.table("s", "flows"), base.table("s", "flows")
+    assert sorted(f["cc"].to_list()) == ["newreno", "newreno", "reno", "reno"]
+    reno = f.filter(pl.col("cc") == "reno").sort("seed")["goodput_bps"].to_list()
+    assert reno == b.filter(pl.col("cc") == "reno").sort("seed")["goodput_bps"].to_list()
+    slow_nr = f.filter(pl.col("cc") == "newreno")["goodput_bps"].to_list()
+    fast_nr = b.filter(pl.col("cc") == "newreno")["goodput_bps"].to_list()
+    assert max(slow_nr) < 500e3 < min(fast_nr)

@@ -97,11 +97,37 @@ def _apply(sc: Any, v: Variant, sweep: str) -> Any:
     return out
 
 
+def _split_unchanged(
+    grid: Mapping[str, list[Any]], unchanged: Mapping[str, Sequence[Any]]
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]] | None]:
+    """The grid a variant runs and the grid of the points it leaves unchanged (None when
+    there are none), split on the one axis ``unchanged`` names that the grid has."""
+    axes = [k for k in unchanged if k in grid]
+    if not axes:
+        return dict(grid), None
+    if len(axes) > 1:
+        # Points unchanged on either of two axes are not a product grid: keep it simple.
+        raise ValueError(f"unchanged names more than one of the sweep's axes: {axes}")
+    (axis,) = axes
+    keep = [x for x in grid[axis] if x not in list(unchanged[axis])]
+    same = [x for x in grid[axis] if x in list(unchanged[axis])]
+    own = {**grid, axis: keep}
+    return own, ({**grid, axis: same} if same else None)
+
+
 def apply_variant(
-    r: ResolvedSweep, v: Variant, *, paper: str, reading: str, quick: bool
+    r: ResolvedSweep,
+    v: Variant,
+    *,
+    paper: str,
+    reading: str,
+    quick: bool,
+    share: bool = True,
 ) -> ResolvedSweep:
     """``r`` with variant ``v`` of ``reading`` applied (``r`` itself when ``v`` is the
-    identity or does not apply to the sweep), named ``<paper>/<sweep>@<reading>=<v>``."""
+    identity or does not apply to the sweep), named ``<paper>/<sweep>@<reading>=<v>``. With
+    ``share``, the grid points ``v.unchanged`` names are not run again: the result's
+    ``shared`` is ``r`` restricted to them (``r`` itself when the variant changes no point)."""
     from .papers import ResolvedSweep
 
     if v.is_identity or not v.applies(r.spec.name):
@@ -109,12 +135,20 @@ def apply_variant(
     grid = {k: list(vals) for k, vals in r.grid.items()}
     for k, vals in v.grid.items():
         grid[k] = list(vals)
+    shared = None
+    if share and v.unchanged:
+        grid, same = _split_unchanged(grid, v.unchanged)
+        if any(not vals for vals in grid.values()):
+            return r
+        if same is not None:
+            shared = ResolvedSweep(r.name, r.spec, r.scenario, same, list(r.seeds))
     return ResolvedSweep(
         name=f"{paper}/{r.spec.name}@{reading}={v.name}" + ("-quick" if quick else ""),
         spec=r.spec,
         scenario=_apply(r.scenario, v, r.spec.name),
         grid=grid,
         seeds=list(r.seeds),
+        shared=shared,
     )
 
 

@@ -91,6 +91,9 @@ class ResolvedSweep:
     scenario: Scenario
     grid: dict[str, list[Any]]
     seeds: list[int]
+    #: a reading's variant that leaves some grid points as they were: the default's sweep
+    #: restricted to those points, whose runs the variant's data reuse (``Variant.unchanged``)
+    shared: ResolvedSweep | None = None
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,10 @@ class Variant:
     grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     transform: Callable[[Scenario, str], Scenario] | None = None
     sweeps: tuple[str, ...] | None = None
+    #: grid values (by axis) whose runs the variant provably leaves as they are (e.g. the
+    #: schemes that ignore a router's marks): they are not run again, the variant's data take
+    #: the default's runs there. Only for an identity a test checks.
+    unchanged: Mapping[str, Sequence[Any]] = field(default_factory=dict)
 
     def applies(self, sweep: str) -> bool:
         return self.sweeps is None or sweep in self.sweeps
@@ -308,7 +315,9 @@ class Paper:
                 if rd.default.is_identity or not rd.default.applies(s.name):
                     continue
                 plain = r.name
-                r = apply_variant(r, rd.default, paper=self.key, reading=rd.name, quick=quick)
+                r = apply_variant(
+                    r, rd.default, paper=self.key, reading=rd.name, quick=quick, share=False
+                )
                 r = ResolvedSweep(plain, r.spec, r.scenario, r.grid, r.seeds)
             for name, v in (replace or {}).items():
                 r = apply_variant(r, v, paper=self.key, reading=name, quick=quick)
@@ -457,6 +466,13 @@ def register(paper: Paper) -> Paper:
                     raise ValueError(
                         f"paper {paper.key}: reading {r.name}/{v.name}: unknown sweep {sw!r}"
                     )
+            for axis in v.unchanged:
+                # A misspelt axis would silently run every point again.
+                if not any(axis in s.grid and v.applies(s.name) for s in paper.sweeps):
+                    raise ValueError(
+                        f"paper {paper.key}: reading {r.name}/{v.name}: unchanged names "
+                        f"{axis!r}, not a grid axis of a sweep it applies to"
+                    )
         for c in r.claims or ():
             if c not in ids:
                 raise ValueError(f"paper {paper.key}: reading {r.name}: unknown claim {c!r}")
@@ -510,7 +526,6 @@ def load_data(
     of the ``resolved`` sweeps given: a reading's variant) and apply its ``derive``. Raises
     :class:`MissingRuns` when any run is absent."""
     from ..store import Store
-    from ..sweeps import plan
 
     st = store if isinstance(store, Store) else Store(store, create=False)
     try:
@@ -519,18 +534,17 @@ def load_data(
         tables: dict[str, dict[str, pl.DataFrame]] = {}
         missing: list[str] = []
         for r in resolved:
-            _, _, jobs = plan(r.scenario, r.grid, r.seeds, trace=r.spec.trace, validate=False)
-            keys = [j.key for j in jobs]
-            have = st.status(keys)
-            if len(have) < len(keys):
-                missing.append(f"{r.name}: {len(keys) - len(have)} of {len(keys)} runs")
-                continue
-            name = r.name if st.sweep_info(r.name) is not None else None
-            tables[r.spec.name] = {
-                "runs": st.runs(name, keys=keys),
-                "flows": st.flows(name, keys=keys),
-                "links": st.links(name, keys=keys),
-            }
+            parts: list[dict[str, pl.DataFrame]] = []
+            for part in (r.shared, r):
+                if part is None:
+                    continue
+                got = _load_sweep(st, part)
+                if isinstance(got, str):
+                    missing.append(got)
+                else:
+                    parts.append(got)
+            if len(parts) == (2 if r.shared is not None else 1):
+                tables[r.spec.name] = _concat_parts(parts)
         if missing:
             size = "--quick " if quick else ""
             sd = f"--seeds {seeds} " if seeds is not None else ""
@@ -545,6 +559,54 @@ def load_data(
     if paper.derive is not None:
         paper.derive(data)
     return data
+
+
+#: the run keys of each sweep planned so far, by what defines them: every condition of a
+#: robustness table loads the default's sweeps again, and planning (a scenario per point) is
+#: what loading costs
+_KEYS: dict[tuple[str, str, tuple[int, ...], bool], list[tuple[str, int]]] = {}
+
+
+def _sweep_keys(r: ResolvedSweep) -> list[tuple[str, int]]:
+    import json
+
+    from ..sweeps import plan
+
+    what = (
+        r.scenario.canonical_json(),
+        json.dumps(r.grid, default=str),
+        tuple(r.seeds),
+        r.spec.trace,
+    )
+    if what not in _KEYS:
+        if len(_KEYS) > 512:
+            _KEYS.clear()
+        _, _, jobs = plan(r.scenario, r.grid, r.seeds, trace=r.spec.trace, validate=False)
+        _KEYS[what] = [j.key for j in jobs]
+    return list(_KEYS[what])
+
+
+def _load_sweep(st: Store, r: ResolvedSweep) -> dict[str, pl.DataFrame] | str:
+    """One sweep's tables from the store, or what it lacks."""
+    keys = _sweep_keys(r)
+    have = st.status(keys)
+    if len(have) < len(keys):
+        return f"{r.name}: {len(keys) - len(have)} of {len(keys)} runs"
+    name = r.name if st.sweep_info(r.name) is not None else None
+    return {
+        "runs": st.runs(name, keys=keys),
+        "flows": st.flows(name, keys=keys),
+        "links": st.links(name, keys=keys),
+    }
+
+
+def _concat_parts(parts: list[dict[str, pl.DataFrame]]) -> dict[str, pl.DataFrame]:
+    """A sweep's tables from its parts (the default's shared runs, then the variant's)."""
+    import polars as pl
+
+    if len(parts) == 1:
+        return parts[0]
+    return {k: pl.concat([p[k] for p in parts], how="diagonal_relaxed") for k in parts[0]}
 
 
 def reproduce(

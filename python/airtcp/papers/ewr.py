@@ -1188,6 +1188,33 @@ READINGS = [
         passage="The paper gives no start times.",
     ),
     Reading(
+        "background",
+        "Fig. 2's background load",
+        kind="axis",
+        default=Variant(
+            "2 Mbps", "two on/off UDP sources of 2 Mbps while on: about a fifth of the link"
+        ),
+        alternatives=(
+            Variant(
+                "1 Mbps",
+                "the same sources at 1 Mbps while on: about a tenth of the link",
+                set={"flows.udp*.app.rate": "1Mbps"},
+                sweeps=("single",),
+            ),
+            Variant(
+                "4 Mbps",
+                "the same sources at 4 Mbps while on: about two fifths of the link",
+                set={"flows.udp*.app.rate": "4Mbps"},
+                sweeps=("single",),
+            ),
+        ),
+        passage=(
+            "§3: the single bottleneck compares the schemes 'under the condition that there "
+            "exist various link error rates, and background traffics'; neither kind nor load is "
+            "given."
+        ),
+    ),
+    Reading(
         "ack_errors",
         "Whether ACKs see channel errors",
         kind="axis",
@@ -1197,6 +1224,8 @@ READINGS = [
                 "data and ACKs",
                 "the link error hits every packet crossing the error-prone link, ACKs too",
                 transform=errors_on("all"),
+                # Without errors it does not matter which packets they would hit (a test).
+                unchanged={"links.R1-R2.error.per": [0.0], "links.N4-M.error.per": [0.0]},
             ),
         ),
         passage=(

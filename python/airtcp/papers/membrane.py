@@ -10,35 +10,20 @@ index against PER.
 Every value the paper leaves out was fixed before running (docs/schemes/membrane.md): 20 Mbit/s
 TDMA links, 1 ms slots with a 20 µs guard, one slot per node in round robin (a node's links
 share its radio), 100-packet queues, Bernoulli errors on every frame of every mesh link, 300 s.
-Claims are judged by Welch's t-test over seeds (stats.verdict).
+Claims are judged at each PER point by Welch's t-test over seeds, intervals simultaneous over
+a claim's points (_membrane_claims.py).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from .. import _core
 from ..builders import chain, grid
 from ..scenario import Scenario
-from ..stats import (
-    INCONCLUSIVE,
-    NOT_SUPPORTED,
-    SUPPORTED,
-    Outcome,
-    combine,
-    contrast,
-    interval_outcome,
-    magnitude,
-    part_outcome,
-    relative_samples,
-    verdict,
-    welch,
-)
 from . import (
     ORACLE,
-    ClaimResult,
     ClaimSpec,
     FigureSpec,
     Paper,
@@ -47,6 +32,20 @@ from . import (
     SweepSpec,
     Variant,
     register,
+)
+from . import _membrane_claims as claims
+from ._membrane_claims import (  # noqa: F401 - the paper's constants, re-exported
+    BOOTSTRAP,
+    CROSSING_BAND,
+    HIGH,
+    JAIN_DROP,
+    LOW,
+    PERS,
+    SMALLEST_GOODPUT_PCT,
+    THRESHOLD,
+    _grid,
+    _per_run,
+    crossing,
 )
 
 FILE_BYTES = 15_000_000
@@ -57,7 +56,6 @@ RATE = "20Mbps"
 SLOT = "1ms"
 GUARD = "20us"
 QUEUE = 100
-PERS = [0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1]
 QUICK_PERS = [0.0, 0.05]
 TOPOLOGIES = ["hop1", "chain4", "grid"]
 CC_PATH = "flows.resp*.cc"
@@ -67,12 +65,6 @@ PER_PATHS = {
     "chain4": "links.*.error.per",
     "grid": "links.g*.error.per",
 }
-# The paper's claims have no numbers: the smallest differences counted (fixed before running).
-SMALLEST_GOODPUT_PCT = 5.0
-THRESHOLD = 0.01
-JAIN_DROP = 0.05  # NewReno's fairness "drops": 0.05 of Jain's index counted
-CROSSING_BAND = (0.005, 0.02)  # "around 1%": 0.5% to 2% counted as near
-BOOTSTRAP = 400
 #: Each request starts at a uniform draw from [0, 1 s): without it every seed gives the same
 #: run at 0% PER (nothing else is random there), and no test over seeds can decide anything.
 START_JITTER = "1s"
@@ -291,6 +283,31 @@ def _cw_threshold(value: int) -> Callable[[dict[str, Any], str], None]:
     return edit
 
 
+def _cw_instantaneous(d: dict[str, Any], _sweep: str) -> None:
+    for ln in d.get("links", []):
+        if ln.get("queue", {}).get("kind") == "cw":
+            ln["queue"]["weight"] = 1.0
+
+
+#: The sweeps some claim reads: every claim is decided on the grid, the adaptive ones also on
+#: the 4-hop chain from its ERN, ELN and adaptive runs (the single hop, the chain's base
+#: schemes and NewReno + ECN are drawn, never decided on), so a reading's variants run these.
+CLAIM_SWEEPS = (
+    *_sweeps_of("base", "eln", "ern", "adaptive", "online", topos=("grid",)),
+    *_sweeps_of("eln", "ern", "adaptive", "online", topos=("chain4",)),
+)
+
+
+def _claimed(*sweeps: str) -> tuple[str, ...]:
+    return tuple(s for s in sweeps if s in CLAIM_SWEEPS)
+
+
+#: Jersey's warning marks only ECN-capable segments, which only Jersey sends: the other base
+#: schemes' (and the oracle's) runs behind a cw queue are those behind DropTail whatever its
+#: threshold or average (a test checks), so the Jersey axes rerun Jersey alone.
+NOT_JERSEY = {CC_PATH: ["reno", "newreno", "tibet", ORACLE]}
+
+
 def _data_errors_only(d: dict[str, Any], _sweep: str) -> None:
     for ln in d.get("links", []):
         if "error" in ln:
@@ -318,7 +335,7 @@ READINGS = [
                 why="'the bandwidth that a hop can offer', as routing and scheduling exchange "
                 "it: the node's whole slot capacity, whatever the flows sharing it",
                 transform=_edit(_ern_node),
-                sweeps=_sweeps_of("ern", "adaptive", "online"),
+                sweeps=_claimed(*_sweeps_of("ern", "adaptive", "online")),
             ),
         ),
         passage="§II: 'Notification of the actual available rate on the path (we call it ERN "
@@ -340,7 +357,7 @@ READINGS = [
                 why="'the current PER value' of the connection: the share of its segments "
                 "lost on the whole path, compared with 1% as it is",
                 transform=_edit(_cc_param("hops", 1.0)),
-                sweeps=_sweeps_of("adaptive", "online"),
+                sweeps=_claimed(*_sweeps_of("adaptive", "online")),
             ),
         ),
         passage="§III: 'BER/PER has to be passed from lower layers to the adaptive TCP "
@@ -368,7 +385,7 @@ READINGS = [
                 "mathis",
                 why="the same without timeouts (Mathis et al.), the simpler model",
                 transform=_edit(_cc_param("online_model", 0.0)),
-                sweeps=_sweeps_of("online"),
+                sweeps=_claimed(*_sweeps_of("online")),
             ),
         ),
         passage="§III: 'We are also evaluating the possibility to estimate the exact value of "
@@ -386,12 +403,36 @@ READINGS = [
                 "50",
                 why="half the 100-packet buffer, the cw queue's default (docs/schemes/jersey.md)",
                 transform=_edit(_cw_threshold(QUEUE // 2)),
-                sweeps=_sweeps_of("base"),
+                sweeps=_claimed(*_sweeps_of("base")),
+                unchanged=NOT_JERSEY,
             ),
         ),
         passage="§II: 'TCP Jersey joins bandwidth estimation with explicit congestion warning, "
-        "provided by marking packets flowing through an overloaded path.' (no threshold given)",
-        claims=("newreno_jersey_best", "tibet_low", "tibet_high", "reno_worst_high"),
+        "provided by marking packets flowing through an overloaded path.' (no threshold given; "
+        "under the default window the average queue reaches neither value)",
+        claims=("newreno_jersey_best_low", "newreno_jersey_best_high", "reno_worst_high"),
+    ),
+    Reading(
+        "jersey_queue",
+        "which queue length Jersey's routers compare with the threshold",
+        default=Variant(
+            "average",
+            why="RED's average queue (w_q = 0.002), as the Jersey paper configures its warning",
+        ),
+        alternatives=(
+            Variant(
+                "instantaneous",
+                why="'information extracted from the measure of the queue length', read "
+                "literally: the queue as measured at each arrival",
+                transform=_edit(_cw_instantaneous),
+                sweeps=_claimed(*_sweeps_of("base")),
+                unchanged=NOT_JERSEY,
+            ),
+        ),
+        passage="§II: 'ECN (Explicit Congestion Notification), as implemented in TCP Jersey: IP "
+        "notifies TCP of the congestion level of the network, information extracted from the "
+        "measure of the queue length in the intermediate node buffers.'",
+        claims=("newreno_jersey_best_low", "newreno_jersey_best_high", "reno_worst_high"),
     ),
     Reading(
         "rcv_window",
@@ -409,6 +450,7 @@ READINGS = [
                 "queues and lose packets to congestion, the regime the paper describes at low "
                 "PER ('at low PER, congestion is dominant')",
                 set={"tcp.rcv_window": LARGE_WINDOW},
+                sweeps=CLAIM_SWEEPS,
             ),
         ),
         passage="§III: 'At low PER, congestion is dominant and ELN is too aggressive and does "
@@ -424,7 +466,9 @@ READINGS = [
                 "data",
                 why="the x axis is the data packets' PER; ACKs are short frames",
                 transform=_edit(_data_errors_only),
-                sweeps=_sweeps_of(*VARIANTS, topos=("grid",)),
+                sweeps=_claimed(*_sweeps_of(*VARIANTS, topos=("grid",))),
+                # Without errors it does not matter which frames they would hit (a test).
+                unchanged={PER_PATHS["grid"]: [0.0]},
             ),
         ),
         passage="§I: 'TCP ACK packets are also affected by channel errors and can be lost or "
@@ -513,352 +557,6 @@ def derive(data: PaperData) -> None:
 
 # --------------------------------------------------------------------------------------------
 # claims
-
-
-def _vals(df: Any, col: str) -> list[float]:
-    return [float(v) for v in df[col].to_list() if v is not None and not math.isnan(float(v))]
-
-
-def compare(df: Any, a: str, b: str, pers: list[float]) -> dict[str, Any]:
-    """Welch on goodput of scheme ``a`` against ``b`` in % of ``b``'s mean at each PER,
-    pooled over ``pers``."""
-
-    xa, xb = relative_samples(df, "goodput_bps", label="scheme", a=a, b=b, at="per", values=pers)
-    w = welch(xa, xb)
-    return {
-        "a": a,
-        "b": b,
-        "change": w.diff,
-        "ci_low": w.ci_low,
-        "ci_high": w.ci_high,
-        "p": w.p,
-        "hedges_g": w.g,
-        "n_a": w.n_a,
-        "n_b": w.n_b,
-    }
-
-
-def _judged(df: Any, a: str, b: str, pers: list[float], decide: Any, parts: int) -> dict:
-    """:func:`compare` with the verdict of one of ``parts`` parts of a claim (see
-    ``stats.part_outcome``: supported by its 95% interval, ruled out by its Bonferroni
-    interval over the parts)."""
-    c = compare(df, a, b, pers)
-    xa, xb = relative_samples(df, "goodput_bps", label="scheme", a=a, b=b, at="per", values=pers)
-    c["verdict"], _ = part_outcome(decide, xa, xb, parts)
-    return c
-
-
-def _ahead(lo: float, hi: float) -> Outcome:
-    return verdict(lo, hi, SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)
-
-
-def _behind(lo: float, hi: float) -> Outcome:
-    return verdict(lo, hi, -SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)
-
-
-def _not_worse(lo: float, hi: float) -> Outcome:
-    # Not worse: an interval that rules out a loss of the smallest counted difference.
-    m = SMALLEST_GOODPUT_PCT
-    return verdict(lo + m, hi + m, m, 1e-9)
-
-
-def _better(df: Any, a: str, b: str, pers: list[float], parts: int = 1) -> dict[str, Any]:
-    c = _judged(df, a, b, pers, _ahead, parts)
-    c["magnitude"] = magnitude(c["ci_low"], c["ci_high"], SMALLEST_GOODPUT_PCT)
-    return c
-
-
-def _fmt(c: dict[str, Any]) -> str:
-    return (
-        f"{c['a']} vs {c['b']} {c['change']:+.1f}% (95% CI {c['ci_low']:+.1f} to "
-        f"{c['ci_high']:+.1f}%, {c['verdict']})"
-    )
-
-
-LOW = [p for p in PERS if 0 < p < THRESHOLD]
-HIGH = [p for p in PERS if p > THRESHOLD]
-
-
-def _per_run(df: Any) -> Any:
-    """One row per run (scheme, PER, seed): the mean goodput of its responses. The grid's six
-    responses share one run's channel and schedule, so they are not six replicates; the
-    claims and figures compare runs."""
-    import polars as pl
-
-    keys = [k for k in ("scheme", "per", "per_pct", "seed") if k in df.columns]
-    vals = [c for c in ("goodput_bps", "goodput_mbps") if c in df.columns]
-    return df.group_by(keys).agg(pl.col(c).mean() for c in vals).sort(keys)
-
-
-def _grid(data: PaperData) -> Any:
-    return _per_run(data.table("grid-base", "responses"))
-
-
-def _claim_newreno_jersey_best(data: PaperData) -> ClaimResult:
-    df = _grid(data)
-    schemes = set(df["scheme"].to_list())
-    best = [s for s in ("NewReno", "Jersey") if s in schemes]
-    rest = [s for s in ("Reno", "TIBET") if s in schemes]
-    if not best or not rest:
-        return ClaimResult(INCONCLUSIVE, "Inconclusive: the grid lacks the base schemes.")
-    k = len(best) * len(rest)
-    parts = [_better(df, a, b, [p for p in PERS if p > 0], k) for a in best for b in rest]
-    out = combine(c["verdict"] for c in parts)
-    return ClaimResult(
-        out,
-        f"{str(out).capitalize()}: on the grid, pooled over PER 0.1-10%: "
-        + "; ".join(_fmt(c) for c in parts)
-        + f". Paper: NewReno and Jersey best (no number; {SMALLEST_GOODPUT_PCT:g}% counted).",
-        parts,
-    )
-
-
-def _claim_tibet_low(data: PaperData) -> ClaimResult:
-    df = _grid(data)
-    c = compare(df, "TIBET", "NewReno", [p for p in PERS if p <= THRESHOLD])
-    c["verdict"] = verdict(c["ci_low"], c["ci_high"], -SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)
-    return ClaimResult(
-        c["verdict"],
-        f"{str(c['verdict']).capitalize()}: TIBET against NewReno at PER ≤ 1% on the grid "
-        f"{c['change']:+.1f}% (95% CI {c['ci_low']:+.1f} to {c['ci_high']:+.1f}%, Welch p = "
-        f"{c['p']:.3g}). Paper: TIBET performs badly at low PER (no number; −"
-        f"{SMALLEST_GOODPUT_PCT:g}% counted).",
-        [c],
-    )
-
-
-def _claim_ern_low_eln_high(data: PaperData) -> ClaimResult:
-    df = _grid(data)
-    low = _better(df, "NewReno + ERN", "NewReno + ELN", LOW, 2)
-    high = _better(df, "NewReno + ELN", "NewReno + ERN", HIGH, 2)
-    out = combine([low["verdict"], high["verdict"]])
-    return ClaimResult(
-        out,
-        f"{str(out).capitalize()}: on the grid, below 1% PER {_fmt(low)}; above 1% "
-        f"{_fmt(high)}. Paper: ERN best below about 1%, ELN far better above (no number; "
-        f"{SMALLEST_GOODPUT_PCT:g}% counted).",
-        [low, high],
-    )
-
-
-def _claim_eln_beats_newreno_high(data: PaperData) -> ClaimResult:
-    df = _grid(data)
-    c = _better(df, "NewReno + ELN", "NewReno", HIGH)
-    return ClaimResult(
-        c["verdict"],
-        f"{str(c['verdict']).capitalize()}: above 1% PER on the grid {_fmt(c)}, "
-        f"{c['magnitude']} {SMALLEST_GOODPUT_PCT:g}%. Paper: ELN 'significantly improves' "
-        "performance when the channel is poor.",
-        [c],
-    )
-
-
-def _claim_adaptive(data: PaperData) -> ClaimResult:
-    """Beyond the paper (its future work): the adaptive NewReno is not worse than the better
-    of ERN and ELN on either side of the threshold."""
-    df = _grid(data)
-    parts = []
-    for pers, other in ((LOW, "NewReno + ERN"), (HIGH, "NewReno + ELN")):
-        parts.append(_judged(df, "adaptive NewReno", other, pers, _not_worse, 2))
-    out = combine(c["verdict"] for c in parts)
-    return ClaimResult(
-        out,
-        f"{str(out).capitalize()}: adaptive NewReno against ERN below 1% "
-        f"{parts[0]['change']:+.1f}% (95% CI {parts[0]['ci_low']:+.1f} to "
-        f"{parts[0]['ci_high']:+.1f}%) and against ELN above 1% {parts[1]['change']:+.1f}% "
-        f"(95% CI {parts[1]['ci_low']:+.1f} to {parts[1]['ci_high']:+.1f}%); supported when "
-        f"both intervals lie above −{SMALLEST_GOODPUT_PCT:g}%.",
-        parts,
-    )
-
-
-def _claim_tibet_high(data: PaperData) -> ClaimResult:
-    """TIBET weak at low PER and better at high PER: its goodput relative to NewReno's rises
-    from PER <= 1% to PER > 1%."""
-    df = _grid(data)
-    lo = compare(df, "TIBET", "NewReno", [p for p in PERS if 0 < p <= THRESHOLD])
-    hi = compare(df, "TIBET", "NewReno", HIGH)
-
-    def rel(pers: list[float]) -> tuple[list[float], list[float]]:
-        return relative_samples(
-            df, "goodput_bps", label="scheme", a="TIBET", b="NewReno", at="per", values=pers
-        )
-
-    # (TIBET - NewReno) above 1 % minus the same at or below: NewReno's runs carry the
-    # uncertainty of each ratio's denominator, so all four samples enter the interval.
-    (th, nh), (tl, nl) = rel(HIGH), rel([p for p in PERS if 0 < p <= THRESHOLD])
-    k = contrast([th, nh, tl, nl], [1.0, -1.0, -1.0, 1.0])
-    v = verdict(k["ci_low"], k["ci_high"], SMALLEST_GOODPUT_PCT, SMALLEST_GOODPUT_PCT)
-    return ClaimResult(
-        v,
-        f"{str(v).capitalize()}: TIBET's goodput in % of NewReno's is {lo['change']:+.1f}% at "
-        f"PER ≤ 1% and {hi['change']:+.1f}% above; the rise is {k['diff']:+.1f} points (95% CI "
-        f"{k['ci_low']:+.1f} to {k['ci_high']:+.1f}, with the spread of both schemes' runs). "
-        f"Paper: TIBET bad at low PER, better at high PER (no number; "
-        f"{SMALLEST_GOODPUT_PCT:g} points counted).",
-        [lo, hi, {"rise": k["diff"], "ci_low": k["ci_low"], "ci_high": k["ci_high"], "verdict": v}],
-    )
-
-
-def _claim_reno_worst_high(data: PaperData) -> ClaimResult:
-    df = _grid(data)
-    others = [s for s in ("NewReno", "Jersey", "TIBET") if s in set(df["scheme"].to_list())]
-    parts = []
-    for o in others:
-        parts.append(_judged(df, "Reno", o, HIGH, _behind, len(others)))
-    out = combine(c["verdict"] for c in parts)
-    return ClaimResult(
-        out,
-        f"{str(out).capitalize()}: Reno above 1% PER on the grid: "
-        + "; ".join(_fmt(c) for c in parts)
-        + f". Paper: Reno worst at high PER (no number; −{SMALLEST_GOODPUT_PCT:g}% counted).",
-        parts,
-    )
-
-
-def _claim_newreno_fairness(data: PaperData) -> ClaimResult:
-    import polars as pl
-
-    j = data.table("grid-base", "jain").filter(pl.col("scheme") == "NewReno")
-    high = _vals(j.filter(pl.col("per") >= 0.05), "jain")
-    low = _vals(j.filter(pl.col("per") <= THRESHOLD), "jain")
-    w = welch(high, low)
-    v = verdict(w.ci_low, w.ci_high, -JAIN_DROP, JAIN_DROP)
-    return ClaimResult(
-        v,
-        f"{str(v).capitalize()}: NewReno's Jain index at PER ≥ 5% minus at ≤ 1% on the grid "
-        f"{w.diff:+.3f} (95% CI {w.ci_low:+.3f} to {w.ci_high:+.3f}, n = {w.n_a}/{w.n_b}). "
-        f"Paper: NewReno's fairness drops at high PER (no number; −{JAIN_DROP:g} counted).",
-        [w.as_dict()],
-    )
-
-
-def crossing(df: Any, seeds: list[int] | None = None) -> float:
-    """The lowest PER at which NewReno + ELN's mean goodput exceeds NewReno + ERN's (infinity
-    if it never does: the crossing lies beyond the largest PER)."""
-    import polars as pl
-
-    for p in sorted(set(df["per"].to_list())):
-        if p == 0:
-            continue
-        at = df.filter(pl.col("per") == p)
-        if seeds is not None:
-            at = at.filter(pl.col("seed").is_in(seeds))
-        eln = _vals(at.filter(pl.col("scheme") == "NewReno + ELN"), "goodput_bps")
-        ern = _vals(at.filter(pl.col("scheme") == "NewReno + ERN"), "goodput_bps")
-        if eln and ern and math.fsum(eln) / len(eln) > math.fsum(ern) / len(ern):
-            return p
-    return math.inf
-
-
-def _below(p: float) -> float:
-    """The PER point before ``p`` on the grid (0 before the first; the largest for infinity):
-    a crossing found at ``p`` lies somewhere above it, up to ``p``."""
-    lower = [q for q in PERS if q < p]
-    return max(lower) if lower else 0.0
-
-
-def _claim_crossing(data: PaperData) -> ClaimResult:
-    """The crossing point lies near 1%: its bootstrap interval over seeds within [0.5%, 2%].
-    A crossing found at a PER point lies between the point before it and that point, so the
-    interval runs from the point before the lowest resample's crossing to the highest's: it
-    carries the grid's resolution and is never a single point."""
-    import random
-
-    df = _grid(data)
-    seeds = sorted(set(df["seed"].to_list()))
-    if len(seeds) < 2:
-        return ClaimResult(INCONCLUSIVE, "Inconclusive: too few seeds for a bootstrap.")
-    point = crossing(df)
-    rng = random.Random(1)
-    boots = sorted(crossing(df, [rng.choice(seeds) for _ in seeds]) for _ in range(BOOTSTRAP))
-    lo = _below(boots[int(0.025 * BOOTSTRAP)])
-    hi = boots[int(0.975 * BOOTSTRAP) - 1]
-    near = (CROSSING_BAND[0], CROSSING_BAND[1])
-
-    def decide(lo: float, hi: float) -> Outcome:
-        # The crossing lies in (lo, hi].
-        if near[0] <= lo and hi <= near[1]:
-            return SUPPORTED
-        if hi < near[0] or lo >= near[1]:
-            return NOT_SUPPORTED
-        return INCONCLUSIVE
-
-    # Every resample at one grid point is no evidence of where the crossing lies between the
-    # points: a zero-width interval decides nothing (stats.interval_outcome).
-    v, why = interval_outcome(decide, lo, hi, what="bootstrap interval")
-    reason = f" Inconclusive because {why}." if why else ""
-    return ClaimResult(
-        v,
-        f"{str(v).capitalize()}: ELN first overtakes ERN "
-        + (f"at {point:.1%} PER" if math.isfinite(point) else "at no PER tried")
-        + f" on the grid (bootstrap 95% interval over seeds, at the grid's resolution: above "
-        f"{lo:.1%}, up to "
-        + (f"{hi:.1%}" if math.isfinite(hi) else "beyond the largest PER")
-        + f"; {BOOTSTRAP} resamples)."
-        f"{reason} Paper: about 1% (counted as near: {near[0]:.1%} to {near[1]:.1%}).",
-        [{"crossing": point, "ci_low": lo, "ci_high": hi, "verdict": v}],
-    )
-
-
-def _adaptive_every_per(topo: str, scheme: str):
-    """At least as good as the better of ERN and ELN at every PER: at least as good as each
-    of them (which is the better is itself uncertain, so both are tested), every part within
-    the smallest difference counted."""
-
-    def check(data: PaperData) -> ClaimResult:
-        import polars as pl
-
-        key = f"{topo}-base"
-        if key not in data.tables or "responses" not in data.tables[key]:
-            return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {topo} runs.")
-        df = _per_run(data.table(key, "responses"))
-        pers = [p for p in PERS if p in set(df["per"].to_list())]
-        refs = ("NewReno + ERN", "NewReno + ELN")
-        k = len(refs) * len(pers)
-
-        parts = []
-        for p in pers:
-            at = df.filter(pl.col("per") == p)
-            for ref in refs:
-                a, b = relative_samples(
-                    at, "goodput_bps", label="scheme", a=scheme, b=ref, at="per", values=[p]
-                )
-                if not a or not b:
-                    continue
-                v, w = part_outcome(_not_worse, a, b, k)
-                parts.append(
-                    {
-                        "per": p,
-                        "against": ref,
-                        "change": w.diff,
-                        "ci_low": w.ci_low,
-                        "ci_high": w.ci_high,
-                        "verdict": v,
-                    }
-                )
-        out = combine(c["verdict"] for c in parts)
-        # The part that decides: one that rules the claim out, else the least certain.
-        out_parts = [c for c in parts if c["verdict"] is NOT_SUPPORTED]
-        worst = min(out_parts or parts, key=lambda c: c["ci_low"]) if parts else None
-        detail = (
-            f" {'Ruled out' if out_parts else 'The weakest point'}: {worst['change']:+.1f}% "
-            f"against {worst['against']} at {worst['per']:.1%} (95% CI {worst['ci_low']:+.1f} "
-            f"to {worst['ci_high']:+.1f}%); {sum(c['verdict'] is SUPPORTED for c in parts)} of "
-            f"{len(parts)} parts supported."
-            if worst
-            else ""
-        )
-        return ClaimResult(
-            out,
-            f"{str(out).capitalize()}: {scheme} against ERN and against ELN at each of "
-            f"{len(pers)} PER values on the {topo}: supported when every 95% interval lies "
-            f"above −{SMALLEST_GOODPUT_PCT:g}%, not supported when a Bonferroni interval over "
-            f"the {k} parts lies below it.{detail}",
-            parts,
-        )
-
-    return check
 
 
 def _fig(topo: str, group: str, name: str, title: str, metric: str = "goodput_mbps"):
@@ -974,6 +672,14 @@ def _doc_goodput(data: PaperData) -> str:
     )
 
 
+#: how each comparison at a PER point is decided (the claims' tests say which comparisons)
+_PER_POINT_TEST = (
+    "Welch on the runs' goodput in % of the other scheme's mean at that PER, each comparison "
+    "on its own, intervals simultaneous over the claim's comparisons (Bonferroni), "
+    "Holm-adjusted p beside them; supported if every one supports it, not supported if any "
+    "rules it out: "
+)
+
 PAPER = register(
     Paper(
         key="membrane",
@@ -996,73 +702,85 @@ PAPER = register(
             "carries the same information the paper's MAC-to-recipient forwarding does on these "
             "symmetric routes. The paper's claims have no numbers: the smallest difference "
             f"counted is {SMALLEST_GOODPUT_PCT:g}% of goodput. Claims compare runs over seeds by "
-            "Welch's t-test on goodput in % of the baseline's mean at each PER, pooled; a run's "
+            "Welch's t-test on goodput in % of the baseline's mean at each PER point on its own "
+            "(intervals simultaneous over the claim's points, Holm-adjusted p), never pooled "
+            "over PER; a claim of both regimes is decided in each; a run's "
             "goodput is the mean of its responses (the grid's six share one channel)."
         ),
         sweeps=_sweeps(),
         figures=FIGURES,
         claims=[
-            ClaimSpec(
-                "newreno_jersey_best",
-                "NewReno and Jersey perform best of the base schemes",
-                _claim_newreno_jersey_best,
-                source="§III, Figs. 1-2",
-                test="Welch on goodput in % of each other scheme's mean, PER 0.1-10%, grid; "
-                "each above 0 and reaching +5%",
-            ),
+            *[
+                ClaimSpec(
+                    f"newreno_jersey_best_{regime}",
+                    f"NewReno and Jersey perform best of the base schemes ({regime} PER)",
+                    claims.newreno_jersey_best(regime),
+                    source="§III, Figs. 1-2",
+                    test=f"At each PER {rng} on the grid, NewReno and Jersey each against Reno "
+                    "and TIBET: " + _PER_POINT_TEST + "each above 0 and reaching +5%",
+                )
+                for regime, rng in (("low", "of 0.1-1%"), ("high", "above 1%"))
+            ],
             ClaimSpec(
                 "tibet_low",
                 "TIBET performs badly at low PER",
-                _claim_tibet_low,
+                claims.tibet_low,
                 source="§III",
-                test="Welch on TIBET's goodput in % of NewReno's, PER ≤ 1%, grid; below 0 and "
-                "reaching -5%",
+                test="At each PER ≤ 1% on the grid, TIBET against NewReno: "
+                + _PER_POINT_TEST
+                + "each below 0 and reaching -5%",
             ),
             ClaimSpec(
                 "ern_low_eln_high",
                 "ERN is best below about 1% PER, ELN above",
-                _claim_ern_low_eln_high,
+                claims.ern_low_eln_high,
                 source="§III, Figs. 4 and 6",
-                test="Welch: ERN vs ELN below 1% and ELN vs ERN above 1%, grid; each above 0 "
-                "and reaching +5%",
+                test="ERN against ELN at each PER below 1% and ELN against ERN at each above, "
+                "grid: " + _PER_POINT_TEST + "each above 0 and reaching +5%",
             ),
             ClaimSpec(
                 "eln_high",
                 "ELN considerably improves NewReno at high PER",
-                _claim_eln_beats_newreno_high,
+                claims.eln_high,
                 source="§III, Fig. 4",
-                test="Welch on NewReno + ELN's goodput in % of NewReno's, PER > 1%, grid; above "
-                "0 and reaching +5%",
+                test="At each PER above 1% on the grid, NewReno + ELN against NewReno: "
+                + _PER_POINT_TEST
+                + "each above 0 and reaching +5%",
             ),
             ClaimSpec(
                 "tibet_high",
                 "TIBET is weak at low PER and better at high PER",
-                _claim_tibet_high,
+                claims.tibet_high,
                 source="§III, Figs. 1-2",
-                test="TIBET's goodput in % of NewReno's, PER > 1% against PER ≤ 1%, grid, with "
-                "a Welch-Satterthwaite interval over both schemes' runs; the rise above 0 and "
-                "reaching 5 points",
+                test="For each PER above 1% and each of 0.1-1% on the grid, the rise of TIBET's "
+                "goodput in % of NewReno's from the low to the high one, a Welch-Satterthwaite "
+                "contrast over both schemes' runs at both, intervals simultaneous over the 12 "
+                "pairs (Bonferroni), Holm-adjusted p; supported if every rise lies above 0 and "
+                "reaches 5 points, not supported if any lies below 5",
             ),
             ClaimSpec(
                 "reno_worst_high",
                 "Reno is the worst at high PER",
-                _claim_reno_worst_high,
+                claims.reno_worst_high,
                 source="§III, Figs. 1-2",
-                test="Welch on Reno's goodput in % of each other base scheme's, PER > 1%, grid; "
-                "each below 0 and reaching -5%",
+                test="At each PER above 1% on the grid, Reno against each other base scheme: "
+                + _PER_POINT_TEST
+                + "each below 0 and reaching -5%",
             ),
             ClaimSpec(
                 "newreno_fairness",
                 "NewReno's fairness drops at high PER",
-                _claim_newreno_fairness,
+                claims.newreno_fairness,
                 source="§III, Fig. 3",
-                test="Welch on NewReno's Jain index at PER ≥ 5% minus at PER ≤ 1%, grid; below "
-                "0 and reaching -0.05",
+                test="Welch on NewReno's Jain index at each PER ≥ 5% minus at each PER ≤ 1%, "
+                "grid, intervals simultaneous over the 10 pairs (Bonferroni), Holm-adjusted p; "
+                "supported if every difference lies below 0 and reaches -0.05, not supported if "
+                "any lies above -0.05",
             ),
             ClaimSpec(
                 "crossing",
                 "The ERN/ELN crossing point lies near 1% PER",
-                _claim_crossing,
+                claims.crossing_claim,
                 source="§III, Fig. 6",
                 test="bootstrap over seeds of the lowest PER where ELN's mean goodput exceeds "
                 "ERN's, grid; the 95% interval within 0.5-2%",
@@ -1072,11 +790,10 @@ PAPER = register(
                     f"adaptive_{tag}_{topo}",
                     f"{_WHO[tag]} is at least as good as the better of ERN and ELN at every "
                     f"PER ({topo})",
-                    _adaptive_every_per(topo, name),
+                    claims.adaptive_every_per(topo, name),
                     source="§III (proposed, not simulated in the paper)",
-                    test="Welch at each PER against ERN and against ELN (the better of the "
-                    "two is itself uncertain); every 95% interval above -5%, not supported when "
-                    "a Bonferroni interval over the parts lies below",
+                    test="At each PER, against ERN and against ELN (the better of the two is "
+                    "itself uncertain): " + _PER_POINT_TEST + "each above -5%",
                 )
                 for tag, name in (
                     ("fixed", "adaptive NewReno"),
@@ -1087,10 +804,10 @@ PAPER = register(
             ClaimSpec(
                 "adaptive",
                 "The adaptive NewReno does as well as the better notification on each side",
-                _claim_adaptive,
+                claims.adaptive,
                 source="§III (proposed, not simulated in the paper)",
-                test="Welch: adaptive vs ERN below 1% and vs ELN above 1%, grid; both intervals "
-                "above -5%",
+                test="Adaptive against ERN at each PER below 1% and against ELN at each above, "
+                "grid: " + _PER_POINT_TEST + "each above -5%",
             ),
         ],
         derive=derive,

@@ -836,10 +836,38 @@ READINGS = [
                 "TCP ACKs (and the MAC's frames carrying them) lost at the same rate",
                 set={"media.air.error.applies_to": "all"},
                 sweeps=("lossy",),
+                # Without errors it does not matter which frames they would hit (a test).
+                unchanged={PER_PATH: [0.0]},
             ),
         ),
         passage="§IV speaks of 'random loss' without a rate or what it hits.",
         claims=("random_loss",),
+    ),
+    Reading(
+        "reception",
+        "802.11 reception model",
+        kind="axis",
+        default=Variant("ns2", "ns-2.35's lock-and-capture rule, the ns2 preset's own"),
+        alternatives=(
+            Variant(
+                "sinr",
+                "ns-3's rule (preamble detection, piecewise SINR, DSSS error-rate curves); "
+                "ns-2 has no noise floor, so ns-3's noise figure of 7 dB",
+                set={"media.air.reception": "sinr", "media.air.noise_figure_db": 7.0},
+                sweeps=CLAIM_SWEEPS,
+            ),
+            Variant(
+                "summed",
+                "a frame survives at 10 dB over the sum of every signal overlapping it: "
+                "stricter than both references",
+                set={"media.air.reception": "summed"},
+                sweeps=CLAIM_SWEEPS,
+            ),
+        ),
+        passage=(
+            "Table 2 names ns-2's 802.11 but not how a frame survives overlapping signals; "
+            "on a chain the hidden terminal two hops away decides collisions."
+        ),
     ),
 ]
 

@@ -817,6 +817,28 @@ READINGS = [
         ),
     ),
     Reading(
+        name="shadowing",
+        title="Log-normal shadowing on the walk",
+        kind="axis",
+        passage="Not described: Fig. 3's measured trace shows a slow fall and deep fades, and "
+        "the trace is not available.",
+        default=Variant("3 dB", why="A moderate shadowing, correlated over 5 m of walk."),
+        alternatives=(
+            Variant(
+                "none",
+                why="Path loss and Rayleigh fading alone.",
+                set={f"{ERROR}.synth.shadowing_db": 0.0},
+                sweeps=CLAIM_SWEEPS,
+            ),
+            Variant(
+                "6 dB",
+                why="A stronger shadowing, the same correlation.",
+                set={f"{ERROR}.synth.shadowing_db": 6.0},
+                sweeps=CLAIM_SWEEPS,
+            ),
+        ),
+    ),
+    Reading(
         name="hysteresis",
         title="Closing 'when the SNR is decreasing': one threshold or two",
         kind="reading",

@@ -890,6 +890,8 @@ def _figures() -> list[FigureSpec]:
 BOTTLENECK = "links.R1-R2.queue"
 WMECN_SWEEPS = tuple(f"{k}-n{n}" for k in ("wmecn", "wmecn_lrt") for n in SOURCES)
 WESTWOOD_SWEEPS = tuple(f"westwood-n{n}" for n in SOURCES)
+#: the sweeps whose bottleneck is RED (WMECN's queue has no gentle mode)
+RED_SWEEPS = tuple(f"{k}-n{n}" for k in SCHEMES if not k.startswith("wmecn") for n in SOURCES)
 
 
 def _udp_sources(k: int) -> Callable[[Scenario, str], Scenario]:
@@ -1001,6 +1003,39 @@ READINGS = [
         passage="Not given.",
         default=Variant("0.1", why="ns-2's linterm_ 10."),
         alternatives=(_queue("max_p", 0.05), _queue("max_p", 0.2)),
+    ),
+    Reading(
+        name="red-gentle",
+        title="RED's gentle mode",
+        kind="axis",
+        passage="Not given; the paper's ns-2 (it cites work of 2001-2002) most likely had "
+        "gentle_ true, its default since April 2001.",
+        default=Variant("off", why="airtcp's RED default, fixed before running."),
+        alternatives=(
+            Variant(
+                "on",
+                why="ns-2's default since 2001: the drop probability ramps from max_p to 1 "
+                "between max_th and twice it instead of dropping every packet above max_th.",
+                set={f"{BOTTLENECK}.gentle": True},
+                sweeps=RED_SWEEPS,
+            ),
+        ),
+    ),
+    Reading(
+        name="ack-errors",
+        title="Which packets the wireless hop's errors hit",
+        kind="axis",
+        passage="§5.1 gives the wireless links' error rates, not which packets they hit.",
+        default=Variant("data", why="Losses of data on the wireless last hop, ACKs intact."),
+        alternatives=(
+            Variant(
+                "all",
+                why="Every packet crossing the wireless hop, ACKs included.",
+                set={PER_PATH.replace(".per", ".applies_to"): "all"},
+                # Without errors it does not matter which packets they would hit (a test).
+                unchanged={PER_PATH: [0.0]},
+            ),
+        ),
     ),
     Reading(
         name="westwood-recovery",
