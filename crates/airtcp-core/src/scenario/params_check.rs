@@ -107,16 +107,19 @@ struct Found {
 }
 
 /// Every key the schema accepts, table by table, variant by variant.
-fn walk(steps: Vec<Step>, out: &mut Vec<Found>) {
+fn walk(steps: Vec<Step>, out: &mut Vec<Found>, tag_hint: Option<String>) {
     assert!(
         steps.len() < 8,
         "schema walk too deep at {}",
         display(&steps)
     );
     let here = concrete(&steps);
-    // A `kind`/`model` key whose variants are tables of their own keys.
+    // A `kind`/`model` key (or the key a tagged table said it misses) whose variants are
+    // tables of their own keys.
     let mut variants: Option<(String, Vec<String>)> = None;
-    for tag in ["kind", "model"] {
+    let candidates = ["kind".to_string(), "model".to_string()];
+    for tag in tag_hint.iter().chain(candidates.iter()) {
+        let tag = tag.as_str();
         let Some(e) = parse_err(doc_at(&steps, obj(&[(tag, json!(PROBE))]))) else {
             continue;
         };
@@ -166,16 +169,20 @@ fn walk(steps: Vec<Step>, out: &mut Vec<Found>) {
                 let at = format!("{}{}", under(&here, &key), if array { "[0]" } else { "" });
                 let unknown = e.message.contains(&format!("unknown field `{PROBE}`"))
                     && e.path.starts_with(&at);
-                let untagged = e.message == "missing required field"
-                    && (e.path == format!("{at}.kind") || e.path == format!("{at}.model"));
-                if unknown || untagged {
+                // A tagged table misses its tag first, whatever the tag is called.
+                let tag = (e.message == "missing required field")
+                    .then(|| e.path.strip_prefix(&format!("{at}.")))
+                    .flatten()
+                    .filter(|t| !t.contains(['.', '[']))
+                    .map(str::to_string);
+                if unknown || tag.is_some() {
                     let mut next = s.clone();
                     next.push(Step {
                         key: key.clone(),
                         array,
                         tag: None,
                     });
-                    walk(next, out);
+                    walk(next, out, tag);
                     break;
                 }
             }
@@ -200,7 +207,7 @@ fn canonical(path: &str) -> String {
 
 fn schema_keys() -> Vec<Found> {
     let mut out = Vec::new();
-    walk(Vec::new(), &mut out);
+    walk(Vec::new(), &mut out, None);
     out.sort();
     out.dedup();
     out
@@ -248,8 +255,15 @@ fn every_schema_key_has_exactly_one_row_and_every_row_a_key() {
         match meta::table(&f.table) {
             None => problems.push(format!(
                 "table `{}` has no entry in TABLES in {WHERE}: add tbl(\"{}\", \"{}\", \
-                 \"<section>\", &[])",
-                f.table, f.table, f.tag
+                 \"<section>\", &[]){}",
+                f.table,
+                f.table,
+                f.tag,
+                if f.tag.is_empty() {
+                    ""
+                } else {
+                    ".of(<the enum>::VARIANTS)"
+                }
             )),
             Some(t) if t.tag != f.tag => problems.push(format!(
                 "TABLES says table `{}` is tagged by `{}`, the schema by `{}`",
@@ -334,6 +348,8 @@ fn every_schema_key_has_exactly_one_row_and_every_row_a_key() {
             ));
         }
     }
+    let mut seen = BTreeSet::new();
+    problems.retain(|p| seen.insert(p.clone()));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
