@@ -48,13 +48,15 @@ pub(super) fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
 
-fn prob(v: f64, path: String) -> R<f64> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        err(path, format!("must be in [0, 1], got {v}"))
-    }
+/// `v` within the range the key table declares for `table.key` (taken by `variant`), else an
+/// error at `path` quoting that range (as `airtcp params` lists it).
+fn ranged(table: &str, variant: &str, key: &str, v: f64, path: String) -> R<f64> {
+    params_meta::check(table, variant, key, v).map_err(|m| ScenarioError::new(path, m))
 }
+
+const ERRORS: &str = "links[].error";
+const QUEUES: &str = "links[].queue";
+const AGENTS: &str = "agents[]";
 
 /// Build a channel's error model; SNR series it needs are appended to `snr`.
 fn error_model(
@@ -75,14 +77,14 @@ fn error_model(
         ErrorSpec::Bernoulli { per, applies_to } => (
             *applies_to,
             ErrorKind::Bernoulli {
-                per: prob(*per, format!("{path}.per"))?,
+                per: ranged(ERRORS, "bernoulli", "per", *per, format!("{path}.per"))?,
                 rng: rng(),
             },
         ),
         ErrorSpec::Ber { ber, applies_to } => (
             *applies_to,
             ErrorKind::Ber {
-                ber: prob(*ber, format!("{path}.ber"))?,
+                ber: ranged(ERRORS, "ber", "ber", *ber, format!("{path}.ber"))?,
                 rng: rng(),
             },
         ),
@@ -108,8 +110,20 @@ fn error_model(
                 ErrorKind::GilbertElliott(Box::new(GilbertElliott {
                     mean_good: mean_good.0,
                     mean_bad: mean_bad.0,
-                    per_good: prob(*per_good, format!("{path}.per_good"))?,
-                    per_bad: prob(*per_bad, format!("{path}.per_bad"))?,
+                    per_good: ranged(
+                        ERRORS,
+                        "gilbert_elliott",
+                        "per_good",
+                        *per_good,
+                        format!("{path}.per_good"),
+                    )?,
+                    per_bad: ranged(
+                        ERRORS,
+                        "gilbert_elliott",
+                        "per_bad",
+                        *per_bad,
+                        format!("{path}.per_bad"),
+                    )?,
                     bad,
                     next_switch: ((first * SEC as f64) as Time).max(1),
                     rng: r,
@@ -135,7 +149,7 @@ fn error_model(
         ErrorSpec::Hashed { per, seed } => (
             AppliesTo::Data,
             ErrorKind::Hashed {
-                per: prob(*per, format!("{path}.per"))?,
+                per: ranged(ERRORS, "hashed", "per", *per, format!("{path}.per"))?,
                 seed: *seed,
                 copies: std::collections::BTreeMap::new(),
             },
@@ -248,7 +262,13 @@ fn drai_params(
     weight: f64,
     window: Duration,
 ) -> R<DraiParams> {
-    let queue_low = finite_in(queue_low, 0.0, 1e7, format!("{p}.queue_low"))?;
+    let queue_low = ranged(
+        AGENTS,
+        "drai",
+        "queue_low",
+        queue_low,
+        format!("{p}.queue_low"),
+    )?;
     if !(queue_mid.is_finite() && queue_mid >= queue_low) {
         return err(
             format!("{p}.queue_mid"),
@@ -261,13 +281,14 @@ fn drai_params(
             format!("must be >= queue_mid ({queue_mid}), got {queue_high}"),
         );
     }
-    let busy_low = finite_in(busy_low, 0.0, 1.0, format!("{p}.busy_low"))?;
-    if !(weight > 0.0 && weight <= 1.0) {
-        return err(
-            format!("{p}.weight"),
-            format!("must be in (0, 1], got {weight}"),
-        );
-    }
+    let busy_low = ranged(
+        AGENTS,
+        "drai",
+        "busy_low",
+        busy_low,
+        format!("{p}.busy_low"),
+    )?;
+    ranged(AGENTS, "drai", "weight", weight, format!("{p}.weight"))?;
     let window = window.ns();
     if window == 0 {
         return err(format!("{p}.window"), "must be > 0");
@@ -309,13 +330,10 @@ pub(super) fn finite_in(v: f64, lo: f64, hi: f64, path: String) -> R<f64> {
     }
 }
 
-/// A probability field: in (0, 1].
-fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
+/// A queue's probability or weight `key` (`default` if unset), in its declared range.
+fn probability(q: &QueueSpec, key: &str, v: Option<f64>, default: f64, path: &str) -> R<f64> {
     let v = v.unwrap_or(default);
-    if !(v > 0.0 && v <= 1.0) {
-        return err(path, format!("must be in (0, 1], got {v}"));
-    }
-    Ok(v)
+    ranged(QUEUES, q.kind_name(), key, v, format!("{path}.{key}"))
 }
 
 /// The queue policy of one link direction.
@@ -353,7 +371,7 @@ fn queue_policy(
         }
         QueueSpec::Mecn { max_p2, .. } => {
             let r = red_family(q, limit, path, rate_bps)?;
-            let max_p2 = probability(*max_p2, r.max_p, &format!("{path}.max_p2"))?;
+            let max_p2 = probability(q, "max_p2", *max_p2, r.max_p, path)?;
             Box::new(Mecn::new(
                 limit,
                 r.th,
@@ -383,7 +401,13 @@ fn queue_policy(
         } => {
             let size = mean_packet_size.unwrap_or(1000);
             if size == 0 {
-                return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+                ranged(
+                    QUEUES,
+                    "cw",
+                    "mean_packet_size",
+                    0.0,
+                    format!("{path}.mean_packet_size"),
+                )?;
             }
             let cap = q.limit() as f64;
             // Half the buffer by default: a warning well before the queue overflows.
@@ -394,7 +418,7 @@ fn queue_policy(
                     format!("must be in (0, limit = {cap}], got {th}"),
                 );
             }
-            let w = probability(*weight, 0.002, &format!("{path}.weight"))?;
+            let w = probability(q, "weight", *weight, 0.002, path)?;
             Box::new(CongestionWarning::new(
                 limit,
                 th,
@@ -421,7 +445,8 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     let p = q.red_params().expect("a RED-family queue");
     let size = p.mean_packet_size.unwrap_or(1000);
     if size == 0 {
-        return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+        let key = "mean_packet_size";
+        ranged(QUEUES, q.kind_name(), key, 0.0, format!("{path}.{key}"))?;
     }
     let (scale, cap) = match limit {
         Limit::Packets(n) => (1.0, n as f64),
@@ -430,16 +455,16 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     let min = p.min_threshold.unwrap_or(5.0 * scale);
     let mid = p.mid_threshold.unwrap_or(10.0 * scale);
     let max = p.max_threshold.unwrap_or(15.0 * scale);
+    let multi = !matches!(q, QueueSpec::Red { .. });
     for (f, v) in [
         ("min_threshold", min),
         ("mid_threshold", mid),
         ("max_threshold", max),
     ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return err(format!("{path}.{f}"), format!("must be >= 0, got {v}"));
+        if f != "mid_threshold" || multi {
+            ranged(QUEUES, q.kind_name(), f, v, format!("{path}.{f}"))?;
         }
     }
-    let multi = !matches!(q, QueueSpec::Red { .. });
     if multi && !(min < mid && mid < max) {
         return err(
             format!("{path}.mid_threshold"),
@@ -460,8 +485,8 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     }
     Ok(RedFamily {
         th: Thresholds { min, mid, max },
-        max_p: probability(p.max_p, 0.1, &format!("{path}.max_p"))?,
-        weight: probability(p.weight, 0.002, &format!("{path}.weight"))?,
+        max_p: probability(q, "max_p", p.max_p, 0.1, path)?,
+        weight: probability(q, "weight", p.weight, 0.002, path)?,
         size,
         typical_tx: tx_time(size as u64, rate_bps),
     })
@@ -1267,17 +1292,11 @@ impl<'a> Builder<'a> {
                             "must be > 0: a reading is of frames already received",
                         );
                     }
-                    if !(hysteresis_db.is_finite() && *hysteresis_db >= 0.0) {
-                        return err(
-                            format!("{p}.hysteresis_db"),
-                            format!("must be >= 0 dB, got {hysteresis_db}"),
-                        );
-                    }
-                    if !(*ewma_weight > 0.0 && *ewma_weight <= 1.0) {
-                        return err(
-                            format!("{p}.ewma_weight"),
-                            format!("must be in (0, 1], got {ewma_weight}"),
-                        );
+                    for (key, v) in [
+                        ("hysteresis_db", hysteresis_db),
+                        ("ewma_weight", ewma_weight),
+                    ] {
+                        ranged(AGENTS, "snr_gate", key, *v, format!("{p}.{key}"))?;
                     }
                     (
                         n,
@@ -1315,12 +1334,13 @@ impl<'a> Builder<'a> {
                     per_flow,
                     active,
                 } => {
-                    if !(*share > 0.0 && *share <= 1.0) {
-                        return err(
-                            format!("{p}.share"),
-                            format!("must be in (0, 1], got {share}"),
-                        );
-                    }
+                    ranged(
+                        AGENTS,
+                        "explicit_rate",
+                        "share",
+                        *share,
+                        format!("{p}.share"),
+                    )?;
                     if active.ns() == 0 {
                         return err(format!("{p}.active"), "must be > 0");
                     }
@@ -1361,8 +1381,9 @@ impl<'a> Builder<'a> {
                     if let Some(m) = drop_memory {
                         params.drop_memory = m.ns();
                     }
+                    let key = "drop_memory_rtts";
                     params.drop_memory_rtts =
-                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
+                        ranged(AGENTS, "drai", key, *drop_memory_rtts, format!("{p}.{key}"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {

@@ -478,7 +478,7 @@ pub const PARAMS: &[Param] = &[
     p(AG, "drai", "weight", "float", "", "0.1", FRAC, "EWMA weight of the measured queue."),
     p(AG, "drai", "window", "duration", S, "0.1", POS, "Measurement window."),
     p(AG, "drai", "drop_memory", "duration", S, "window", ANY, "How long a drop decelerates."),
-    p(AG, "drai", "drop_memory_rtts", "float", "RTTs", "0", ANY, "> 0: that many of the node's smoothed round trips instead."),
+    p(AG, "drai", "drop_memory_rtts", "float", "RTTs", "0", Range::Within(0.0, true, 1e3, true), "> 0: that many of the node's smoothed round trips instead."),
     // --- trace ---
     p(TR, "", "cwnd", "bool", "", "false", ANY, "Record every flow's cwnd series."),
     p(TR, "", "verdicts", "bool", "", "false", ANY, "Record every loss-cause verdict (time, segment, verdict, true cause)."),
