@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi \
+.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-linux \
         clean distclean
 
 help:
@@ -106,9 +106,18 @@ validate-ns3: setup .ns3venv/.stamp
 	$(VPY) validation/ns3/run.py $(NS3_ARGS)
 
 # Not in CI: airtcp's `ns3` 802.11 preset against ns-3.44 on the 200 m chain (1-16 hops,
-# SEEDS seeds each, about 10 s of one core per ns-3 run) -> docs/validation.md.
+# SEEDS seeds each, about 10 s of one core per ns-3 run), two crossing chains, saturated
+# stations around a sink and PER against SNR -> docs/validation.md.
 validate-ns3-wifi: setup .ns3venv/.stamp
-	$(VPY) benches/ns3/validate_wifi.py --seeds $${SEEDS:-10} --write $(NS3_ARGS)
+	$(VPY) benches/ns3/validate_wifi.py --seeds $${SEEDS:-10} --cross 4,8 --write $(NS3_ARGS)
+	$(VPY) benches/ns3/validate_wifi.py --seeds $${SAT_SEEDS:-5} --hops '' \
+	  --saturation 1,5,10,20 --duration 20 --write
+	$(VPY) benches/ns3/validate_wifi.py --per --write
+
+# Not in CI (root; about 30 min of wall time): kernel TCP through `airtcp emulate` against
+# the `linux` TCP profile on the same path, reno/cubic/bbr at 5 PERs -> docs/validation.md.
+validate-linux: setup
+	$(VPY) benches/validate_linux.py --runs $${RUNS:-5} --write
 
 # Not in CI: airtcp's benchmark d against benches/ns3/wifi_chain.cc built on the same wheel
 # (benches/ns3/README.md). Each ns-3 run takes about 15 s of one core.

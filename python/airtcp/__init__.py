@@ -18,6 +18,7 @@ from . import _core
 from .budgets import PartialResultWarning, Progress, RunProgress, memory_bytes, seconds
 from .budgets import progress_callback as _progress_callback
 from .builders import chain, cross, dumbbell, grid, parse_seconds
+from .emulate import emulate
 from .result import Result, jain
 from .scenario import AllowPaths, PathError, Scenario, as_scenario, load
 from .scenario_keys import params
@@ -150,6 +151,7 @@ __all__ = [
     "chain",
     "cross",
     "dumbbell",
+    "emulate",
     "grid",
     "jain",
     "load",

@@ -41,6 +41,20 @@ def validate_json(
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] | None = None,
 ) -> None: ...
+def emu_hosts(
+    scenario: str,
+    base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+) -> list[str]: ...
+def emulate_json(
+    scenario: str,
+    hosts: Sequence[tuple[int, int]],
+    stop_fd: int,
+    seconds: float,
+    start_offset: float = 0.0,
+    base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+) -> str: ...
 def schemes() -> list[tuple[str, str]]: ...
 def params_json() -> str: ...
 def scheme_info_json() -> str: ...

@@ -958,7 +958,14 @@ def build_parser() -> argparse.ArgumentParser:
     dt.add_argument("--quiet", action="store_true", help="no progress output")
     dt.set_defaults(func=cmd_docs_tables)
 
-    from . import bench, demo
+    from . import bench, demo, emulate_cli
+
+    em = sub.add_parser(
+        "emulate",
+        help="run a scenario's flows as real Linux TCP over its links, emulated in real time "
+        "(root)",
+    )
+    emulate_cli.add_arguments(em, set_help)
 
     b = sub.add_parser("bench", help="measure simulator speed and memory on fixed scenarios")
     bench.add_arguments(b)

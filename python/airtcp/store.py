@@ -17,7 +17,8 @@ Tables
                 its time-series file (when it recorded any)
 ``flows``       one row per flow of an ``ok`` run: the run key plus every column of the
                 result's flow table
-``links``       one row per link direction of an ``ok`` run, likewise
+``links``       one row per link direction of an ``ok`` run, likewise; both carry
+                ``backend``: ``sim`` (simulated) or ``linux`` (kernel TCP, emulated links)
 (any other)     every other table the core reports (``agents``, ...), created when a run first
                 carries it: the run key, ``row`` (position in the result) and its columns
 ``sweeps``      one row per named sweep: its base scenario, grid and seeds
@@ -202,6 +203,12 @@ def run_record(
     seed = int(seed)
     tables = result_tables(raw)
     summary = {k: v for k, v in raw.items() if k not in tables and k != "series"}
+    # Which stack produced the rows: the simulator, or kernel TCP over the emulator
+    # (airtcp.emulate), so one store holds both and tells them apart.
+    backend = raw.get("backend", "sim")
+    for t in ("flows", "links"):
+        if t in tables:
+            tables[t] = [r if "backend" in r else {**r, "backend": backend} for r in tables[t]]
     out_tables = []
     for t, items in tables.items():
         if status != "ok":

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
+mod emu;
+
 create_exception!(
     _core,
     ScenarioError,
@@ -257,6 +259,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_error, m)?)?;
     m.add_function(wrap_pyfunction!(default_memory_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(emu::emu_hosts, m)?)?;
+    m.add_function(wrap_pyfunction!(emu::emulate_json, m)?)?;
     let se = m.py().get_type::<ScenarioError>();
     // Defaults for an instance made without them (ScenarioError("text") from user code).
     se.setattr("path", "")?;

@@ -58,8 +58,9 @@ const ERRORS: &str = "links[].error";
 const QUEUES: &str = "links[].queue";
 const AGENTS: &str = "agents[]";
 
-/// Build a channel's error model; SNR series it needs are appended to `snr`.
-fn error_model(
+/// Build a channel's error model; SNR series it needs are appended to `snr`. Public so that
+/// other backends (the real-time emulator) run the same models from the same scenario.
+pub fn error_model(
     spec: Option<&ErrorSpec>,
     path: &str,
     seed: u64,
@@ -336,8 +337,8 @@ fn probability(q: &QueueSpec, key: &str, v: Option<f64>, default: f64, path: &st
     ranged(QUEUES, q.kind_name(), key, v, format!("{path}.{key}"))
 }
 
-/// The queue policy of one link direction.
-fn queue_policy(
+/// The queue policy of one link direction (public for the same reason as [`error_model`]).
+pub fn queue_policy(
     q: &QueueSpec,
     path: &str,
     rate_bps: u64,

@@ -577,6 +577,11 @@ fn extras(p: &Param, variant: &str, doc: &mut Value) -> Vec<(&'static str, Value
                 ("noise_figure_db", json!(7.0)),
             ]
         }
+        ("media[].rate_control", _) if p.key == "ber" => {
+            // The ideal manager under the sinr reception (the ns3 preset's).
+            doc["media"] = json!([{"name": "a", "kind": "wifi", "preset": "ns3"}]);
+            vec![("manager", json!("ideal"))]
+        }
         ("media[].fading", _) if p.key == "k_db" => vec![("model", json!("rician"))],
         ("media[].fading", _) if p.key == "m" => vec![("model", json!("nakagami"))],
         _ => vec![],

@@ -44,6 +44,7 @@ pub const TABLES: &[Table] = &[
     tbl("links[].arq", "", "links", &[]),
     tbl("media[]", "", "media", &[]).of(&["wifi", "tdma"]),
     tbl("media[].fading", "", "media", &[]),
+    tbl("media[].rate_control", "", "media", &[]),
     tbl("flows[]", "", "flows", &[]),
     tbl("flows[].app", "kind", "apps", &[]).of(AppSpec::VARIANTS),
     tbl("tcp", "", "tcp", &["flows[].tcp"]),
@@ -260,6 +261,7 @@ const LINK: &str = "links[]";
 const ARQ: &str = "links[].arq";
 const MED: &str = "media[]";
 const FAD: &str = "media[].fading";
+const RC: &str = "media[].rate_control";
 const FLOW: &str = "flows[]";
 const APP: &str = "flows[].app";
 const TCP: &str = "tcp";
@@ -339,6 +341,7 @@ pub const PARAMS: &[Param] = &[
     p(MED, W, "preamble_snr_db", "float", "dB", "4", Range::Within(-50.0, true, 100.0, true), "Minimum SNR for a preamble to be detected (sinr)."),
     p(MED, W, "rx_sensitivity_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "Weakest signal that counts as interference (sinr)."),
     p(MED, W, "fading", "table", "", NONE, ANY, "Per-frame small-scale fading of every pair (off by default)."),
+    p(MED, W, "rate_control", "table", "", NONE, ANY, "Per-station rate adaptation (default: every data frame at rate)."),
     p(MED, "wifi tdma", "slot", "duration", S, "preset", ANY, "Slot time (wifi, up to 1 s) or slot length (tdma: required, > 0)."),
     p(MED, W, "sifs", "duration", S, "10us", ANY, "Short interframe space (up to 1 s)."),
     p(MED, W, "difs", "duration", S, "sifs + 2 slots", ANY, "DCF interframe space (sifs to 1 s)."),
@@ -359,6 +362,8 @@ pub const PARAMS: &[Param] = &[
     p(FAD, "", "doppler_hz", "float", "Hz", NONE, Range::Within(0.0, true, 1e6, true), "Doppler spread (one of doppler_hz, speed, coherence_time; none: fixed per pair)."),
     p(FAD, "", "speed", "float", "m/s", NONE, Range::Within(0.0, true, 1e4, true), "Relative node speed: Doppler v/lambda."),
     p(FAD, "", "coherence_time", "duration", S, NONE, ANY, "Coherence time: Doppler 0.423/T_c."),
+    p(RC, "", "manager", "choice", "", REQ, one_of(&["constant", "arf", "aarf", "ideal"]), "Rate manager (arf, aarf and ideal need the sinr reception)."),
+    p(RC, "", "ber", "float", "", "1e-6", Range::Within(0.0, false, 0.5, false), "Target bit error rate of the ideal manager (ideal only)."),
     // --- flows[] ---
     p(FLOW, "", "name", "string", "", "flow<i>", ANY, "Flow name (results, after)."),
     p(FLOW, "", "src", "string", "", REQ, ANY, "Sending node."),

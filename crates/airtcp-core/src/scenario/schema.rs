@@ -149,6 +149,24 @@ pub struct FadingSpec {
     pub coherence_time: Option<Duration>,
 }
 
+/// How each station picks the rate of its data frames (`rate_control = { manager = ... }`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateControlSpec {
+    pub manager: RateManagerKind,
+    /// Target bit error rate of `ideal` (default 1e-6).
+    pub ber: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateManagerKind {
+    Constant,
+    Arf,
+    Aarf,
+    Ideal,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceptionKind {
@@ -221,6 +239,8 @@ pub struct MediumSpec {
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
     pub fading: Option<FadingSpec>,
+    /// Per-station rate adaptation (default: constant `rate`).
+    pub rate_control: Option<RateControlSpec>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -282,6 +302,7 @@ impl MediumSpec {
             rx_sensitivity_dbm,
             ack_rate,
             fading,
+            rate_control,
             slot,
             sifs,
             difs,
