@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-linux \
+.PHONY: help setup setup-dev rust-tools bpf demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-linux \
         clean distclean
 
 help:
@@ -32,6 +32,7 @@ help:
 	@echo "             reproduction of the Padhye et al. model -> reports/padhye/quick/index.html"
 	@echo "make test    build, then cargo test (profile ci)/fmt/clippy, ruff and pytest"
 	@echo "make bench   build, then run the benchmarks (airtcp bench)"
+	@echo "make bpf     build the BPF congestion controls in bpf/ (clang, bpftool, libbpf-dev)"
 	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
 	@echo "make validate-ns3 airtcp's ns3 TCP profile against ns-3.44 (PyPI wheel) -> docs/validation.md"
 	@echo "make validate-ns3-wifi airtcp's ns3 802.11 preset against ns-3.44 on the chain -> docs/validation.md"
@@ -69,6 +70,10 @@ rust-tools:
 	    rustup component list --installed 2>/dev/null | grep -q "^$$c" || rustup component add $$c; \
 	  done; \
 	fi
+
+# The BPF congestion controls (docs/bpf.md); python -m airtcp.bpf registers them.
+bpf:
+	$(MAKE) -C bpf
 
 demo: setup
 	$(BIN)/airtcp demo

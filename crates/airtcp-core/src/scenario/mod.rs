@@ -9,6 +9,8 @@ pub mod params_meta;
 mod pcap;
 #[macro_use]
 mod tagged;
+pub mod layout;
+pub mod mobility;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;

@@ -367,7 +367,7 @@ fn sample(p: &Param) -> Value {
         ("bool", _) => json!(false),
         ("string", _) => json!("a"),
         ("list", _) => json!([]),
-        ("[x, y]", _) => json!([0.0, 0.0]),
+        ("[x, y]", _) | ("[min, max]", _) => json!([0.0, 0.0]),
         ("table", _) if p.path() == "flows[].app" => json!({"kind": "bulk"}),
         _ => panic!("no sample for required {} ({})", p.path(), p.ty),
     }

@@ -31,6 +31,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("trace", "Traces"),
 ];
 
+use super::mobility::MobilitySpec;
 use super::schema::{AgentSpec, AppSpec, ErrorSpec, QueueSpec};
 pub use super::wifi::preset_values;
 
@@ -40,6 +41,7 @@ const BUDGET_KEYS: &[&str] = &["max_events", "memory_budget"];
 pub const TABLES: &[Table] = &[
     tbl("", "", "globals", &[]),
     tbl("nodes[]", "", "nodes", &[]),
+    tbl("nodes[].mobility", "model", "nodes", &["mobility"]).of(MobilitySpec::VARIANTS),
     tbl("links[]", "", "links", &[]),
     tbl("links[].arq", "", "links", &[]),
     tbl("media[]", "", "media", &[]).of(&["wifi", "tdma"]),
@@ -257,6 +259,7 @@ const B: &str = "bytes";
 
 const G: &str = "";
 const NODE: &str = "nodes[]";
+const MOB: &str = "nodes[].mobility";
 const LINK: &str = "links[]";
 const ARQ: &str = "links[].arq";
 const MED: &str = "media[]";
@@ -294,11 +297,28 @@ pub const PARAMS: &[Param] = &[
     p(G, "", "flows", "list", "", "[]", ANY, "Traffic: a source, a destination and an application."),
     p(G, "", "agents", "list", "", "[]", ANY, "Node hooks (snr_gate, eln, snoop, explicit_rate, drai)."),
     p(G, "", "trace", "table", "", "{}", ANY, "What to record beyond the summary (cwnd, verdicts, queues, pcap)."),
+    p(G, "", "mobility", "table", "", NONE, ANY, "Mobility model of every node with a position and none of its own (docs/mobility.md)."),
     p(G, "", "meta", "map", "", "{}", ANY, "Free-form notes carried through to results."),
     // --- nodes[] ---
     p(NODE, "", "name", "string", "", REQ, ANY, "Unique node name."),
     p(NODE, "", "kind", "choice", "", "host", one_of(&["host", "router"]), "A host ends flows; a router forwards."),
     p(NODE, "", "position", "[x, y]", "m", NONE, ANY, "Coordinates for radio media (finite numbers)."),
+    p(NODE, "", "mobility", "table", "", NONE, ANY, "How the node moves (docs/mobility.md); without it, it stays at position."),
+    p(MOB, "constant_velocity", "velocity", "[x, y]", "m/s", REQ, ANY, "Velocity from position."),
+    p(MOB, "random_waypoint random_walk gauss_markov", "area", "[x, y]", "m", REQ, ANY, "Area [w, h] the node moves in (sizes > 0)."),
+    p(MOB, "random_waypoint random_walk", "speed", "[min, max]", "m/s", REQ, ANY, "Speed range drawn uniformly (0 <= min <= max)."),
+    p(MOB, "gauss_markov", "speed", "float", "m/s", REQ, ANY, "Mean speed."),
+    p(MOB, "random_waypoint", "pause", "duration or [min, max]", S, "0", ANY, "Pause at each waypoint: one duration or a uniform range."),
+    p(MOB, "random_waypoint", "stationary", "bool", "", "true", ANY, "Start in the model's stationary distribution."),
+    p(MOB, "random_walk", "time", "duration", S, NONE, ANY, "New direction and speed after this time (or distance)."),
+    p(MOB, "random_walk", "distance", "float", "m", NONE, ANY, "New direction and speed after this distance."),
+    p(MOB, "gauss_markov", "speed_std", "float", "m/s", "0", ANY, "Standard deviation of the speed."),
+    p(MOB, "gauss_markov", "alpha", "float", "", "0.85", ANY, "Memory of the Gauss-Markov process."),
+    p(MOB, "gauss_markov", "direction", "float", "degrees", "0", ANY, "Mean direction."),
+    p(MOB, "gauss_markov", "direction_std", "float", "degrees", "0", ANY, "Standard deviation of the direction."),
+    p(MOB, "gauss_markov", "step", "duration", S, "1", ANY, "Update interval."),
+    p(MOB, "ns2", "file", "string", "", REQ, ANY, "ns-2 movement file."),
+    p(MOB, "ns2", "node", "int", "", "node index", ANY, "The $node_(i) index to follow."),
     // --- links[] ---
     p(LINK, "", "name", "string", "", "<a>-<b>", ANY, "Link name (for traces, agents and results)."),
     p(LINK, "", "a", "string", "", REQ, ANY, "One end (a node name)."),
@@ -421,6 +441,7 @@ pub const PARAMS: &[Param] = &[
     p(TCP, "", "pipe_keeps_retransmissions", "bool", "", "false", ANY, "Retransmissions stay counted in pipe until a timeout (ns-3)."),
     p(TCP, "", "acked_count", "choice", "", "advance", one_of(&["advance", "delivered"]), "What the scheme's growth counts: the cumulative ACK's advance, or delivered."),
     p(TCP, "", "recovery", "choice", "", "scheme", one_of(&["scheme", "reno", "newreno"]), "Loss recovery: the scheme's own, reno or newreno."),
+    p(TCP, "", "window_growth", "choice", "", "rfc5681", one_of(&["rfc5681", "linux"]), "Reno-family and Linux CUBIC growth: per ACK (rfc5681) or per segment the ACK delivered (linux)."),
     // --- queues (links[].queue, media[].queue) ---
     p(Q, ANYQ, "limit", "int", "packets or bytes", "100", ONE_UP, "Buffer size in the queue's unit (at most 10^7 packets or 10^11 bytes)."),
     p(Q, ANYQ, "unit", "choice", "", "packets", one_of(&["packets", "bytes"]), "Unit of limit and thresholds."),
@@ -490,5 +511,7 @@ pub const PARAMS: &[Param] = &[
     p(TR, "", "queue", "list", "", "[]", ANY, "Link names whose queue length is sampled."),
     p(TR, "", "queue_interval", "duration", S, "0.01", ANY, "Queue sampling interval (>= 1us)."),
     p(TR, "", "pcap", "list", "", "[]", ANY, "pcap files: node names and 802.11 medium names; \"*\" for all."),
+    p(TR, "", "positions", "duration", S, NONE, ANY, "Sample every radio node's position at this interval (series.positions)."),
+    p(TR, "", "rssi", "list", "", "[]", ANY, "802.11 media (or \"*\") whose stations record the power of every frame they sense (series.rssi)."),
     p(TR, "", "pcap_dir", "string", "", "pcap", ANY, "Directory of the pcap files (<name>.pcap)."),
 ];

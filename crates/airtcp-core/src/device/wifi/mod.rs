@@ -24,12 +24,14 @@
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
 mod dev;
+mod moving;
 mod params;
 mod ratectl;
 mod rx;
 mod station;
 
 pub use dev::WifiDev;
+pub use moving::{Moving, RssiLog};
 pub use params::{Reception, WifiParams};
 pub use ratectl::{rate_column, rate_set, RateControl};
 pub use station::{Hear, MacStats, Station};
@@ -77,6 +79,10 @@ pub struct WifiNet {
     fading: Option<(Fading, Vec<PairFading>)>,
     /// Every frame sent on the medium, as a sniffer in range of all stations sees it.
     pub capture: Option<MediumCapture>,
+    /// Stations that move (None: the gains computed when the medium was built hold).
+    pub moving: Option<Box<Moving>>,
+    /// The power of each frame each station senses, when traced.
+    pub rssi: Option<Box<RssiLog>>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -126,6 +132,8 @@ impl WifiNet {
             reach_delay,
             fading: None,
             capture: None,
+            moving: None,
+            rssi: None,
         }
     }
 
@@ -301,6 +309,11 @@ impl WifiNet {
         if kind == Kind::Data {
             *ctx.packet_hops += 1;
         }
+        if let Some(m) = self.moving.as_mut() {
+            let reach = m.refresh(s, now, &mut self.stations, &self.p);
+            self.reach_delay = self.reach_delay.max(reach);
+            self.max_delay = self.max_delay.max(self.stations[s].max_delay);
+        }
         self.on_busy(s, now, end, ctx);
         for k in 0..self.stations[s].hears.len() {
             let h = self.stations[s].hears[k];
@@ -325,8 +338,29 @@ impl WifiNet {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
             }
         }
+        if self.rssi.is_some() {
+            self.log_rssi(s, fid);
+        }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
+    }
+
+    /// Note the power each station that senses frame `fid` of `s` gets (the signal just
+    /// pushed, fading included).
+    #[cold]
+    #[inline(never)]
+    fn log_rssi(&mut self, s: usize, fid: u32) {
+        let Some(log) = self.rssi.as_mut() else {
+            return;
+        };
+        for h in &self.stations[s].hears {
+            let r = h.to as usize;
+            if let Some(g) = self.stations[r].signals.last() {
+                if g.fid == fid && g.sensed {
+                    log.stations[r].push((g.start, s as u32, g.power));
+                }
+            }
+        }
     }
 
     /// Write a frame station `s` starts sending to the medium's trace. A data frame's packet
