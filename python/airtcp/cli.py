@@ -1,4 +1,4 @@
-"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report,
+"""The ``airtcp`` command line: run, validate, schemes, params, sweep, export, reproduce, report,
 docs-tables, bench, demo.
 
 User errors (a missing file, a bad scenario, a bad ``--set``) print ``error: <message>`` on
@@ -354,6 +354,22 @@ def cmd_schemes(args: argparse.Namespace) -> int:
                     p["description"], width, initial_indent="        ", subsequent_indent="        "
                 )
             )
+    return 0
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    from . import scenario_keys
+
+    rows = scenario_keys.params(args.section, args.search)
+    if not rows:
+        what = f" matching {args.search!r}" if args.search else ""
+        raise UserError(f"no scenario key{what}" + (f" in {args.section}" if args.section else ""))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    elif args.markdown:
+        print(scenario_keys.markdown(rows), end="")
+    else:
+        print(scenario_keys.text(rows, empty=not args.search))
     return 0
 
 
@@ -819,6 +835,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="list each parameter on its own line with its description and ns3 profile default",
     )
     s.set_defaults(func=cmd_schemes)
+
+    pa = sub.add_parser(
+        "params",
+        help="list every scenario key: type, unit, default, range, description",
+        description=(
+            "List the keys a scenario file takes, by section (globals, budgets, nodes, links, "
+            "media, flows, apps, tcp, queues, errors, agents, trace), tagged tables by kind or "
+            "model: each key's type, unit, default, range and description. The list comes from "
+            "the core's key table, the one the validator's range checks and errors use; "
+            "docs/scenario.md's key reference is generated from it. A flow's cc_params are "
+            "listed by `airtcp schemes --params`."
+        ),
+    )
+    pa.add_argument(
+        "section",
+        nargs="?",
+        help="only this section (a name, a unique prefix or an alias such as hooks, wifi)",
+    )
+    pa.add_argument("--search", metavar="WORD", help="only keys whose path or text has WORD")
+    fmt = pa.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="the rows as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="Markdown tables (as in the docs)")
+    pa.set_defaults(func=cmd_params)
 
     sw = sub.add_parser(
         "sweep",

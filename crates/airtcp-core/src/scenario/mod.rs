@@ -3,6 +3,9 @@
 
 pub mod build;
 pub mod files;
+#[cfg(test)]
+mod params_check;
+pub mod params_meta;
 mod pcap;
 #[macro_use]
 mod tagged;

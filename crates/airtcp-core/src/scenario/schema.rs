@@ -344,57 +344,63 @@ pub struct MediumSpec {
 }
 
 impl MediumSpec {
-    /// The keys that were given, with whether `kind` takes them.
+    /// The keys that were given, with whether `kind` takes them (the key table's variants:
+    /// `airtcp params media`).
     pub fn given_keys(&self) -> Vec<(&'static str, bool)> {
-        let wifi = self.kind == MediumKind::Wifi;
-        let tdma = !wifi;
+        let kind = match self.kind {
+            MediumKind::Wifi => "wifi",
+            MediumKind::Tdma => "tdma",
+        };
         let mut v = Vec::new();
         macro_rules! key {
-            ($f:ident, $ok:expr) => {
+            ($($f:ident),*) => {$(
                 if self.$f.is_some() {
-                    v.push((stringify!($f), $ok));
+                    let k = stringify!($f);
+                    v.push((k, super::params_meta::medium_takes(kind, k)));
                 }
-            };
+            )*};
         }
-        key!(nodes, wifi);
-        key!(preset, wifi);
-        key!(rate, wifi);
-        key!(basic_rate, wifi);
-        key!(propagation, wifi);
-        key!(frequency_hz, wifi);
-        key!(tx_power_dbm, wifi);
-        key!(antenna_height, wifi);
-        key!(system_loss, wifi);
-        key!(path_loss_exponent, wifi);
-        key!(reference_distance, wifi);
-        key!(shadowing_db, wifi);
-        key!(range, wifi);
-        key!(cs_range, wifi);
-        key!(rx_threshold_dbm, wifi);
-        key!(cs_threshold_dbm, wifi);
-        key!(capture_db, wifi);
-        key!(noise_dbm, wifi);
-        key!(reception, wifi);
-        key!(noise_figure_db, wifi);
-        key!(preamble_snr_db, wifi);
-        key!(rx_sensitivity_dbm, wifi);
-        key!(ack_rate, wifi);
-        key!(fading, wifi);
-        key!(rate_control, wifi);
-        key!(slot, true);
-        key!(sifs, wifi);
-        key!(difs, wifi);
-        key!(plcp, wifi);
-        key!(cw_min, wifi);
-        key!(cw_max, wifi);
-        key!(rts_threshold, wifi);
-        key!(short_retry_limit, wifi);
-        key!(long_retry_limit, wifi);
-        key!(mac_overhead, wifi);
-        key!(queue, wifi);
-        key!(error, wifi);
-        key!(guard, tdma);
-        key!(schedule, tdma);
+        key!(
+            nodes,
+            preset,
+            rate,
+            basic_rate,
+            propagation,
+            frequency_hz,
+            tx_power_dbm,
+            antenna_height,
+            system_loss,
+            path_loss_exponent,
+            reference_distance,
+            shadowing_db,
+            range,
+            cs_range,
+            rx_threshold_dbm,
+            cs_threshold_dbm,
+            capture_db,
+            noise_dbm,
+            reception,
+            noise_figure_db,
+            preamble_snr_db,
+            rx_sensitivity_dbm,
+            ack_rate,
+            fading,
+            rate_control,
+            slot,
+            sifs,
+            difs,
+            plcp,
+            cw_min,
+            cw_max,
+            rts_threshold,
+            short_retry_limit,
+            long_retry_limit,
+            mac_overhead,
+            queue,
+            error,
+            guard,
+            schedule
+        );
         v
     }
 }
