@@ -28,6 +28,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("queues", "Queues and AQMs (by kind)"),
     ("errors", "Error models (by model)"),
     ("agents", "Agents: node hooks (by kind)"),
+    ("routing", "Routing: AODV and OLSR (docs/routing.md)"),
     ("trace", "Traces"),
 ];
 
@@ -41,6 +42,7 @@ const BUDGET_KEYS: &[&str] = &["max_events", "memory_budget"];
 pub const TABLES: &[Table] = &[
     tbl("", "", "globals", &[]),
     tbl("nodes[]", "", "nodes", &[]),
+    tbl("routing", "", "routing", &["nodes[].routing"]),
     tbl("nodes[].mobility", "model", "nodes", &["mobility"]).of(MobilitySpec::VARIANTS),
     tbl("links[]", "", "links", &[]),
     tbl("links[].arq", "", "links", &[]),
@@ -273,6 +275,7 @@ const ERR: &str = "links[].error";
 const SYN: &str = "links[].error.synth";
 const AG: &str = "agents[]";
 const TR: &str = "trace";
+const RT: &str = "routing";
 
 const RED3: &str = "red mecn wmecn";
 const RED4: &str = "red mecn wmecn cw";
@@ -297,6 +300,7 @@ pub const PARAMS: &[Param] = &[
     p(G, "", "flows", "list", "", "[]", ANY, "Traffic: a source, a destination and an application."),
     p(G, "", "agents", "list", "", "[]", ANY, "Node hooks (snr_gate, eln, snoop, explicit_rate, drai)."),
     p(G, "", "trace", "table", "", "{}", ANY, "What to record beyond the summary (cwnd, verdicts, queues, pcap)."),
+    p(G, "", "routing", "table", "", NONE, ANY, "Routing protocol of every node (AODV or OLSR; docs/routing.md); without it, static shortest paths."),
     p(G, "", "mobility", "table", "", NONE, ANY, "Mobility model of every node with a position and none of its own (docs/mobility.md)."),
     p(G, "", "meta", "map", "", "{}", ANY, "Free-form notes carried through to results."),
     // --- nodes[] ---
@@ -304,6 +308,7 @@ pub const PARAMS: &[Param] = &[
     p(NODE, "", "kind", "choice", "", "host", one_of(&["host", "router"]), "A host ends flows; a router forwards."),
     p(NODE, "", "position", "[x, y]", "m", NONE, ANY, "Coordinates for radio media (finite numbers)."),
     p(NODE, "", "mobility", "table", "", NONE, ANY, "How the node moves (docs/mobility.md); without it, it stays at position."),
+    p(NODE, "", "routing", "table", "", NONE, ANY, "This node's routing keys, over the top-level routing table key by key."),
     p(MOB, "constant_velocity", "velocity", "[x, y]", "m/s", REQ, ANY, "Velocity from position."),
     p(MOB, "random_waypoint random_walk gauss_markov", "area", "[x, y]", "m", REQ, ANY, "Area [w, h] the node moves in (sizes > 0)."),
     p(MOB, "random_waypoint random_walk", "speed", "[min, max]", "m/s", REQ, ANY, "Speed range drawn uniformly (0 <= min <= max)."),
@@ -382,7 +387,7 @@ pub const PARAMS: &[Param] = &[
     p(FAD, "", "doppler_hz", "float", "Hz", NONE, Range::Within(0.0, true, 1e6, true), "Doppler spread (one of doppler_hz, speed, coherence_time; none: fixed per pair)."),
     p(FAD, "", "speed", "float", "m/s", NONE, Range::Within(0.0, true, 1e4, true), "Relative node speed: Doppler v/lambda."),
     p(FAD, "", "coherence_time", "duration", S, NONE, ANY, "Coherence time: Doppler 0.423/T_c."),
-    p(RC, "", "manager", "choice", "", REQ, one_of(&["constant", "arf", "aarf", "ideal"]), "Rate manager (arf, aarf and ideal need the sinr reception)."),
+    p(RC, "", "manager", "choice", "", REQ, one_of(&["constant", "arf", "aarf", "ideal", "minstrel"]), "Rate manager (arf, aarf, ideal and minstrel need the sinr reception)."),
     p(RC, "", "ber", "float", "", "1e-6", Range::Within(0.0, false, 0.5, false), "Target bit error rate of the ideal manager (ideal only)."),
     // --- flows[] ---
     p(FLOW, "", "name", "string", "", "flow<i>", ANY, "Flow name (results, after)."),
@@ -505,6 +510,25 @@ pub const PARAMS: &[Param] = &[
     p(AG, "drai", "window", "duration", S, "0.1", POS, "Measurement window."),
     p(AG, "drai", "drop_memory", "duration", S, "window", ANY, "How long a drop decelerates."),
     p(AG, "drai", "drop_memory_rtts", "float", "RTTs", "0", Range::Within(0.0, true, 1e3, true), "> 0: that many of the node's smoothed round trips instead."),
+    // --- routing (top level, and nodes[].routing key by key) ---
+    p(RT, "", "protocol", "choice", "", "static", one_of(&["static", "aodv", "olsr"]), "Routing protocol: static shortest paths, AODV (RFC 3561) or OLSR (RFC 3626)."),
+    p(RT, "", "hello", "bool", "", "true", ANY, "AODV: send HELLOs and declare a link lost when they stop (RFC 3561 6.9)."),
+    p(RT, "", "link_feedback", "bool", "", "aodv: true, olsr: false", ANY, "Declare a link broken when the MAC gives up on a frame (AODV 6.10, OLSR 13)."),
+    p(RT, "", "on_break", "choice", "", "drop", one_of(&["drop", "salvage"]), "AODV: the MAC's queued packets for a broken link are dropped (route_break) or routed again."),
+    p(RT, "", "buffer", "int", "packets", "64", ANY, "AODV: data packets held per node during discoveries (>= 1)."),
+    p(RT, "", "buffer_timeout", "duration", S, "30", ANY, "AODV: how long a held packet waits for a route (> 0)."),
+    p(RT, "", "active_route_timeout", "duration", S, "3", ANY, "AODV: ACTIVE_ROUTE_TIMEOUT (> 0)."),
+    p(RT, "", "hello_interval", "duration", S, "aodv: 1, olsr: 2", ANY, "HELLO_INTERVAL (> 0)."),
+    p(RT, "", "allowed_hello_loss", "int", "", "2", ANY, "AODV: ALLOWED_HELLO_LOSS (>= 1)."),
+    p(RT, "", "net_diameter", "int", "hops", "35", ANY, "AODV: NET_DIAMETER (>= 1, >= ttl_start)."),
+    p(RT, "", "node_traversal_time", "duration", S, "0.04", ANY, "AODV: NODE_TRAVERSAL_TIME (> 0)."),
+    p(RT, "", "rreq_retries", "int", "", "2", ANY, "AODV: RREQ_RETRIES after the expanding ring search."),
+    p(RT, "", "ttl_start", "int", "hops", "1", ANY, "AODV: TTL_START of the expanding ring search (>= 1)."),
+    p(RT, "", "ttl_increment", "int", "hops", "2", ANY, "AODV: TTL_INCREMENT (>= 1)."),
+    p(RT, "", "ttl_threshold", "int", "hops", "7", ANY, "AODV: TTL_THRESHOLD (>= 1)."),
+    p(RT, "", "tc_interval", "duration", S, "5", ANY, "OLSR: TC_INTERVAL (> 0)."),
+    p(RT, "", "willingness", "int", "", "3", ANY, "OLSR: willingness to carry traffic for others (0..7; RFC 3626 18.8)."),
+    p(RT, "", "jitter", "duration", S, "aodv: 0.01, olsr: 0.5", ANY, "Largest jitter of a broadcast (>= 0)."),
     // --- trace ---
     p(TR, "", "cwnd", "bool", "", "false", ANY, "Record every flow's cwnd series."),
     p(TR, "", "verdicts", "bool", "", "false", ANY, "Record every loss-cause verdict (time, segment, verdict, true cause)."),
