@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import airtcp
+from airtcp import bpf
 from airtcp.emulate import NS_PREFIX, Emulator, NamespaceSet, requirements_problem
 from airtcp.store import Store
 
@@ -272,3 +273,18 @@ def test_snr_gate_stops_the_kernel_sender_while_closed():
     # The kernel's sender stopped: new data while closed is at most what it sent before
     # the first zeroed ACK reached it (one round trip of data per closure, ~8 segments).
     assert g["new_data_while_closed"] <= 2 * 12, g
+
+
+def test_westwood_flow_runs_on_the_registered_bpf_congestion_control():
+    # CI has clang and bpftool (.ci/run), so airtcp_westwood is built and registered for the
+    # run, and unregistered after when the kernel did not have it before.
+    before = set(bpf.available())
+    sc = chain({"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": 50}})
+    sc.set("flows.0.cc", "westwood")
+    r = airtcp.emulate(sc, duration=2)
+    f = r.flow("flow0")
+    assert f["kernel_cc"] == "airtcp_westwood"
+    # The socket itself reports the BPF program as its congestion control.
+    assert f["kernel_cc_used"] == "airtcp_westwood"
+    assert f["goodput_bps"] > 2e6
+    assert set(bpf.available()) == before
