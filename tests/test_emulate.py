@@ -200,9 +200,15 @@ def test_emulate_one_tcp_flow_loads_like_a_simulated_result(tmp_path):
     assert not [n for n in os.listdir("/run/netns") if n.startswith(prefix)]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_signal_mid_run_removes_the_namespaces(tmp_path, sig):
+@pytest.mark.parametrize(
+    ("sig", "cc"),
+    [(signal.SIGINT, "newreno"), (signal.SIGTERM, "newreno"), (signal.SIGINT, "westwood")],
+)
+def test_signal_mid_run_removes_the_namespaces(tmp_path, sig, cc):
+    # With westwood the run registered airtcp_westwood itself: it must be gone after too.
+    had = set(bpf.available())
     sc = chain({"rate": "10Mbps", "delay": "5ms"}, duration="30s")
+    sc.set("flows.0.cc", cc)
     path = tmp_path / "sc.json"
     path.write_text(sc.to_json())
     p = subprocess.Popen(
@@ -227,6 +233,7 @@ def test_signal_mid_run_removes_the_namespaces(tmp_path, sig):
     assert p.returncode != 0
     left = [n for n in os.listdir("/run/netns") if n.startswith(mine)]
     assert left == [], err
+    assert set(bpf.available()) == had, err
 
 
 def test_snr_gate_stops_the_kernel_sender_while_closed():
