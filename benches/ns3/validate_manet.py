@@ -256,11 +256,10 @@ def control(r: dict) -> tuple[float, float]:
 def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> dict:
     if kind == "cbr":
         r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CBR_DURATION))
-        sent = sum(f.get("packets_sent", 0) for f in r["flows"])
-        pdr = statistics.fmean(f["pdr"] for f in r["flows"])
-        if sent:
-            got = sum(f["pdr"] * f.get("packets_sent", 0) for f in r["flows"])
-            pdr = got / sent
+        # ns-3's PDR is over all packets: weigh each flow's by the packets it sent, which at a
+        # constant rate is proportional to the time from its start to the end.
+        weights = [CBR_DURATION - t for _, _, t in cbr_flows(seed, size)]
+        pdr = sum(w * f["pdr"] for w, f in zip(weights, r["flows"], strict=True)) / sum(weights)
         p, b = control(r)
         return {"pdr": pdr, "ctrl_packets": p, "ctrl_bytes": b}
     r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CHAIN_END))
