@@ -462,16 +462,20 @@ def main(argv: list[str] | None = None) -> int:
         if a.side != "ns3":
             check_airtcp()
         done = load(a.results)
-        for kind, size, routing, pause in pts:
-            key = point_key(kind, size, routing, pause)
-            for seed in range(1, (a.cbr_seeds if kind == "cbr" else a.seeds) + 1):
+        # Seed by seed across the points, so that a run cut short leaves every point with
+        # about as many seeds.
+        for seed in range(1, max(a.seeds, a.cbr_seeds) + 1):
+            for kind, size, routing, pause in pts:
+                if seed > (a.cbr_seeds if kind == "cbr" else a.seeds):
+                    continue
+                key = point_key(kind, size, routing, pause)
                 if a.side != "airtcp" and str(seed) not in done["ns3"].get(key, {}):
                     r = run_ns3(exe, kind, size, routing, seed, pause)
                     store(a.results, "ns3", key, seed, r)
                 if a.side != "ns3" and str(seed) not in done["airtcp"].get(build, {}).get(key, {}):
                     r = run_airtcp(kind, size, routing, seed, pause)
                     store(a.results, "airtcp", key, seed, r, build)
-            print(f"{key}: done", file=sys.stderr, flush=True)
+            print(f"seed {seed}: done", file=sys.stderr, flush=True)
     print(tables(load(a.results), build))
     return 0
 
