@@ -169,7 +169,8 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
         "name": f"manet-{kind}{size}-{routing}",
         "duration": dur,
         "seed": seed,
-        "tcp": {"profile": "ns2", "segment_size": 1460},
+        # ns-3 opens every connection with a handshake.
+        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True},
         "media": [medium],
     }
     if routing != "static":
