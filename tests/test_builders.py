@@ -235,3 +235,27 @@ def test_a_wifi_result_has_its_stations_table_and_says_so():
     assert r.macs.equals(r.table("macs"))
     assert "media=air (wifi) stations=3" in repr(r)
     assert "media=" not in repr(airtcp.run(airtcp.dumbbell(1, duration=1.0)))
+
+
+def test_rate_control_puts_the_rate_use_in_the_stations_table():
+    # One 120 m hop under the ns3 preset at 20 dBm (SNR about 4 dB): AARF sends the data
+    # frames at lower rates than 11 Mbit/s, and the macs table counts them per rate.
+    radio = {"preset": "ns3", "tx_power_dbm": 20, "rx_threshold_dbm": -99, "cs_threshold_dbm": -99}
+    medium = {**radio, "rate_control": {"manager": "aarf"}}
+    r = airtcp.run(airtcp.chain(1, spacing=120.0, duration=3.0, medium=medium))
+    row = r.macs.row(0, named=True)
+    cols = ["data_frames_1mbps", "data_frames_2mbps", "data_frames_5_5mbps", "data_frames_11mbps"]
+    assert sum(row[c] for c in cols) == row["data_frames"] > 0
+    assert row["data_frames_11mbps"] < 0.1 * row["data_frames"]
+    # Without the key the table has no rate columns.
+    plain = airtcp.run(airtcp.chain(1, spacing=120.0, duration=3.0, medium=radio))
+    assert "data_frames_11mbps" not in plain.macs.columns
+
+
+def test_rate_control_errors_name_the_field():
+    sc = airtcp.chain(1, duration=1.0, medium={"rate_control": {"manager": "ideal"}})
+    with pytest.raises(airtcp.ScenarioError, match=r"^media\[0\]\.rate_control\.manager: .*sinr"):
+        airtcp.run(sc)
+    sc = airtcp.chain(1, duration=1.0, medium={"preset": "ns3", "rate_control": {"manager": "x"}})
+    with pytest.raises(airtcp.ScenarioError, match=r"rate_control"):
+        airtcp.run(sc)

@@ -5,7 +5,7 @@
 // that remain are listed in benches/ns3/README.md.
 //
 //   wifi_chain [--run=1] [--duration=50] [--hops=16] [--controlMode=DsssRate1Mbps]
-//              [--ns2Rx=1] [--check]
+//              [--ns2Rx=1] [--check] [--cross]
 //
 // Only Simulator::Run() is timed (steady clock). Prints on stderr one line
 //   wall_s=... goodput_kbps=... delivered_bytes=... mac_data_tx=... mac_frames_tx=... ...
@@ -16,6 +16,9 @@
 // --check (not for timing) adds, per hop distance, what the receivers did with the frames
 // they sensed (decoded at 200 m, sensed but not decoded at 400 m, unseen at 600 m), the rate
 // of each kind of frame, and the MAC drops by reason.
+// --cross adds a second chain of --hops hops at right angles through the first one's middle
+// node (shared), with its own bulk flow from one end to the other; the line then adds
+// goodput2_kbps (the TCP counters stay those of the first flow).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -390,6 +393,7 @@ main(int argc, char* argv[])
     std::string controlMode = "DsssRate1Mbps";
     bool check = false;
     bool ns2Rx = true;
+    bool cross = false;
     CommandLine cmd;
     cmd.AddValue("run", "RngRun (the seed's run number)", run);
     cmd.AddValue("duration", "simulated seconds", duration);
@@ -402,10 +406,12 @@ main(int argc, char* argv[])
                  "false: ns-3's preamble detection only from RXThresh_ up",
                  ns2Rx);
     cmd.AddValue("check", "count receptions per hop distance (not for timing)", check);
+    cmd.AddValue("cross", "a second chain crossing the first at its middle node", cross);
     cmd.Parse(argc, argv);
-    if (hops < 1 || duration <= 0)
+    if (hops < 1 || duration <= 0 || (cross && hops % 2 != 0))
     {
-        std::cerr << "error: --hops must be >= 1 and --duration > 0" << std::endl;
+        std::cerr << "error: --hops must be >= 1 (even with --cross) and --duration > 0"
+                  << std::endl;
         return 2;
     }
 
@@ -440,7 +446,23 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(kQueueLimit)));
     Config::SetDefault("ns3::WifiMacQueue::MaxDelay", TimeValue(Seconds(1e6)));
 
-    const uint32_t n = hops + 1;
+    // Chains as lists of node indices: the first along x, the crossing one (--cross) along y
+    // through the first one's middle node.
+    std::vector<std::vector<uint32_t>> paths(1);
+    for (uint32_t i = 0; i <= hops; i++)
+    {
+        paths[0].push_back(i);
+    }
+    if (cross)
+    {
+        paths.emplace_back();
+        uint32_t next = hops + 1;
+        for (uint32_t j = 0; j <= hops; j++)
+        {
+            paths[1].push_back(j == hops / 2 ? hops / 2 : next++);
+        }
+    }
+    const uint32_t n = cross ? 2 * hops + 1 : hops + 1;
     g_lockedPowerW.assign(n, 0.0);
     g_lockedStart.assign(n, Time(0));
     g_txHistory.assign(n, {});
@@ -449,9 +471,16 @@ main(int argc, char* argv[])
 
     MobilityHelper mobility;
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i <= hops; i++)
     {
         pos->Add(Vector(kSpacing * i, 0.0, 0.0));
+    }
+    for (uint32_t j = 0; cross && j <= hops; j++)
+    {
+        if (j != hops / 2)
+        {
+            pos->Add(Vector(kSpacing * (hops / 2), kSpacing * (double(j) - hops / 2), 0.0));
+        }
     }
     mobility.SetPositionAllocator(pos);
     mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
@@ -557,15 +586,19 @@ main(int argc, char* argv[])
     // packets straight to the MAC's 50-packet DropTail queue, as ns-2's IFQ.
     TrafficControlHelper tch;
     tch.Uninstall(devs);
-    for (uint32_t i = 0; i < n; i++)
+    for (const auto& path : paths)
     {
-        Ptr<Ipv4StaticRouting> r = staticRouting.GetStaticRouting(nodes.Get(i)->GetObject<Ipv4>());
-        for (uint32_t j = 0; j < n; j++)
+        for (uint32_t k = 0; k < path.size(); k++)
         {
-            if (j + 1 < i || j > i + 1) // neighbours are on the connected /24
+            Ptr<Ipv4StaticRouting> r =
+                staticRouting.GetStaticRouting(nodes.Get(path[k])->GetObject<Ipv4>());
+            for (uint32_t m = 0; m < path.size(); m++)
             {
-                uint32_t next = j > i ? i + 1 : i - 1;
-                r->AddHostRouteTo(ifs.GetAddress(j), ifs.GetAddress(next), 1);
+                if (m + 1 < k || m > k + 1) // neighbours are on the connected /24
+                {
+                    uint32_t next = m > k ? path[k + 1] : path[k - 1];
+                    r->AddHostRouteTo(ifs.GetAddress(path[m]), ifs.GetAddress(next), 1);
+                }
             }
         }
     }
@@ -576,13 +609,27 @@ main(int argc, char* argv[])
     const uint16_t port = 5000;
     PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                 InetSocketAddress(Ipv4Address::GetAny(), port));
-    ApplicationContainer sink = sinkHelper.Install(nodes.Get(n - 1));
+    ApplicationContainer sink = sinkHelper.Install(nodes.Get(hops));
     sink.Start(Seconds(0.0));
-    BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(ifs.GetAddress(n - 1), port));
+    BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(ifs.GetAddress(hops), port));
     src.SetAttribute("MaxBytes", UintegerValue(0));
     src.SetAttribute("SendSize", UintegerValue(kSegment));
     ApplicationContainer app = src.Install(nodes.Get(0));
     app.Start(Seconds(0.0));
+    ApplicationContainer sink2;
+    if (cross)
+    {
+        const uint16_t port2 = port + 1;
+        PacketSinkHelper sink2Helper("ns3::TcpSocketFactory",
+                                     InetSocketAddress(Ipv4Address::GetAny(), port2));
+        sink2 = sink2Helper.Install(nodes.Get(paths[1].back()));
+        sink2.Start(Seconds(0.0));
+        BulkSendHelper src2("ns3::TcpSocketFactory",
+                            InetSocketAddress(ifs.GetAddress(paths[1].back()), port2));
+        src2.SetAttribute("MaxBytes", UintegerValue(0));
+        src2.SetAttribute("SendSize", UintegerValue(kSegment));
+        src2.Install(nodes.Get(paths[1].front())).Start(Seconds(0.0));
+    }
     Simulator::Schedule(MicroSeconds(1), &ConnectSenderTraces);
 
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxBegin",
@@ -647,7 +694,13 @@ main(int argc, char* argv[])
               << " mac_ack_tx=" << g_ack << " queue_drops=" << g_queueDrops
               << " mpdu_drops=" << mpduDrops << " tcp_recoveries=" << g_recoveries
               << " tcp_timeouts=" << g_timeouts
-              << " tcp_segments=" << g_segments << " tcp_retransmissions=" << g_retransmissions << " peak_rss_kb=" << PeakRssKb() << std::endl;
+              << " tcp_segments=" << g_segments << " tcp_retransmissions=" << g_retransmissions;
+    if (cross)
+    {
+        const uint64_t bytes2 = DynamicCast<PacketSink>(sink2.Get(0))->GetTotalRx();
+        std::cerr << " goodput2_kbps=" << bytes2 * 8.0 / duration / 1e3;
+    }
+    std::cerr << " peak_rss_kb=" << PeakRssKb() << std::endl;
     Simulator::Destroy();
     return 0;
 }

@@ -16,7 +16,9 @@ b. 50 NewReno flows started 1 ms apart, sources 1 Gbps/2 ms, bottleneck 100 Mbps
 c. as b with a 1 Gbps bottleneck and no packet error, 10 s;
 d. a 16-hop IEEE 802.11 chain (ns-2 defaults: 2 Mbps, 200 m spacing, RTS/CTS), one NewReno
    flow, 1460-byte segments, 50 s;
-e. a 3x3 TDMA mesh (2 Mbps links, 2 ms slots) with 6 client/server NewReno flows, 50 s.
+e. a 3x3 TDMA mesh (2 Mbps links, 2 ms slots) with 6 client/server NewReno flows, 50 s;
+f. d with the ``sinr`` reception (SINR chunks and error-rate curves, 7 dB noise figure);
+g. f with Rayleigh fading per frame, 100 Hz Doppler.
 
 Frames are MAC frames on the air (data, RTS, CTS, ACK) for 802.11, and packet transmissions
 over one hop elsewhere.
@@ -47,6 +49,11 @@ _FAST_TCP = {
     "delack_timeout": "200ms",
     "rcv_window": "128KiB",
 }
+
+
+# The 802.11 chain's receivers under ns-3's SINR model, and with per-frame fading.
+_SINR = {"reception": "sinr", "noise_figure_db": 7}
+_FADING = {"fading": {"model": "rayleigh", "doppler_hz": 100}}
 
 
 def _bench_a(duration: float) -> Scenario:
@@ -94,6 +101,16 @@ BENCHMARKS: dict[str, tuple[str, float, Callable[[float], Scenario]]] = {
         "3x3 TDMA mesh, 6 TCP flows",
         50.0,
         lambda d: grid(3, 3, duration=d, name="bench_e"),
+    ),
+    "f": (
+        "802.11 chain, 16 hops, 1 TCP flow, sinr reception",
+        50.0,
+        lambda d: chain(16, duration=d, medium=_SINR, name="bench_f"),
+    ),
+    "g": (
+        "802.11 chain, 16 hops, 1 TCP flow, sinr reception, Rayleigh fading",
+        50.0,
+        lambda d: chain(16, duration=d, medium={**_SINR, **_FADING}, name="bench_g"),
     ),
 }
 

@@ -109,6 +109,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "ts_echo_earliest": c.ts_echo_earliest,
         "pipe_keeps_retransmissions": c.pipe_keeps_retransmissions,
         "acked_count": if c.acked_delivered { "delivered" } else { "advance" },
+        "window_growth": if c.linux_growth { "linux" } else { "rfc5681" },
         "recovery": match c.recovery {
             None => "scheme",
             Some(crate::tcp::cc::RecoveryKind::Reno) => "reno",

@@ -149,6 +149,24 @@ pub struct FadingSpec {
     pub coherence_time: Option<Duration>,
 }
 
+/// How each station picks the rate of its data frames (`rate_control = { manager = ... }`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateControlSpec {
+    pub manager: RateManagerKind,
+    /// Target bit error rate of `ideal` (default 1e-6).
+    pub ber: Option<f64>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RateManagerKind {
+    Constant,
+    Arf,
+    Aarf,
+    Ideal,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceptionKind {
@@ -221,6 +239,8 @@ pub struct MediumSpec {
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
     pub fading: Option<FadingSpec>,
+    /// Per-station rate adaptation (default: constant `rate`).
+    pub rate_control: Option<RateControlSpec>,
     /// Slot time (wifi) or slot length (tdma).
     pub slot: Option<Duration>,
     pub sifs: Option<Duration>,
@@ -277,6 +297,7 @@ impl MediumSpec {
         key!(rx_sensitivity_dbm, wifi);
         key!(ack_rate, wifi);
         key!(fading, wifi);
+        key!(rate_control, wifi);
         key!(slot, true);
         key!(sifs, wifi);
         key!(difs, wifi);
@@ -750,6 +771,9 @@ pub struct TcpOptions {
     pub pipe_keeps_retransmissions: Option<bool>,
     /// What the scheme's growth counts: "advance" (the cumulative ACK's) or "delivered".
     pub acked_count: Option<String>,
+    /// Reno-family and Linux CUBIC growth: "rfc5681" (per ACK) or "linux" (per segment the
+    /// ACK delivered).
+    pub window_growth: Option<String>,
     /// "scheme" (the scheme's own loss recovery), "reno" or "newreno".
     pub recovery: Option<String>,
 }
@@ -770,6 +794,10 @@ impl TcpOptions {
                     .or_else(|| base.rto_formula.clone()),
                 cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
                 acked_count: self.acked_count.clone().or_else(|| base.acked_count.clone()),
+                window_growth: self
+                    .window_growth
+                    .clone()
+                    .or_else(|| base.window_growth.clone()),
                 recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
                 prr_variant: self
                     .prr_variant

@@ -159,6 +159,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["advance", "delivered"],
             &mut c.acked_delivered,
         ),
+        (
+            "window_growth",
+            &o.window_growth,
+            ["rfc5681", "linux"],
+            &mut c.linux_growth,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {
@@ -260,6 +266,16 @@ mod tests {
             (linux.mss, linux.delack_timeout, linux.max_rto),
             (1448, 40 * MS, 120 * SEC)
         );
+        // Linux's growth counts delivered segments; only the linux profile has it, and the
+        // key turns it off again.
+        assert!(linux.linux_growth && !ns3.linux_growth && !TcpConfig::default().linux_growth);
+        let rfc = tcp_config(&TcpOptions {
+            profile: Some("linux".into()),
+            window_growth: Some("rfc5681".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(!rfc.linux_growth);
         let ns2 = tcp_config(&TcpOptions {
             profile: Some("ns2".into()),
             ..Default::default()

@@ -2,9 +2,11 @@
 //! scenario sets. Sources of the presets are in docs/mac.md.
 
 use super::build::{err, finite_in, R};
-use super::schema::{FadingModel, MediumSpec, PropagationKind, ReceptionKind, WifiPreset};
+use super::schema::{
+    FadingModel, MediumSpec, PropagationKind, RateManagerKind, ReceptionKind, WifiPreset,
+};
 use super::units::{Duration, Rate, Size};
-use crate::device::wifi::{Reception, WifiParams};
+use crate::device::wifi::{rate_set, RateControl, Reception, WifiParams};
 use crate::engine::{tx_time, Time, SEC};
 use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::phy::{thermal_noise_w, Fading, FadingKind, WifiMode};
@@ -102,8 +104,9 @@ fn preset(p: WifiPreset) -> Preset {
             cs_dbm: -90.0,
             noise_dbm: Some(-101.0),
             rts_threshold: 2347,
-            // Its indoor results were made with the summed rule; it keeps it.
-            reception: ReceptionKind::Summed,
+            // An 802.11b radio with a noise floor: the SINR model and its error-rate curves,
+            // as the other 802.11b/g presets (no scenario or result depended on `summed`).
+            reception: ReceptionKind::Sinr,
             ..ns2
         },
         WifiPreset::Ns3 => ns3,
@@ -382,6 +385,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         }
         _ => cs_w,
     };
+    let (rate_control, rates) = rate_control(m, data_rate, ofdm, reception, p)?;
     let params = WifiParams {
         data_rate,
         basic_rate,
@@ -421,8 +425,63 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
             )? / 10.0,
         ),
         ofdm,
+        rate_control,
+        rates,
     };
     Ok((params, model))
+}
+
+/// The medium's rate manager and the rates it picks from (the standard's set up to `rate`).
+fn rate_control(
+    m: &MediumSpec,
+    data_rate: u64,
+    ofdm: bool,
+    reception: Reception,
+    p: &str,
+) -> R<(RateControl, Vec<u64>)> {
+    let Some(spec) = &m.rate_control else {
+        return Ok((RateControl::Constant, vec![data_rate]));
+    };
+    let p = format!("{p}.rate_control");
+    if spec.ber.is_some() && spec.manager != RateManagerKind::Ideal {
+        return err(format!("{p}.ber"), "only the ideal manager takes `ber`");
+    }
+    if spec.manager == RateManagerKind::Constant {
+        return Ok((RateControl::Constant, vec![data_rate]));
+    }
+    // Only the sinr reception makes a frame's fate depend on its rate.
+    if reception != Reception::Sinr {
+        return err(
+            format!("{p}.manager"),
+            "rate adaptation needs the sinr reception (set `reception = \"sinr\"`)",
+        );
+    }
+    let rates = rate_set(
+        ofdm || WifiMode::from_rate(data_rate).is_some_and(|md| md.is_ofdm()),
+        data_rate,
+    );
+    if rates.last() != Some(&data_rate) {
+        return err(
+            format!("{p}.manager"),
+            format!("the medium's rate ({data_rate} bps) is not a rate the manager can pick"),
+        );
+    }
+    let rc = match spec.manager {
+        RateManagerKind::Constant => unreachable!("handled above"),
+        RateManagerKind::Arf => RateControl::arf(),
+        RateManagerKind::Aarf => RateControl::aarf(),
+        RateManagerKind::Ideal => {
+            let ber = spec.ber.unwrap_or(1e-6);
+            if !(ber > 0.0 && ber < 0.5) {
+                return err(
+                    format!("{p}.ber"),
+                    format!("must be in (0, 0.5), got {ber}"),
+                );
+            }
+            RateControl::ideal(&rates, ber)
+        }
+    };
+    Ok((rc, rates))
 }
 
 /// The medium's fading, checked, with the carrier frequency the Doppler shift of a speed

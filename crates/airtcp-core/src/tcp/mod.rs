@@ -108,6 +108,10 @@ pub struct TcpConfig {
     /// The scheme's growth counts what an ACK newly delivered (ns-3.44's segsAcked from
     /// the delivered count), not the whole advance of the cumulative ACK.
     pub acked_delivered: bool,
+    /// Reno-family and Linux CUBIC growth count the segments each ACK delivered, as Linux's
+    /// `tcp_reno_cong_avoid` and `tcp_cong_avoid_ai` are handed `acked_sacked`
+    /// (`window_growth = "linux"`), not ACKs (RFC 5681) or the cumulative advance.
+    pub linux_growth: bool,
     /// Loss recovery for every scheme of the flow, in place of the scheme's own (None); SACK
     /// (`sack = true`) takes precedence.
     pub recovery: Option<cc::RecoveryKind>,
@@ -285,6 +289,10 @@ impl Profile {
                 timeout_keeps_ssthresh: true,
                 // tcp_cong_control: once the reduction is over the ACK may raise cwnd.
                 exit_ack_grows: true,
+                // tcp_ack hands tcp_cong_control acked_sacked, the segments the ACK newly
+                // delivered (tp->delivered - prior_delivered); tcp_reno_cong_avoid and
+                // cubic's tcp_cong_avoid_ai grow by it.
+                linux_growth: true,
                 ..base
             },
         }
@@ -338,6 +346,7 @@ impl Default for TcpConfig {
             ts_tick: 0,
             pipe_keeps_retransmissions: false,
             acked_delivered: false,
+            linux_growth: false,
             recovery: None,
         }
     }

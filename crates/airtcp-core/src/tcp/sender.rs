@@ -1047,6 +1047,8 @@ impl TcpSender {
             explicit_rate: h.explicit_rate_echo,
             ack_seq: h.ack,
             ts_val: self.cfg.timestamps.then_some(h.ts_val),
+            linux_growth: self.cfg.linux_growth,
+            snd_nxt: self.snd_max,
             ..Default::default()
         };
         self.cc.on_ack_header(&info);
@@ -1067,6 +1069,9 @@ impl TcpSender {
             self.prev_highest_ack = self.snd_una;
             info.acked_bytes = acked;
             info.rtt = self.take_rtt_sample(now, ack, h);
+            // Linux's acked_sacked: new data cumulatively acknowledged (not SACKed before)
+            // plus newly SACKed.
+            info.delivered_bytes = self.ack_delivered + info.sacked_bytes;
             if let Some(r) = info.rtt {
                 self.rtt.sample(r);
             }

@@ -25,11 +25,13 @@
 
 mod dev;
 mod params;
+mod ratectl;
 mod rx;
 mod station;
 
 pub use dev::WifiDev;
 pub use params::{Reception, WifiParams};
+pub use ratectl::{rate_column, rate_set, RateControl};
 pub use station::{Hear, MacStats, Station};
 
 use rx::Rx;
@@ -175,6 +177,7 @@ impl WifiNet {
                     short: 0,
                     long: 0,
                     delivered: false,
+                    rate: 0,
                     fail: None,
                 });
             }
@@ -233,18 +236,19 @@ impl WifiNet {
         bytes: u32,
         seq: u32,
         pkt: Option<PacketId>,
+        rate: u64,
         ctx: &mut DevCtx,
     ) {
         let now = ctx.now;
         let p = &self.p;
         let dur = match kind {
-            Kind::Data => p.data_time(bytes),
-            Kind::Ack => p.air_time(bytes, p.ack_rate),
+            Kind::Data => p.data_time_at(bytes, rate),
+            Kind::Ack => p.air_time(bytes, rate),
             _ => p.control_time(bytes),
         };
         let end = now + dur;
         if self.capture.is_some() {
-            self.capture_frame(s, kind, to, nav, seq, ctx.now);
+            self.capture_frame(s, kind, to, nav, seq, rate, ctx.now);
         }
         self.longest = self.longest.max(dur);
         let frame = Frame {
@@ -256,6 +260,7 @@ impl WifiNet {
             seq,
             pkt,
             end,
+            rate,
         };
         let fid = match self.free.pop() {
             Some(i) => {
@@ -273,7 +278,14 @@ impl WifiNet {
             match kind {
                 Kind::Rts => st.stats.rts_frames += 1,
                 Kind::Cts => st.stats.cts_frames += 1,
-                Kind::Data => st.stats.data_frames += 1,
+                Kind::Data => {
+                    st.stats.data_frames += 1;
+                    if !st.stats.rate_frames.is_empty() {
+                        if let Some(k) = self.p.rates.iter().position(|&r| r == rate) {
+                            st.stats.rate_frames[k] += 1;
+                        }
+                    }
+                }
                 Kind::Ack => st.stats.ack_frames += 1,
             }
             st.signals.push(Sig {
@@ -322,15 +334,25 @@ impl WifiNet {
     /// medium without a trace keeps only the test of `capture`.
     #[cold]
     #[inline(never)]
-    fn capture_frame(&mut self, s: usize, kind: Kind, to: u32, nav: Time, seq: u32, now: Time) {
+    #[allow(clippy::too_many_arguments)]
+    fn capture_frame(
+        &mut self,
+        s: usize,
+        kind: Kind,
+        to: u32,
+        nav: Time,
+        seq: u32,
+        rate: u64,
+        now: Time,
+    ) {
         use crate::pcap::{frame_80211, ip_packet, FrameKind};
         let from = self.stations[s].node.0;
         let to_node = self.stations[to as usize].node.0;
-        let (fk, rate) = match kind {
-            Kind::Rts => (FrameKind::Rts, self.p.basic_rate),
-            Kind::Cts => (FrameKind::Cts, self.p.basic_rate),
-            Kind::Ack => (FrameKind::Ack, self.p.ack_rate),
-            Kind::Data => (FrameKind::Data, self.p.data_rate),
+        let fk = match kind {
+            Kind::Rts => FrameKind::Rts,
+            Kind::Cts => FrameKind::Cts,
+            Kind::Ack => FrameKind::Ack,
+            Kind::Data => FrameKind::Data,
         };
         let cur = self.stations[s].cur.filter(|_| kind == Kind::Data);
         let Some(c) = self.capture.as_mut() else {
@@ -386,6 +408,11 @@ impl WifiNet {
             self.stations[r].signals[i].evaluated = true;
             let addressed = f.to as usize == r;
             if rx == Rx::Ok {
+                if !self.p.rate_control.is_constant() {
+                    // What the station measured on a frame it decoded from the peer.
+                    let snr = self.stations[r].signals[i].power / self.p.noise_w;
+                    self.peer(r, s).on_snr(snr);
+                }
                 self.set_eifs(r, false, ctx);
                 if addressed {
                     self.received(r, &f, end_r, ctx);
@@ -427,7 +454,7 @@ impl WifiNet {
                 self.wait(s, State::WaitCts, at, ctx);
             }
             Kind::Data => {
-                let at = timeout(p.ack_time());
+                let at = timeout(p.ack_time_for(f.rate));
                 self.wait(s, State::WaitAck, at, ctx);
             }
             Kind::Cts | Kind::Ack => {
@@ -464,6 +491,7 @@ impl WifiNet {
                         kind: Kind::Cts,
                         to: f.from,
                         nav,
+                        rate: self.p.basic_rate,
                     };
                     self.respond_at(r, end_r + p_sifs, pend, ctx);
                 } else {
@@ -472,14 +500,18 @@ impl WifiNet {
             }
             Kind::Cts => {
                 let st = &mut self.stations[r];
-                if st.state == State::WaitCts && st.cur.is_some_and(|c| c.to == f.from) {
+                if let Some(c) = st
+                    .cur
+                    .filter(|c| st.state == State::WaitCts && c.to == f.from)
+                {
                     st.gen = (st.gen + 1) & LOW;
                     st.state = State::Tx;
-                    let nav = p_sifs + self.p.ack_time();
+                    let nav = p_sifs + self.p.ack_time_for(c.rate);
                     let pend = Pending {
                         kind: Kind::Data,
                         to: f.from,
                         nav,
+                        rate: c.rate,
                     };
                     self.respond_at(r, end_r + p_sifs, pend, ctx);
                 }
@@ -514,6 +546,7 @@ impl WifiNet {
                         kind: Kind::Ack,
                         to: f.from,
                         nav: 0,
+                        rate: self.p.response_rate(f.rate),
                     };
                     self.respond_at(r, end_r + p_sifs, pend, ctx);
                 }
@@ -525,13 +558,50 @@ impl WifiNet {
                     st.state = State::Idle;
                     st.cur = None;
                     st.cw = self.p.cw_min;
+                    if !self.p.rate_control.is_constant() {
+                        let top = self.p.rates.len() - 1;
+                        let rc = &self.p.rate_control;
+                        self.stations[r].peers[f.from as usize].on_success(rc, top);
+                    }
                     self.try_start(r, ctx);
                 }
             }
         }
     }
 
+    /// Station `r`'s rate-control state for peer `s` (created on first use).
+    fn peer(&mut self, r: usize, s: usize) -> &mut ratectl::PeerRate {
+        let n = self.stations.len();
+        let p = &self.p;
+        let st = &mut self.stations[r];
+        if st.peers.is_empty() {
+            let top = p.rates.len() - 1;
+            st.peers = vec![ratectl::PeerRate::new(&p.rate_control, top); n];
+            st.stats.rate_frames = vec![0; p.rates.len()];
+        }
+        &mut st.peers[s]
+    }
+
+    /// Rate of the next data frame from station `s` to `to`.
+    fn pick_rate(&mut self, s: usize, to: u32) -> u64 {
+        if self.p.rate_control.is_constant() {
+            return self.p.data_rate;
+        }
+        let top = self.p.rates.len() - 1;
+        let k = {
+            let rc = self.p.rate_control.clone();
+            self.peer(s, to as usize).pick(&rc, top)
+        };
+        self.p.rates[k]
+    }
+
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
+        if let Some(to) = self.stations[s].cur.map(|c| c.to) {
+            let rate = self.pick_rate(s, to);
+            if let Some(c) = self.stations[s].cur.as_mut() {
+                c.rate = rate;
+            }
+        }
         let st = &mut self.stations[s];
         st.backing_off = false;
         if st.state != State::Idle || st.pending.is_some() {
@@ -548,16 +618,17 @@ impl WifiNet {
         if c.short > 0 || c.long > 0 {
             st.stats.retries += 1;
         }
-        let (to, seq, pkt, size) = (c.to, c.seq, c.pkt, c.hdr.size);
+        let (to, seq, pkt, size, rate) = (c.to, c.seq, c.pkt, c.hdr.size, c.rate);
         st.state = State::Tx;
         let p = &self.p;
         if size > p.rts_threshold {
-            let nav = 3 * p.sifs + p.cts_time() + p.data_time(size) + p.ack_time();
+            let nav = 3 * p.sifs + p.cts_time() + p.data_time_at(size, rate) + p.ack_time_for(rate);
             let b = p.rts_bytes;
-            self.transmit(s, Kind::Rts, to, nav, b, seq, None, ctx);
+            let basic = p.basic_rate;
+            self.transmit(s, Kind::Rts, to, nav, b, seq, None, basic, ctx);
         } else {
-            let nav = p.sifs + p.ack_time();
-            self.transmit(s, Kind::Data, to, nav, size, seq, Some(pkt), ctx);
+            let nav = p.sifs + p.ack_time_for(rate);
+            self.transmit(s, Kind::Data, to, nav, size, seq, Some(pkt), rate, ctx);
         }
     }
 
@@ -577,6 +648,7 @@ impl WifiNet {
                     c.hdr.size,
                     c.seq,
                     Some(c.pkt),
+                    pend.rate,
                     ctx,
                 );
             }
@@ -588,7 +660,7 @@ impl WifiNet {
                     self.p.ack_bytes
                 };
                 self.stations[r].state = State::Respond;
-                self.transmit(r, kind, pend.to, pend.nav, bytes, 0, None, ctx);
+                self.transmit(r, kind, pend.to, pend.nav, bytes, 0, None, pend.rate, ctx);
             }
         }
     }
@@ -607,6 +679,11 @@ impl WifiNet {
             c.short += 1;
         }
         let cause = c.fail.unwrap_or(DropCause::Collision);
+        if waited == State::WaitAck && !p.rate_control.is_constant() {
+            // All the manager learns: the data frame went unacknowledged.
+            let to = c.to as usize;
+            st.peers[to].on_failure(&p.rate_control);
+        }
         if cause == DropCause::ChannelError {
             st.stats.failed_channel += 1;
         } else {
@@ -737,6 +814,13 @@ impl WifiNet {
             "mean_queue_packets",
             Metric::Real(x.queue_area as f64 / end_f),
         );
+        if !self.p.rate_control.is_constant() {
+            // The rate use of the station's manager: data frames sent at each rate.
+            for (k, &rate) in self.p.rates.iter().enumerate() {
+                let n = x.rate_frames.get(k).copied().unwrap_or(0);
+                m.insert(rate_column(rate), Metric::Count(n));
+            }
+        }
         m
     }
 }

@@ -1,5 +1,6 @@
 //! The MAC and PHY constants of one 802.11 medium and the frame durations they give.
 
+use super::ratectl::RateControl;
 use crate::engine::{tx_time, Time};
 use crate::phy::WifiMode;
 
@@ -58,6 +59,10 @@ pub struct WifiParams {
     /// Frames are OFDM: their payload fills whole 4 µs symbols (with 16 service and 6 tail
     /// bits), as 802.11a/g send them.
     pub ofdm: bool,
+    /// How each station picks the rate of its data frames (constant: `data_rate`).
+    pub rate_control: RateControl,
+    /// The rates a manager picks from, ascending, `data_rate` the last.
+    pub rates: Vec<u64>,
 }
 
 impl WifiParams {
@@ -80,6 +85,32 @@ impl WifiParams {
     }
     pub fn ack_time(&self) -> Time {
         self.air_time(self.ack_bytes, self.ack_rate)
+    }
+    /// Time on air of a data frame carrying `packet_bytes` at `rate`.
+    pub fn data_time_at(&self, packet_bytes: u32, rate: u64) -> Time {
+        self.air_time(packet_bytes + self.mac_overhead, rate)
+    }
+    /// Rate of the ACK to a data frame sent at `rate`: the medium's ACK rate, or under rate
+    /// control no faster than the data frame (for OFDM the fastest mandatory rate, 6, 12 or
+    /// 24 Mbit/s, not above it), so a frame that got through at a low rate is answered at
+    /// one that gets back too.
+    pub fn response_rate(&self, rate: u64) -> u64 {
+        if self.rate_control.is_constant() {
+            return self.ack_rate;
+        }
+        let r = self.ack_rate.min(rate);
+        if self.ofdm {
+            [24_000_000, 12_000_000, 6_000_000]
+                .into_iter()
+                .find(|&m| m <= r)
+                .unwrap_or(6_000_000)
+        } else {
+            r
+        }
+    }
+    /// Time on air of the ACK to a data frame sent at `rate`.
+    pub fn ack_time_for(&self, rate: u64) -> Time {
+        self.air_time(self.ack_bytes, self.response_rate(rate))
     }
     /// The mode a rate is sent in (the `sinr` reception needs one for every frame rate; the
     /// builder checks).

@@ -111,14 +111,20 @@ impl WifiNet {
             .filter(|&j| j == i || before(j, i))
             .collect();
         order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
-        let mut lock = vec![false; sigs.len()];
-        for (n, &k) in order.iter().enumerate() {
-            let busy = order[..n]
-                .iter()
-                .any(|&j| sigs[j].end > sigs[k].start && (sigs[j].own || lock[j]));
-            lock[k] = !busy && detectable(k);
+        // In start order (signal i comes last), a signal is locked onto if no earlier own or
+        // locked signal is still on when it starts: only the latest end among those matters.
+        let mut busy_until: Option<Time> = None;
+        for &k in &order {
+            let busy = busy_until.is_some_and(|e| e > sigs[k].start);
+            let lock = !busy && detectable(k);
+            if k == i {
+                return lock;
+            }
+            if sigs[k].own || lock {
+                busy_until = Some(busy_until.map_or(sigs[k].end, |e| e.max(sigs[k].end)));
+            }
         }
-        lock[i]
+        unreachable!("signal i is in its own order")
     }
 
     /// `sinr`: the probability that signal `i` (frame `f`) survives at station `r`, as
@@ -128,12 +134,7 @@ impl WifiNet {
     fn sinr_success(&self, sigs: &[Sig], i: usize, f: &Frame) -> (f64, f64, bool) {
         let sig = sigs[i];
         let p = &self.p;
-        let rate = match f.kind {
-            Kind::Data => p.data_rate,
-            Kind::Ack => p.ack_rate,
-            Kind::Rts | Kind::Cts => p.basic_rate,
-        };
-        let mode = p.mode(rate);
+        let mode = p.mode(f.rate);
         let header = mode.header_mode();
         let header_end = (sig.start + p.plcp).min(sig.end);
         let mut cuts = vec![sig.start, header_end, sig.end];

@@ -26,6 +26,8 @@ pub(super) struct Frame {
     pub(super) seq: u32,
     pub(super) pkt: Option<PacketId>,
     pub(super) end: Time,
+    /// Rate of the part after the PLCP preamble and header.
+    pub(super) rate: u64,
 }
 
 /// A signal as one station senses it.
@@ -76,6 +78,8 @@ pub(super) struct Cur {
     pub(super) short: u8,
     pub(super) long: u8,
     pub(super) delivered: bool,
+    /// Rate of the data frame of the attempt under way.
+    pub(super) rate: u64,
     /// Why the last attempt failed (ground truth, for the drop cause only).
     pub(super) fail: Option<DropCause>,
 }
@@ -85,6 +89,7 @@ pub(super) struct Pending {
     pub(super) kind: Kind,
     pub(super) to: u32,
     pub(super) nav: Time,
+    pub(super) rate: u64,
 }
 
 /// Per-station counters (the `macs` table).
@@ -113,6 +118,8 @@ pub struct MacStats {
     pub queue_area: u128,
     pub queue_last_change: Time,
     pub max_queue: u64,
+    /// Data frames sent at each rate of the medium's rate set (under rate control).
+    pub rate_frames: Vec<u64>,
 }
 
 pub struct Station {
@@ -146,6 +153,8 @@ pub struct Station {
     /// Draws whether a frame survived its SINR (the `sinr` reception).
     pub(super) rx_rng: Rng,
     pub(super) error: ErrorModel,
+    /// Rate-control state per peer station, by station index (empty under constant rate).
+    pub(super) peers: Vec<super::ratectl::PeerRate>,
     pub stats: MacStats,
 }
 
@@ -195,6 +204,7 @@ impl Station {
             rng,
             rx_rng,
             error,
+            peers: Vec::new(),
             stats: MacStats::default(),
         }
     }

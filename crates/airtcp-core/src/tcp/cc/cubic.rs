@@ -35,6 +35,9 @@ pub fn build(p: &mut Params) -> Result<Box<dyn CongestionControl>, (String, Stri
     } else {
         let mut l = LinuxCubic::new(rfc.c, rfc.beta, rfc.fast_convergence);
         l.ns3_slow_start = linux == 2.0;
+        // HyStart is part of Linux's CUBIC (tcp_cubic.c's `hystart = 1`); ns-3's port
+        // (linux = 2) leaves it out.
+        l.hystart = (linux == 1.0).then(HyStart::default);
         Box::new(l)
     })
 }
@@ -171,6 +174,76 @@ pub struct LinuxCubic {
     delay_min: Time,
     /// Bytes acknowledged short of a whole segment, carried to the next ACK.
     carry_bytes: u64,
+    /// Linux's HyStart (`hystart = 1`), None when off.
+    hystart: Option<HyStart>,
+}
+
+/// HyStart as `tcp_cubic.c` runs it (`hystart_detect` = ACK train and delay): in slow start at
+/// 16 segments or more, each RTT sample may end slow start (ssthresh = cwnd) when
+///
+/// - ACK train: ACKs arriving at most 2 ms apart (`hystart_ack_delta_us`) span more than
+///   (delay_min + ack delay) / 2 since the round began (halved because nothing paces), the
+///   ack delay min(1 ms, 4 × 64 KiB / pacing rate) with Linux's slow-start pacing rate
+///   2 cwnd / SRTT;
+/// - delay: after 8 samples of a round (`HYSTART_MIN_SAMPLES`), the round's smallest RTT
+///   exceeds delay_min + clamp(delay_min / 8, 4 ms, 16 ms).
+///
+/// A round ends once the cumulative ACK passes the `snd_nxt` of its start
+/// (`bictcp_hystart_reset`).
+#[derive(Clone, Debug, Default)]
+pub struct HyStart {
+    started: bool,
+    round_start: Time,
+    last_ack: Time,
+    end_seq: u64,
+    curr_rtt: Option<Time>,
+    sample_cnt: u32,
+}
+
+impl HyStart {
+    const LOW_WINDOW: u64 = 16;
+    const ACK_DELTA: Time = 2 * crate::engine::MS;
+    const MIN_SAMPLES: u32 = 8;
+    const DELAY_MIN: Time = 4 * crate::engine::MS;
+    const DELAY_MAX: Time = 16 * crate::engine::MS;
+
+    fn reset(&mut self, now: Time, snd_nxt: u64) {
+        self.started = true;
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = snd_nxt;
+        self.curr_rtt = None;
+        self.sample_cnt = 0;
+    }
+
+    /// `hystart_update` for one RTT sample `delay`; true when slow start should end.
+    fn update(&mut self, ack: &AckInfo, delay: Time, delay_min: Time, cwnd: u64) -> bool {
+        if !self.started || ack.ack_seq > self.end_seq {
+            self.reset(ack.now, ack.snd_nxt);
+        }
+        let mut found = false;
+        if ack.now - self.last_ack <= Self::ACK_DELTA {
+            self.last_ack = ack.now;
+            let ack_delay = match ack.srtt.filter(|&s| s > 0) {
+                // 4 × 64 KiB at the pacing rate 2 cwnd / SRTT, at most 1 ms.
+                Some(srtt) => ((4 * 65_536 * srtt as u128 / (2 * cwnd.max(1)) as u128) as Time)
+                    .min(crate::engine::MS),
+                None => 0,
+            };
+            if ack.now - self.round_start > (delay_min + ack_delay) / 2 {
+                found = true;
+            }
+        }
+        self.curr_rtt = Some(self.curr_rtt.map_or(delay, |c| c.min(delay)));
+        if self.sample_cnt < Self::MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else if self.curr_rtt.unwrap_or(0)
+            > delay_min + (delay_min / 8).clamp(Self::DELAY_MIN, Self::DELAY_MAX)
+        {
+            found = true;
+        }
+        found
+    }
 }
 
 impl LinuxCubic {
@@ -190,7 +263,28 @@ impl LinuxCubic {
             tcp_cwnd: 0,
             delay_min: 0,
             carry_bytes: 0,
+            hystart: None,
         }
+    }
+
+    /// Linux's `tcp_cong_avoid_ai(tp, w, acked)` (net/ipv4/tcp_cong.c): the segments to add
+    /// to cwnd for `acked` more acknowledged, one per `w`, as many as they cover (a counter
+    /// already at `w`, because `w` shrank, first adds one and restarts). ns-3's port adds at
+    /// most one per ACK.
+    fn cong_avoid_ai(cwnd_cnt: &mut u32, w: u32, acked: u32) -> u32 {
+        let w = w.max(1);
+        let mut add = 0;
+        if *cwnd_cnt >= w {
+            *cwnd_cnt = 0;
+            add += 1;
+        }
+        *cwnd_cnt += acked;
+        if *cwnd_cnt >= w {
+            let delta = *cwnd_cnt / w;
+            *cwnd_cnt -= delta * w;
+            add += delta;
+        }
+        add
     }
 
     /// `bictcp_update`: segments to acknowledge per one-segment increase.
@@ -241,18 +335,40 @@ impl LinuxCubic {
 impl CongestionControl for LinuxCubic {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
         if let Some(r) = ack.rtt {
-            // PktsAcked: the minimum delay, except just after an epoch began (CubicDelta).
+            // PktsAcked: the minimum delay, except just after an epoch began (ns-3's
+            // CubicDelta, 10 ms; Linux's bictcp_acked ignores the sample, HyStart's use too,
+            // for a second).
+            let hold = if self.ns3_slow_start {
+                10 * crate::engine::MS
+            } else {
+                SEC
+            };
             let fresh = self
                 .epoch_start
-                .is_some_and(|e| ack.now.saturating_sub(e) < 10 * crate::engine::MS);
+                .is_some_and(|e| ack.now.saturating_sub(e) < hold);
             if !fresh && (self.delay_min == 0 || r < self.delay_min) {
                 self.delay_min = r;
             }
+            // bictcp_acked runs HyStart before the ACK grows the window.
+            if let Some(h) = self.hystart.as_mut().filter(|_| !fresh) {
+                if st.cwnd < st.ssthresh
+                    && st.cwnd / st.mss >= HyStart::LOW_WINDOW
+                    && h.update(ack, r.max(1), self.delay_min, st.cwnd)
+                {
+                    st.ssthresh = st.cwnd;
+                }
+            }
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        // Linux counts what the ACK delivered (acked_sacked) under `window_growth = "linux"`.
+        let acked = if ack.linux_growth {
+            ack.delivered_bytes
+        } else {
+            ack.acked_bytes
+        };
+        if ack.in_recovery || acked == 0 {
             return;
         }
-        self.carry_bytes += ack.acked_bytes;
+        self.carry_bytes += acked;
         let mut segs = (self.carry_bytes / st.mss) as u32;
         self.carry_bytes %= st.mss;
         if segs == 0 {
@@ -270,12 +386,18 @@ impl CongestionControl for LinuxCubic {
                 return;
             }
         }
-        self.cwnd_cnt += segs;
         let seg_cwnd = (st.cwnd / st.mss) as u32;
-        let cnt = self.update(ack.now, seg_cwnd, segs);
-        if self.cwnd_cnt >= cnt {
-            st.cwnd += st.mss;
-            self.cwnd_cnt -= cnt;
+        if self.ns3_slow_start {
+            self.cwnd_cnt += segs;
+            let cnt = self.update(ack.now, seg_cwnd, segs);
+            if self.cwnd_cnt >= cnt {
+                st.cwnd += st.mss;
+                self.cwnd_cnt -= cnt;
+            }
+        } else {
+            let cnt = self.update(ack.now, seg_cwnd, segs);
+            let add = Self::cong_avoid_ai(&mut self.cwnd_cnt, cnt, segs);
+            st.cwnd += add as u64 * st.mss;
         }
     }
 
@@ -291,6 +413,7 @@ impl CongestionControl for LinuxCubic {
             // CubicReset: the timeout's slow start begins a history of its own.
             *self = LinuxCubic {
                 ns3_slow_start: self.ns3_slow_start,
+                hystart: self.hystart.as_ref().map(|_| HyStart::default()),
                 ..LinuxCubic::new(self.c, self.beta, self.fast_convergence)
             };
         }
@@ -405,6 +528,153 @@ mod tests {
         assert_eq!(c.update(0, 9, 1), (9 / (target - 9)).max(2));
     }
 
+    fn hystart_cubic() -> LinuxCubic {
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        c.hystart = Some(HyStart::default());
+        c.delay_min = 40 * MS;
+        c
+    }
+
+    fn rtt_ack(now: Time, rtt: Time, ack_seq: u64, snd_nxt: u64) -> AckInfo {
+        AckInfo {
+            now,
+            acked_bytes: 2000,
+            rtt: Some(rtt),
+            srtt: Some(40 * MS),
+            ack_seq,
+            snd_nxt,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn hystart_delay_ends_slow_start_once_a_rounds_rtt_rises() {
+        // delay_min 40 ms: the threshold is 40 + clamp(5, 4, 16) = 45 ms. ACKs 3 ms apart
+        // (no ACK train), all in one round (snd_nxt far ahead).
+        for (rtt, ends) in [(46 * MS, true), (44 * MS, false)] {
+            let mut c = hystart_cubic();
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1 << 30,
+                mss: 1000,
+            };
+            let mut ended_at = None;
+            for i in 0..12u64 {
+                c.on_ack(&rtt_ack(SEC + i * 3 * MS, rtt, i, 1 << 20), &mut st);
+                if ended_at.is_none() && st.ssthresh < 1 << 30 {
+                    ended_at = Some(i);
+                }
+            }
+            // The first 8 samples only collect; the 9th decides.
+            assert_eq!(ended_at, ends.then_some(8), "rtt {rtt}");
+            if ends {
+                // ssthresh = cwnd at that ACK (before it grew), then slow start is over.
+                assert_eq!(st.ssthresh, 20_000 + 8 * 2000);
+            }
+        }
+    }
+
+    #[test]
+    fn hystart_ack_train_ends_slow_start_after_half_the_min_rtt() {
+        // ACKs 1 ms apart: the train exceeds (40 ms + 1 ms ack delay) / 2 = 20.5 ms at the
+        // ACK 21 ms after the round began; RTT samples at delay_min (no delay signal).
+        let mut c = hystart_cubic();
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 1 << 30,
+            mss: 1000,
+        };
+        let mut ended_at = None;
+        for i in 0..30u64 {
+            c.on_ack(&rtt_ack(SEC + i * MS, 40 * MS, i, 1 << 20), &mut st);
+            if ended_at.is_none() && st.ssthresh < 1 << 30 {
+                ended_at = Some(i);
+            }
+        }
+        assert_eq!(ended_at, Some(21));
+        // A gap above 2 ms breaks the train: ACKs 3 ms apart never trigger it, and below
+        // 16 segments HyStart does not run at all.
+        for (gap, cwnd) in [(3 * MS, 20_000), (MS, 15_000)] {
+            let mut c = hystart_cubic();
+            let mut st = CcState {
+                cwnd,
+                ssthresh: 1 << 30,
+                mss: 1000,
+            };
+            let mut g = st;
+            for i in 0..30u64 {
+                g.cwnd = cwnd;
+                c.on_ack(&rtt_ack(SEC + i * gap, 40 * MS, i, 1 << 20), &mut g);
+            }
+            st.ssthresh = g.ssthresh;
+            assert_eq!(st.ssthresh, 1 << 30, "gap {gap}, cwnd {cwnd}");
+        }
+    }
+
+    #[test]
+    fn hystart_starts_a_new_round_when_the_ack_passes_its_end() {
+        // Round 1 ends at sequence 100; its samples are high but only 5 of them. Round 2's
+        // first sample is the lowest of the round so far: the count starts again.
+        let mut c = hystart_cubic();
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 1 << 30,
+            mss: 1000,
+        };
+        for i in 0..5u64 {
+            c.on_ack(&rtt_ack(SEC + i * 3 * MS, 50 * MS, i, 100), &mut st);
+        }
+        for i in 0..8u64 {
+            c.on_ack(
+                &rtt_ack(SEC + (10 + i) * 3 * MS, 41 * MS, 101 + i, 500),
+                &mut st,
+            );
+        }
+        assert_eq!(st.ssthresh, 1 << 30);
+        let h = c.hystart.as_ref().unwrap();
+        assert_eq!(
+            (h.end_seq, h.sample_cnt, h.curr_rtt),
+            (500, 8, Some(41 * MS))
+        );
+    }
+
+    #[test]
+    fn linux_cong_avoid_ai_adds_every_increment_an_ack_covers() {
+        // tcp_cong_avoid_ai(w = 4): 2 + 2 acknowledged reach w: one segment, counter 0.
+        let mut cnt = 2;
+        assert_eq!(LinuxCubic::cong_avoid_ai(&mut cnt, 4, 2), 1);
+        assert_eq!(cnt, 0);
+        // 9 acknowledged at once (an ACK after a recovery): two segments, 1 carried.
+        assert_eq!(LinuxCubic::cong_avoid_ai(&mut cnt, 4, 9), 2);
+        assert_eq!(cnt, 1);
+        // w shrank below the counter: one segment and a fresh count before adding.
+        let mut cnt = 7;
+        assert_eq!(LinuxCubic::cong_avoid_ai(&mut cnt, 5, 1), 1);
+        assert_eq!(cnt, 1);
+        // In the scheme: linux = 1 adds both increments of one large ACK, ns-3's port one.
+        let grow = |ns3: bool| {
+            let mut c = LinuxCubic::new(0.4, 0.7, true);
+            c.ns3_slow_start = ns3;
+            c.last_max = 10;
+            let mut st = CcState {
+                cwnd: 10 * 1000,
+                ssthresh: 5 * 1000,
+                mss: 1000,
+            };
+            let a = AckInfo {
+                now: 0,
+                acked_bytes: 60 * 1000,
+                ..Default::default()
+            };
+            c.on_ack(&a, &mut st);
+            st.cwnd / 1000
+        };
+        // cnt is 100·cwnd at the origin, but the Reno-friendly window (one segment per 18
+        // acknowledged) is 3 ahead after 60: cnt = 10 / 3 = 3, so 60 segments add 20.
+        assert_eq!(grow(false), 30);
+        assert_eq!(grow(true), 11);
+    }
+
     #[test]
     fn linux_arithmetic_cuts_whole_segments_and_forgets_wmax_on_timeout() {
         let mut c = LinuxCubic::new(0.4, 0.7, true);
@@ -446,8 +716,9 @@ mod tests {
     fn ns3_slow_start_is_not_capped_at_ssthresh() {
         // ns-3.44's TcpCubic adds every acknowledged segment in slow start, past ssthresh;
         // Linux's tcp_slow_start stops at ssthresh (2) and hands the other 15 to congestion
-        // avoidance, which adds one.
-        for (ns3, want) in [(false, 3), (true, 17)] {
+        // avoidance: the Reno-friendly window (one segment per ⌊2·15/8⌋ = 3) is 4 ahead, so
+        // cnt = 2 and tcp_cong_avoid_ai adds ⌊15/2⌋ = 7.
+        for (ns3, want) in [(false, 9), (true, 17)] {
             let mut c = LinuxCubic::new(0.4, 0.7, true);
             c.ns3_slow_start = ns3;
             let mut st = CcState {

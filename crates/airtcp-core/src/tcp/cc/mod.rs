@@ -108,6 +108,15 @@ pub struct AckInfo {
     /// The ACK's timestamp value (RFC 7323 TSval: the receiver's clock when it sent the ACK),
     /// when the option is on.
     pub ts_val: Option<Time>,
+    /// Reno-family and Linux CUBIC growth count `delivered_bytes`, as Linux's
+    /// `tcp_reno_cong_avoid` and `tcp_cong_avoid_ai` do (`window_growth = "linux"`), rather
+    /// than the ACKs (RFC 5681) or `acked_bytes`.
+    pub linux_growth: bool,
+    /// Bytes an advancing ACK newly delivered: cumulatively acknowledged and not SACKed
+    /// before, plus newly SACKed (Linux's `acked_sacked`); 0 for an ACK that does not advance.
+    pub delivered_bytes: u64,
+    /// One past the highest sequence number sent when the ACK arrives (Linux's `snd_nxt`).
+    pub snd_nxt: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -244,7 +244,7 @@ pub const CUBIC: &[ParamSpec] = &[
     ParamSpec::new("c", 0.4, "C, the cubic scaling constant"),
     ParamSpec::new("beta", 0.7, "beta_cubic, the window kept after a loss"),
     ParamSpec::new("fast_convergence", 1.0, "1: fast convergence on"),
-    ParamSpec::new("linux", 0.0, "0: RFC 9438 in floating point, 1: Linux's integer arithmetic (linux profile), 2: ns-3's port (ns3 profile)"),
+    ParamSpec::new("linux", 0.0, "0: RFC 9438 in floating point, 1: Linux's integer arithmetic with HyStart (linux profile), 2: ns-3's port (ns3 profile)"),
 ];
 pub const MECN: &[ParamSpec] = &[
     ParamSpec::new(

@@ -1,0 +1,87 @@
+"""airtcp's BPF congestion controls (bpf/, airtcp.bpf) in the running kernel: each builds,
+registers under its name, carries a real TCP transfer between network namespaces, and shows
+its scheme's rule after losses. Needs root (CI runs as root, with clang, bpftool and libbpf's
+headers installed by .ci/run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from airtcp import bpf
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (namespaces, BPF)")
+
+# TBF's rate counts Ethernet frames: the payload rate of full 1448-byte segments.
+RATE_BPS = 10e6
+PAYLOAD_BPS = RATE_BPS * 1448 / 1514
+DELAY_MS = 10
+
+
+def _netns_path():
+    spec = importlib.util.spec_from_file_location("netns_path", ROOT / "tools/netns_path.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def progs():
+    for tool in ("clang", "bpftool", "tc", "ip"):
+        assert shutil.which(tool), f"{tool} is needed (apt-get install clang bpftool libbpf-dev)"
+    with bpf.loaded() as loaded:
+        yield loaded
+    # Unregistered on exit.
+    assert not {p.name for p in loaded.values()} & set(bpf.available())
+
+
+def _transfer(cc: str, **path) -> dict:
+    netns = _netns_path()
+    with netns.Path_(rate="10mbit", delay_ms=DELAY_MS, queue_bytes=100_000, **path) as p:
+        return p.transfer(cc, 6)
+
+
+def test_each_program_is_offered_under_its_name(progs):
+    assert {"airtcp_westwood", "airtcp_ewr"} <= set(bpf.available())
+
+
+def test_westwood_sets_ssthresh_from_its_bandwidth_estimate_and_min_rtt(progs):
+    # Every 100th data segment dropped: fast recoveries, each setting ssthresh.
+    rep = _transfer("airtcp_westwood", every=100)
+    assert rep["cc"] == "airtcp_westwood"
+    rec = bpf.record(progs["westwood"], rep["local_port"])
+    assert rec["reductions"] >= 10
+    # ssthresh = max(BWE x RTTmin, 2 segments), as the simulated westwood+.
+    target = rec["bwe"] * rec["rtt_min_us"] // 1_000_000 // rec["mss"]
+    assert rec["ssthresh"] == max(target, 2)
+    # RTTmin is the path's propagation delay (two 10 ms legs), not a queueing-inflated RTT.
+    assert 2 * DELAY_MS * 1000 <= rec["rtt_min_us"] < 2 * DELAY_MS * 1000 + 3000
+    # The estimate is the rate the path delivered: at most the bottleneck's payload rate, and
+    # not a halved window's share of it.
+    assert 0.5 * PAYLOAD_BPS < rec["bwe"] * 8 < 1.02 * PAYLOAD_BPS
+    assert rep["info"]["total_retrans"] >= rec["reductions"]
+
+
+def test_ewr_judges_random_losses_as_not_congestion(progs):
+    # The receiver acknowledges every segment (as the simulated EWR receiver sees every
+    # packet), every 100th data segment is dropped and the queue stays short: EWR's backlog x
+    # stays at or below beta, so no loss takes the congestion branch (cwnd = 1).
+    rep = _transfer("airtcp_ewr", every=100, quickack=True)
+    assert rep["cc"] == "airtcp_ewr"
+    rec = bpf.record(progs["ewr"], rep["local_port"])
+    linear, wait, congestion = rec["branches"]
+    assert linear + wait >= 10
+    assert congestion == 0
+    # Eq. 2's estimate, averaged over the connection's samples (one sample is an EWMA of a
+    # few ACK gaps and swings), is the bottleneck's payload rate at most, and not a
+    # collapsed window's share of it.
+    mean_est = rec["est_sum"] / rec["samples"]
+    assert 0.4 * PAYLOAD_BPS < mean_est * 8 < 1.05 * PAYLOAD_BPS
+    assert rec["ocwnd"] == max(rec["est"] * rec["rtt_min_us"] // 1_000_000 // rec["mss"], 2)
