@@ -16,8 +16,8 @@ Three scenarios, each run by ns-3 (``manet.cc``, RngRun = seed) and by airtcp (t
 
 Both simulators read the same ns-2 movement file, written here from the seed (ns-3 through
 Ns2MobilityHelper, airtcp through ``mobility = { model = "ns2", file, node }``), and the
-flows are drawn here too. Every run's result is kept in ``benches/ns3/results/manet.json``
-(ns-3's by point and seed, airtcp's by build too), merged under a lock so that parts can run
+flows are drawn here too. Every run's result is kept in ``benches/ns3/manet_results.json``
+(ns-3's by point and seed, airtcp's by core build too), merged under a lock so that parts can run
 side by side; ``--table-only`` prints the tables from it. The ratio airtcp / ns-3 of the means
 gets a 95% interval from the delta method on the two independent means; a point is within
 target when the ratio is within 10% (chain goodput, cbr PDR) or 15% (routing overhead).
@@ -46,7 +46,7 @@ sys.path.insert(0, str(HERE))
 import chain  # noqa: E402  (benches/ns3/chain.py: the ns-3 wheel and g++ build)
 import validate_wifi  # noqa: E402  (the chain's radio for airtcp, the ratio interval)
 
-RESULTS = HERE / "results" / "manet.json"
+RESULTS = HERE / "manet_results.json"
 MOVES = chain.OUT / "manet-movements"
 
 CHAIN_START, CHAIN_END = 30.0, 90.0
@@ -287,10 +287,12 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
 
 
 def airtcp_build() -> str:
-    p = subprocess.run(
-        ["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    )
-    return p.stdout.strip() or "unknown"
+    """The airtcp core build the runs are stored under (as validate_wifi.py keys them)."""
+    try:
+        from airtcp import _core
+    except ImportError:
+        return "unbuilt"
+    return str(_core.__build__)
 
 
 # --- results store ------------------------------------------------------------------------
@@ -298,8 +300,8 @@ def airtcp_build() -> str:
 
 @contextlib.contextmanager
 def locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lk:
+    chain.OUT.mkdir(parents=True, exist_ok=True)
+    with open(chain.OUT / f"{path.stem}.lock", "w") as lk:
         fcntl.flock(lk, fcntl.LOCK_EX)
         try:
             yield
