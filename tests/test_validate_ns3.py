@@ -24,6 +24,23 @@ def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
 
 
+def test_dctcp_runs_over_a_step_marking_queue_at_s_in_both_simulators():
+    d = ns3_run.BY_NAME["dctcp"]
+    assert d.ecn_k == 20 and "--ecnK=20" in d.ns3_args
+    toml = ns3_run.path_toml("dctcp", 0.0, 1, 5.0, 1, d.tcp, d.ecn_k)
+    sc = airtcp.Scenario.from_toml_str(toml)
+    q = sc.get("links")[0]["queue"]
+    assert (q["kind"], q["mark_threshold"], q["limit"]) == ("ecn_threshold", 20, 1000)
+    # The other links, and every other scheme's path, keep DropTail.
+    assert "ecn_threshold" not in str(sc.get("links")[1:])
+    assert all(s.ecn_k == 0 for s in ns3_run.SCHEMES if s.name != "dctcp")
+    # The queue marks and DCTCP answers: marks on S -> R1 and window cuts for them.
+    r = airtcp.run(sc)
+    marks = dict(zip(r.links["name"], r.links["ecn_marks"], strict=True))
+    assert marks["S->R1"] > 0
+    assert r.flows["ecn_reductions"][0] > 0
+
+
 def test_table_marks_points_outside_ten_percent():
     def res(g, rec=3, to=1):
         return {"goodput_bps": g, "recoveries": rec, "timeouts": to}

@@ -19,10 +19,12 @@ from .budgets import PartialResultWarning, Progress, RunProgress, memory_bytes, 
 from .budgets import progress_callback as _progress_callback
 from .builders import chain, cross, dumbbell, grid, parse_seconds
 from .emulate import emulate
+from .manet import manet
 from .result import Result, jain
 from .scenario import AllowPaths, PathError, Scenario, as_scenario, load
 from .store import Store, StoreError
 from .sweeps import sweep
+from .view import layout, view
 
 __version__: str = _core.__version__
 
@@ -153,7 +155,9 @@ __all__ = [
     "emulate",
     "grid",
     "jain",
+    "layout",
     "load",
+    "manet",
     "parse_seconds",
     "run",
     "defaults",
@@ -161,4 +165,5 @@ __all__ = [
     "schemes",
     "sweep",
     "validate",
+    "view",
 ]

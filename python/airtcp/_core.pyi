@@ -41,6 +41,12 @@ def validate_json(
     base_dir: str | os.PathLike[str] | None = None,
     allow_paths: Sequence[str | os.PathLike[str]] | None = None,
 ) -> None: ...
+def layout_json(
+    scenario: str,
+    base_dir: str | os.PathLike[str] | None = None,
+    allow_paths: Sequence[str | os.PathLike[str]] | None = None,
+    interval: float | None = None,
+) -> str: ...
 def emu_hosts(
     scenario: str,
     base_dir: str | os.PathLike[str] | None = None,

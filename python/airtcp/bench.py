@@ -18,7 +18,11 @@ d. a 16-hop IEEE 802.11 chain (ns-2 defaults: 2 Mbps, 200 m spacing, RTS/CTS), o
    flow, 1460-byte segments, 50 s;
 e. a 3x3 TDMA mesh (2 Mbps links, 2 ms slots) with 6 client/server NewReno flows, 50 s;
 f. d with the ``sinr`` reception (SINR chunks and error-rate curves, 7 dB noise figure);
-g. f with Rayleigh fading per frame, 100 Hz Doppler.
+g. f with Rayleigh fading per frame, 100 Hz Doppler;
+h. a mobile ad hoc network: 20 nodes moving by random waypoint (1-20 m/s, 2 s pauses, the
+   stationary start) in 1000 m x 1000 m on one 802.11 medium (ns-2 defaults), 4 UDP CBR flows
+   of 100 kbit/s between random pairs, 50 s (the medium recomputes who hears a station from
+   the positions at each frame it starts).
 
 Frames are MAC frames on the air (data, RTS, CTS, ACK) for 802.11, and packet transmissions
 over one hop elsewhere.
@@ -38,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .builders import chain, dumbbell, grid
+from .manet import manet
 from .scenario import Scenario
 
 __all__ = ["BENCHMARKS", "scenario", "run_one", "run_benchmarks", "write_scenarios"]
@@ -111,6 +116,11 @@ BENCHMARKS: dict[str, tuple[str, float, Callable[[float], Scenario]]] = {
         "802.11 chain, 16 hops, 1 TCP flow, sinr reception, Rayleigh fading",
         50.0,
         lambda d: chain(16, duration=d, medium={**_SINR, **_FADING}, name="bench_g"),
+    ),
+    "h": (
+        "802.11 MANET, 20 nodes random waypoint, 4 UDP flows",
+        50.0,
+        lambda d: manet(20, 1000, 1000, flows=4, transport="udp", duration=d, name="bench_h"),
     ),
 }
 

@@ -293,6 +293,7 @@ def _mesh(
     guard: float | str,
     app: Mapping[str, Any] | None,
     trace: Mapping[str, Any] | None,
+    mobility: Mapping[str, Any] | None = None,
     extra_nodes: list[dict[str, Any]] | None = None,
     extra_links: list[dict[str, Any]] | None = None,
 ) -> Scenario:
@@ -353,6 +354,10 @@ def _mesh(
     ]
     if trace:
         sc["trace"] = dict(trace)
+    if mobility:
+        if mac != "wifi":
+            raise ValueError("mobility needs mac='wifi' (TDMA links are fixed)")
+        sc["mobility"] = dict(mobility)
     return Scenario(sc)
 
 
@@ -385,6 +390,10 @@ _MESH_DOC = """
         the application of every flow (default ``{"kind": "bulk"}``).
     trace:
         the ``[trace]`` table.
+    mobility:
+        (wifi) the scenario's ``mobility`` table, moving every node from its place
+        (docs/mobility.md), e.g. ``{"model": "random_walk", "area": [800, 200],
+        "speed": [1, 5]}``.
     name:
         the scenario's name."""
 
@@ -417,6 +426,7 @@ def chain(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A chain of ``hops`` hops: nodes ``n0`` .. ``n<hops>`` on a line ``spacing`` metres
@@ -448,6 +458,7 @@ def chain(
         guard=guard,
         app=app,
         trace=trace,
+        mobility=mobility,
     )
 
 
@@ -469,6 +480,7 @@ def cross(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """Two chains of ``hops`` hops crossing at their middle node ``c``: a horizontal one
@@ -512,6 +524,7 @@ def cross(
         guard=guard,
         app=app,
         trace=trace,
+        mobility=mobility,
     )
 
 
@@ -536,6 +549,7 @@ def grid(
     access_delay: float | str = "1us",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
     """A ``rows`` x ``cols`` mesh of routers ``g<r>_<c>`` with client/server pairs at the
@@ -592,6 +606,7 @@ def grid(
         guard=guard,
         app=app,
         trace=trace,
+        mobility=mobility,
         extra_nodes=extra_nodes,
         extra_links=extra_links,
     )

@@ -267,6 +267,23 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from .view import view
+
+    src = args.file
+    if not str(src).endswith(".json") or args.set:
+        src = load_scenario(args.file, args.set)
+    view(
+        src,
+        args.output,
+        scenario=args.scenario,
+        interval=args.interval,
+        allow_paths=args.allow_path,
+    )
+    print(f"wrote {args.output}")
+    return 0
+
+
 def _num(v: float) -> str:
     return f"{v:g}"
 
@@ -738,6 +755,21 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
     allow_path(v)
     v.set_defaults(func=cmd_validate)
+
+    vw = sub.add_parser(
+        "view",
+        help="draw a scenario or a run's result as a self-contained HTML page (positions, "
+        "who hears whom, routes; animated when nodes move)",
+    )
+    vw.add_argument("file", metavar="SCENARIO_OR_RESULT")
+    vw.add_argument("-o", "--output", default="view.html", help="the HTML file (view.html)")
+    vw.add_argument(
+        "--scenario", default=None, help="the scenario of a result file (ranges and routes)"
+    )
+    vw.add_argument("--interval", type=float, default=None, help="seconds between animation frames")
+    vw.add_argument("--set", metavar="PATH=VALUE", action="append", default=[], help=set_help)
+    allow_path(vw)
+    vw.set_defaults(func=cmd_view)
 
     s = sub.add_parser(
         "schemes",

@@ -95,7 +95,11 @@ def _series_array(kind: str, column: str, values: list[Any]) -> np.ndarray:
 
     if column in ("packets", "seq"):
         return np.asarray(values, dtype=np.int64)
-    if (kind == "verdicts" and column != "t") or (kind == "cc_state" and column == "state"):
+    if (
+        (kind == "verdicts" and column != "t")
+        or (kind == "cc_state" and column == "state")
+        or (kind == "rssi" and column == "from")
+    ):
         return np.asarray(values, dtype=str)
     return np.asarray(values, dtype=np.float64)
 
@@ -272,6 +276,18 @@ class Result:
         the direction listed in ``[trace] queue``."""
         s = self._lookup("queue", direction, 'list the direction in [trace] queue = ["A->B"]')
         return s["t"], s["packets"]
+
+    def positions(self, node: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(t seconds, x, y metres) of a radio node; needs ``[trace] positions = "1s"``. A
+        node that never moves has one sample."""
+        s = self._lookup("positions", node, 'set [trace] positions = "1s"')
+        return s["t"], s["x"], s["y"]
+
+    def rssi(self, station: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(arrival time s, sending node, dBm) of every frame an 802.11 station
+        (``"node@medium"``) sensed; needs the medium in ``[trace] rssi``."""
+        s = self._lookup("rssi", station, 'list the medium in [trace] rssi = ["air"]')
+        return s["t"], s["from"], s["dbm"]
 
     # -- convenience --------------------------------------------------------------------------
 

@@ -5,6 +5,12 @@
 //
 //   dumbbell --cc=ns3::TcpWestwoodPlus --per=0.05 --flows=1 --duration=60 --run=1
 //
+// --ecnK=K (DCTCP's path) replaces S's DropTail queue by a step-marking one: a RedQueueDisc
+// with UseEcn, QW = 1 (the instantaneous queue) and MinTh = MaxTh, which marks CE (UseHardDrop
+// off) every ECN-capable packet arriving to K or more waiting packets, as airtcp's
+// `ecn_threshold` queue with mark_threshold = K. S's device queue shrinks to one packet so the
+// queue builds in the queue disc; the one waiting in the device counts towards K.
+//
 // --cc takes any congestion control's TypeId (newreno and cubic are short for ns3::TcpNewReno
 // and ns3::TcpCubic); other attributes are set the usual ns-3 way, e.g. --ns3::TcpSocketBase::Sack=0.
 //
@@ -20,6 +26,7 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
 
 #include <iostream>
 #include <map>
@@ -237,6 +244,7 @@ main(int argc, char* argv[])
     std::string drops;
     double hashed = -1.0;
     uint64_t hashSeed = 0;
+    uint32_t ecnK = 0;
     CommandLine cmd;
     cmd.AddValue("cc", "congestion control TypeId (or newreno, cubic)", cc);
     cmd.AddValue("per", "packet error rate of data arriving at D", per);
@@ -246,6 +254,7 @@ main(int argc, char* argv[])
     cmd.AddValue("drops", "comma-separated indices of data packets to drop (replaces --per)", drops);
     cmd.AddValue("hashed", "loss probability of airtcp's hashed model (replaces --per)", hashed);
     cmd.AddValue("hashSeed", "seed of the hashed model", hashSeed);
+    cmd.AddValue("ecnK", "step ECN marking at S from K waiting packets (0: DropTail)", ecnK);
     cmd.AddValue("trace", "print the first flow's cwnd and ssthresh changes", g_trace);
     cmd.AddValue("bw", "print the first flow's SRTT (RTT) and TcpWestwoodPlus bandwidth estimate (BW)", g_bw);
     cmd.AddValue("packets",
@@ -278,6 +287,21 @@ main(int argc, char* argv[])
     }
     InternetStackHelper stack;
     stack.Install(nodes);
+    if (ecnK > 0)
+    {
+        // Installed before the addresses, which would put the default FqCoDel there.
+        DynamicCast<PointToPointNetDevice>(devs[0].Get(0))->GetQueue()->SetMaxSize(QueueSize("1p"));
+        TrafficControlHelper red;
+        red.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "Gentle", BooleanValue(false),
+                             "QW", DoubleValue(1.0),
+                             "MinTh", DoubleValue(ecnK - 1.0),
+                             "MaxTh", DoubleValue(ecnK - 1.0),
+                             "MaxSize", QueueSizeValue(QueueSize("999p")));
+        red.Install(devs[0].Get(0));
+    }
     Ipv4AddressHelper addr;
     Ipv4InterfaceContainer ifs[3];
     for (int i = 0; i < 3; i++)

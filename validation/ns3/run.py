@@ -55,6 +55,9 @@ class Scheme(NamedTuple):
     airtcp: tuple[str, ...]
     tcp: tuple[str, ...] = ()
     ns3_args: tuple[str, ...] = ()
+    # Step ECN marking at S's queue from this many waiting packets (0: DropTail), in both
+    # simulators (the program's --ecnK; airtcp's ecn_threshold queue).
+    ecn_k: int = 0
 
 
 # Every congestion control ns-3.44 ships. `reno` is airtcp's RFC 5681 recovery, which differs
@@ -82,7 +85,10 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("yeah", "ns3::TcpYeah", ("yeah",)),
     Scheme("lp", "ns3::TcpLp", ("lp", "tcp-lp")),
     Scheme("ledbat", "ns3::TcpLedbat", ("ledbat",)),
-    Scheme("dctcp", "ns3::TcpDctcp", ("dctcp",)),
+    # DCTCP needs a marking queue. K = 20 packets: ns-3's default 128 KiB receive window (244
+    # segments of 536 bytes against a path of about 217) keeps S's queue under 30 packets, so
+    # a K above that (Alizadeh et al.'s C·RTT/7 is 31 here) would never mark.
+    Scheme("dctcp", "ns3::TcpDctcp", ("dctcp",), ns3_args=("--ecnK=20",), ecn_k=20),
 )
 BY_NAME = {s.name: s for s in SCHEMES}
 # Kept for trace.py's --cc choices.
@@ -95,7 +101,13 @@ def airtcp_name(s: Scheme, available: set[str]) -> str | None:
 
 
 def path_toml(
-    cc: str, per: float, flows: int, duration: float, seed: int, tcp: tuple[str, ...] = ()
+    cc: str,
+    per: float,
+    flows: int,
+    duration: float,
+    seed: int,
+    tcp: tuple[str, ...] = (),
+    ecn_k: int = 0,
 ) -> str:
     """airtcp's side: the path of dumbbell.cc with the ``ns3`` profile (and ``tcp`` lines)."""
     # ns-3 opens every connection with a handshake: the first flight leaves one RTT later,
@@ -108,7 +120,10 @@ def path_toml(
     for n in ("R1", "R2"):
         s += f'[[nodes]]\nname = "{n}"\nkind = "router"\n'
     q = "queue = { limit = 1000 }\n"
-    s += f'[[links]]\na = "S"\nb = "R1"\nrate = "10Mbps"\ndelay = "10ms"\n{q}'
+    q0 = q
+    if ecn_k:
+        q0 = f'queue = {{ kind = "ecn_threshold", limit = 1000, mark_threshold = {ecn_k} }}\n'
+    s += f'[[links]]\na = "S"\nb = "R1"\nrate = "10Mbps"\ndelay = "10ms"\n{q0}'
     s += f'[[links]]\na = "R1"\nb = "R2"\nrate = "10Mbps"\ndelay = "30ms"\n{q}'
     s += (
         f'[[links]]\na = "R2"\nb = "D"\nkind = "wireless"\nrate = "10Mbps"\ndelay = "10ms"\n{q}'
@@ -499,7 +514,8 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                         args = (str(exe), s.ns3, per, f, a.duration, seed, s.ns3_args)
                         jobs.append((ns, k, ns3_goodput, args))
                     if k not in ai and a.side != "ns3":
-                        jobs.append((ai, k, airtcp_goodput, (cc, per, f, a.duration, seed, s.tcp)))
+                        args = (cc, per, f, a.duration, seed, s.tcp, s.ecn_k)
+                        jobs.append((ai, k, airtcp_goodput, args))
             if not jobs:
                 return
             print(f"running {len(jobs)} runs", flush=True)

@@ -404,6 +404,14 @@ impl Sim {
         series.bytes += queue_bytes;
         series.detail =
             format!("{cwnd_samples} cwnd and state samples, {queue_samples} queue samples");
+        if let Some(t) = self.radio_trace.as_ref() {
+            let (bytes, n) = t.rssi_bytes();
+            if bytes > series.bytes {
+                series.field = "trace.rssi".into();
+            }
+            series.bytes += bytes;
+            series.detail += &format!(", {n} received-power samples");
+        }
         let events = Part {
             what: "pending events",
             bytes: self.sched.heap_bytes(),

@@ -11,6 +11,7 @@ pub mod hook;
 pub mod ids;
 pub mod link;
 pub mod medium;
+pub mod mobility;
 pub mod packet;
 pub mod pcap;
 pub mod phy;

@@ -139,6 +139,9 @@ pub struct Sim {
     free_notes: Vec<u32>,
     /// Packet traces (`trace.pcap`): the packets traced nodes send and receive.
     pub capture: Option<Box<crate::pcap::Capture>>,
+    /// Position samples (taken when the result is built) and received-power logs of the
+    /// radio nodes (`trace.positions`, `trace.rssi`).
+    pub radio_trace: Option<Box<crate::mobility::series::RadioTrace>>,
 }
 
 impl DevSched for Scheduler<Ev> {
@@ -235,6 +238,7 @@ impl Sim {
             held_notes: Vec::new(),
             free_notes: Vec::new(),
             capture: None,
+            radio_trace: None,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));

@@ -1,5 +1,6 @@
-//! Per-station rate adaptation (`rate_control`): the managers pick a lower rate on a long
-//! link than on a short one, and there beat a rate fixed at 11 Mbit/s; the keys' errors.
+//! Per-station rate adaptation (`rate_control`): the managers (ARF, AARF, Ideal, Minstrel)
+//! pick a lower rate on a long link than on a short one, and there beat a rate fixed at
+//! 11 Mbit/s; the keys' errors.
 
 use serde_json::{json, Value};
 
@@ -76,7 +77,7 @@ fn managers_settle_lower_on_a_long_link_and_beat_a_fixed_rate() {
     // 120 = -89.1 dBm, 4.4 dB above the -93.6 dBm noise) 11 Mbit/s CCK loses nearly every
     // frame while DQPSK and 5.5 Mbit/s CCK mostly get through.
     let fixed_long = goodput(&run(&link(120.0, json!({}))));
-    for mgr in ["arf", "aarf", "ideal"] {
+    for mgr in ["arf", "aarf", "ideal", "minstrel"] {
         let rc = json!({"rate_control": {"manager": mgr}});
         let short = run(&link(10.0, rc.clone()));
         let long = run(&link(120.0, rc));

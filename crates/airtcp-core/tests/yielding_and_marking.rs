@@ -1,42 +1,7 @@
 //! LEDBAT and TCP-LP yielding to a standard flow, DCTCP's queue at its marking threshold. Margins are stated in docs/schemes/<scheme>.md.
 
 mod common;
-use common::Path;
-
-/// Two flows into one 10 Mbps bottleneck (R1-R2, 5 ms, `queue` packets): `a` from S1 over
-/// a 2.5 ms access link (RTT about 25 ms), `b` from S2 over `b_delay`, both with SACK.
-fn two_flows(a: &str, b: &str, b_delay: &str, queue: &str, duration: f64, seed: u64) -> String {
-    let mut s = format!("name = \"two\"\nduration = {duration}\nseed = {seed}\n[tcp]\nrcv_window = \"4MiB\"\nsack = true\n");
-    for n in ["S1", "S2", "D"] {
-        s += &format!("[[nodes]]\nname = \"{n}\"\n");
-    }
-    for n in ["R1", "R2"] {
-        s += &format!("[[nodes]]\nname = \"{n}\"\nkind = \"router\"\n");
-    }
-    for (x, y, rate, delay, q) in [
-        ("S1", "R1", "100Mbps", "2.5ms", "{ limit = 1000 }"),
-        ("S2", "R1", "100Mbps", b_delay, "{ limit = 1000 }"),
-        ("R1", "R2", "10Mbps", "5ms", queue),
-        ("R2", "D", "100Mbps", "5ms", "{ limit = 1000 }"),
-    ] {
-        s += &format!("[[links]]\na = \"{x}\"\nb = \"{y}\"\nrate = \"{rate}\"\ndelay = \"{delay}\"\nqueue = {q}\n");
-    }
-    for (name, src, cc) in [("a", "S1", a), ("b", "S2", b)] {
-        s += &format!("[[flows]]\nname = \"{name}\"\nsrc = \"{src}\"\ndst = \"D\"\ncc = \"{cc}\"\napp = {{ kind = \"bulk\" }}\n");
-    }
-    s
-}
-
-/// Goodputs (a, b) summed over seeds 1-3.
-fn shares(a: &str, b: &str, b_delay: &str, queue: &str, duration: f64) -> (f64, f64) {
-    let (mut ga, mut gb) = (0.0, 0.0);
-    for seed in 1..=3 {
-        let r = airtcp_core::run_toml(&two_flows(a, b, b_delay, queue, duration, seed)).unwrap();
-        ga += r.flows.iter().find(|f| f.name == "a").unwrap().goodput_bps;
-        gb += r.flows.iter().find(|f| f.name == "b").unwrap().goodput_bps;
-    }
-    (ga, gb)
-}
+use common::{shares, Path};
 
 #[test]
 fn ledbat_and_lp_yield_to_newreno() {

@@ -197,6 +197,19 @@ fn validate_json(
     guarded(|| airtcp_core::validate_json_with(scenario, &files))
 }
 
+/// What a picture of the network needs (positions over time, radio ranges, routes), as JSON.
+#[pyfunction]
+#[pyo3(signature = (scenario, base_dir=None, allow_paths=None, interval=None))]
+fn layout_json(
+    scenario: &str,
+    base_dir: Option<PathBuf>,
+    allow_paths: Option<Vec<PathBuf>>,
+    interval: Option<f64>,
+) -> PyResult<String> {
+    let files = file_access(base_dir, allow_paths);
+    guarded(|| airtcp_core::scenario::layout::layout_json(scenario, &files, interval))
+}
+
 /// Known congestion-control schemes as (name, description) pairs.
 #[pyfunction]
 fn schemes() -> Vec<(&'static str, &'static str)> {
@@ -244,6 +257,7 @@ fn scenario_error(py: Python<'_>, path: &str, message: &str) -> Py<PyAny> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(layout_json, m)?)?;
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_info_json, m)?)?;
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;

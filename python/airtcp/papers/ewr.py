@@ -11,6 +11,9 @@ ns-2's defaults where it has one (50-packet queues, 1000-byte segments, an ACK p
 rates read from the paper's tables. Claims are decided by Welch's t-test or one-sample
 intervals over seeds (airtcp.stats); the report prints each of the paper's tables beside the
 measured one.
+
+The claims and the paper's tables are in _ewr_claims.py, the readings in _ewr_readings.py;
+this module declares the scenarios, sweeps, tables, figures and the paper.
 """
 
 from __future__ import annotations
@@ -21,29 +24,60 @@ from typing import Any
 
 from ..scenario import Scenario
 from ..stats import (
-    INCONCLUSIVE,
-    Outcome,
-    combine,
-    direction,
     one_sample,
-    part_outcome,
-    part_outcome_one,
-    relative_samples,
-    verdict,
-    within,
 )
 from . import (
     ORACLE,
-    ClaimResult,
     ClaimSpec,
     FigureSpec,
     Paper,
     PaperData,
-    Reading,
     SweepSpec,
     TableSpec,
-    Variant,
     register,
+)
+from ._ewr_claims import (  # noqa: F401 - the paper's tables and constants, re-exported
+    AHEAD_MIXED_PCT,
+    AHEAD_PCT,
+    FAIR_MARGIN,
+    FRIEND_SWEEP,
+    FRIEND_TABLES,
+    FRIENDLY_BAND,
+    LEVEL_TOL,
+    MIXES,
+    NAMES,
+    RATIO_TOL,
+    RIVALS,
+    SIMILAR_PCT,
+    TABLE1,
+    TABLE2,
+    TABLE3,
+    TABLE4,
+    VEGAS_PCT,
+    _ahead,
+    _behind,
+    _cells,
+    _friend_cells,
+    _friend_claim,
+    _jain_claim,
+    _less_fair,
+    _levels_claim,
+    _noninferior,
+    _pct,
+    _relative_claim,
+    _similar,
+    _values,
+    relative,
+)
+from ._ewr_readings import (  # noqa: F401 - the readings, re-exported
+    DEFAULT,
+    FRIEND_SWEEPS,
+    READINGS,
+    errors_on,
+    rtt_spread,
+    scale_queues,
+    set_jitter,
+    with_ewr_params,
 )
 
 #: the oracle runs on the same setup as the others (every router a CW router, which marks
@@ -51,25 +85,13 @@ from . import (
 SCHEMES = ["ewr", "newreno", "vegas", "westwood+", "newjersey", "cubic", ORACLE]
 BASELINES = ["newreno", "vegas", "westwood+", "newjersey"]
 FAIR_SCHEMES = ["newreno", "westwood+", "ewr", "newjersey", "vegas"]
-RIVALS = ["newreno", "westwood+"]
 #: the schemes that judge the cause of a loss (their verdicts are scored)
 JUDGES = ["ewr", "newjersey", ORACLE]
-NAMES = {
-    "ewr": "EWR",
-    "newreno": "NewReno",
-    "vegas": "Vegas",
-    "westwood+": "Westwood+",
-    "newjersey": "New Jersey",
-    "cubic": "CUBIC",
-    ORACLE: ORACLE,
-}
 
 SINGLE_PERS = [0.0, 0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20]
 TABLE_PERS = [0.0, 0.001, 0.01, 0.1]
 MIXED_PERS = [0.0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2]
 FRIEND_PERS = [0.001, 0.01, 0.1]
-#: (n rival connections, m EWR connections), the rows of Tables 3 and 4
-MIXES = [(3, 7), (5, 5), (7, 3)]
 
 SINGLE_CC = "flows.ftp.cc"
 SINGLE_PER = "links.R1-R2.error.per"
@@ -78,36 +100,6 @@ MIXED_CC = "flows.ftp*.cc"
 MIXED_PER = "links.N4-M.error.per"
 FRIEND_CC = "flows.riv*.cc"
 FRIEND_PER = "links.R2-D*.error.per"
-#: the sweep whose tables hold the friendliness results of all three mixes
-FRIEND_SWEEP = "friend37"
-
-#: The paper's tables. Table 1 and 2: Jain's index by error rate for NewReno, Westwood+, EWR.
-TABLE1 = {
-    0.0: {"newreno": 0.76, "westwood+": 0.80, "ewr": 0.64},
-    0.001: {"newreno": 0.31, "westwood+": 0.93, "ewr": 0.98},
-    0.01: {"newreno": 0.25, "westwood+": 0.74, "ewr": 0.76},
-    0.1: {"newreno": 0.57, "westwood+": 0.23, "ewr": 0.62},
-}
-TABLE2 = {
-    0.0: {"newreno": 0.95, "westwood+": 0.94, "ewr": 0.96},
-    0.001: {"newreno": 0.94, "westwood+": 0.94, "ewr": 0.89},
-    0.01: {"newreno": 0.95, "westwood+": 1.00, "ewr": 0.95},
-    0.1: {"newreno": 0.96, "westwood+": 0.95, "ewr": 0.96},
-}
-#: Tables 3 and 4: mean throughput per connection (kbit/s), (rival, EWR), by (n, m).
-TABLE3 = {(3, 7): (69.24, 59.97), (5, 5): (77.91, 77.68), (7, 3): (71.55, 71.03)}
-TABLE4 = {(3, 7): (73.71, 81.95), (5, 5): (78.03, 97.03), (7, 3): (63.25, 70.62)}
-FRIEND_TABLES = {"newreno": TABLE3, "westwood+": TABLE4}
-
-# The smallest effects counted (fixed before running; the paper gives no numbers for them).
-AHEAD_PCT = 10.0  # EWR ahead from 8% error on the single bottleneck
-AHEAD_MIXED_PCT = 5.0  # EWR ahead of Westwood+ between 1 and 10% on the mixed topology
-SIMILAR_PCT = 10.0  # "almost similar": inside ±10%
-VEGAS_PCT = 10.0  # Vegas poor: at least 10% below
-FAIR_MARGIN = 0.05  # non-inferiority margin of Jain's index
-LEVEL_TOL = 0.10  # a table cell of Jain's index is at the paper's level within ±0.1
-FRIENDLY_BAND = (0.8, 1.25)  # EWR's per-connection share over the rival's
-RATIO_TOL = 0.15  # a cell of Tables 3-4 (as a ratio) at the paper's level within ±0.15
 
 
 def _duration(quick: bool) -> int:
@@ -356,309 +348,7 @@ def derive(data: PaperData) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# claims
-
-
-def _values(df: Any, col: str) -> list[float]:
-    return [float(v) for v in df[col].to_list() if v is not None and not math.isnan(float(v))]
-
-
-def relative(
-    df: Any, metric: str, scheme: str, base: str, pers: Sequence[float]
-) -> tuple[list[float], list[float]]:
-    """Each run's ``metric`` in % of the ``base`` scheme's mean at the same error rate, for
-    ``scheme`` and for ``base``, pooled over ``pers`` (a Welch difference of the two is the
-    relative change)."""
-    return relative_samples(df, metric, label="cc", a=scheme, b=base, at="per", values=pers)
-
-
-def _pct(p: float) -> str:
-    return f"{p * 100:g}%"
-
-
-def _span(pers: Sequence[float]) -> str:
-    return _pct(pers[0]) if len(pers) == 1 else f"{_pct(pers[0])}-{_pct(pers[-1])}"
-
-
-def _ci(lo: float, hi: float, unit: str = "", digits: int = 1) -> str:
-    return f"95% CI {lo:+.{digits}f} to {hi:+.{digits}f}{unit}"
-
-
-def _row(w: Any, outcome: Outcome, **extra: Any) -> dict[str, Any]:
-    return {
-        **extra,
-        "outcome": str(outcome),
-        "change": w.diff,
-        "ci_low": w.ci_low,
-        "ci_high": w.ci_high,
-        "p": w.p,
-        "hedges_g": w.g,
-        "n_a": w.n_a,
-        "n_b": w.n_b,
-    }
-
-
-def _relative_claim(
-    sweep: str,
-    table: str,
-    scheme: str,
-    bases: Sequence[str],
-    pers: Sequence[float],
-    decide: Callable[[float, float], Outcome],
-    what: str,
-    paper: str,
-) -> Callable[[PaperData], ClaimResult]:
-    """A claim on ``scheme``'s goodput in % of each base's at every error rate of ``pers``,
-    each part decided by ``decide(ci_low, ci_high)`` (in points of %) as
-    :func:`~airtcp.stats.part_outcome` does and combined: a claim made at several error rates
-    holds at each (pooled, a loss at one rate could hide behind a gain at another)."""
-
-    def check(data: PaperData) -> ClaimResult:
-        if sweep not in data.tables or table not in data.tables[sweep]:
-            return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {sweep} runs.")
-        df = data.table(sweep, table)
-        have = set(_values(df, "per"))
-        used = [p for p in pers if p in have]
-        rows, parts = [], []
-        k = len(bases) * len(used)
-        for base in bases:
-            cells = []
-            for p in used:
-                a, b = relative(df, "goodput_mbps", scheme, base, [p])
-                o, w = part_outcome(decide, a, b, k)
-                rows.append(_row(w, o, against=base, error=_span([p])))
-                cells.append(f"{_span([p])} {w.diff:+.1f}% ({_ci(w.ci_low, w.ci_high, '%')}, {o})")
-            parts.append(f"against {NAMES[base]}: " + ", ".join(cells))
-        overall = combine(r["outcome"] for r in rows)
-        where = f"at each error rate of {_span(used)}" if used else "no error rate of the claim run"
-        s = (
-            f"{str(overall).capitalize()}: {NAMES[scheme]}'s {what} in % of each baseline's "
-            f"mean, {where} (a part is not supported when its Bonferroni interval over the {k} "
-            f"parts rules it out): " + "; ".join(parts) + f". Paper: {paper}"
-        )
-        return ClaimResult(overall, s, rows)
-
-    return check
-
-
-def _ahead(smallest: float) -> Callable[[float, float], Outcome]:
-    return lambda lo, hi: direction(lo, hi, sign=1, smallest=smallest)
-
-
-def _similar(band: float) -> Callable[[float, float], Outcome]:
-    return lambda lo, hi: within(lo, hi, -band, band)
-
-
-def _behind(smallest: float) -> Callable[[float, float], Outcome]:
-    return lambda lo, hi: direction(lo, hi, sign=-1, smallest=smallest)
-
-
-def _jain_claim(
-    sweep: str,
-    table: str,
-    pers: Sequence[float],
-    decide: Callable[[float, float, str, float], Outcome],
-    what: str,
-    paper: str,
-) -> Callable[[PaperData], ClaimResult]:
-    """EWR's Jain index minus each rival's (NewReno, Westwood+) at each error rate, decided
-    by ``decide(ci_low, ci_high, rival, per)`` and combined."""
-
-    def check(data: PaperData) -> ClaimResult:
-        import polars as pl
-
-        if sweep not in data.tables or table not in data.tables[sweep]:
-            return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {sweep} runs.")
-        df = data.table(sweep, table)
-        rows, parts = [], []
-        k = len(pers) * len(RIVALS)
-        for p in pers:
-            at = df.filter(pl.col("per") == p)
-            for rival in RIVALS:
-                a = _values(at.filter(pl.col("cc") == "ewr"), "jain")
-                b = _values(at.filter(pl.col("cc") == rival), "jain")
-                if not a or not b:
-                    continue
-                o, w = part_outcome(lambda lo, hi, r=rival, q=p: decide(lo, hi, r, q), a, b, k)
-                rows.append(_row(w, o, error=_pct(p), against=rival))
-                parts.append(
-                    f"{_pct(p)} vs {NAMES[rival]} {w.diff:+.3f} "
-                    f"({_ci(w.ci_low, w.ci_high, digits=3)}, {o})"
-                )
-        overall = combine(r["outcome"] for r in rows)
-        s = (
-            f"{str(overall).capitalize()}: Jain's index, EWR minus each rival ({what}): "
-            + ("; ".join(parts) if parts else "no runs")
-            + f". Paper: {paper}"
-        )
-        return ClaimResult(overall, s, rows)
-
-    return check
-
-
-def _noninferior(lo: float, hi: float, rival: str, per: float) -> Outcome:
-    return within(lo, hi, low=-FAIR_MARGIN)
-
-
-def _less_fair(lo: float, hi: float, rival: str, per: float) -> Outcome:
-    paper = TABLE1[per]["ewr"] - TABLE1[per][rival]
-    return verdict(lo, hi, paper, FAIR_MARGIN)
-
-
-def _cells(data: PaperData, sweep: str, table: str, paper: dict) -> list[dict[str, Any]]:
-    """Each cell of a Jain table: the paper's value and our mean and interval over seeds."""
-    import polars as pl
-
-    out = []
-    if sweep not in data.tables or table not in data.tables[sweep]:
-        return out
-    df = data.table(sweep, table)
-    for p, row in paper.items():
-        for cc, value in row.items():
-            xs = _values(df.filter((pl.col("per") == p) & (pl.col("cc") == cc)), "jain")
-            s = one_sample(xs, bounds=(0.0, 1.0))
-            out.append(
-                {
-                    "error": _pct(p),
-                    "scheme": cc,
-                    "paper": value,
-                    "mean": s["mean"],
-                    "ci_low": s["ci_low"],
-                    "ci_high": s["ci_high"],
-                    "n": s["n"],
-                    "values": xs,
-                }
-            )
-    return out
-
-
-def _levels_claim(sweep: str, table: str, paper: dict, name: str) -> Callable:
-    def check(data: PaperData) -> ClaimResult:
-        cells = [c for c in _cells(data, sweep, table, paper) if c["n"] > 0]
-        if not cells:
-            return ClaimResult(INCONCLUSIVE, f"Inconclusive: no {sweep} runs.")
-        for c in cells:
-            band = (c["paper"] - LEVEL_TOL, c["paper"] + LEVEL_TOL)
-            c["outcome"] = str(
-                part_outcome_one(
-                    lambda lo, hi, b=band: within(lo, hi, *b),
-                    c.pop("values"),
-                    len(cells),
-                    bounds=(0.0, 1.0),
-                )
-            )
-        overall = combine(c["outcome"] for c in cells)
-        count = {o: sum(1 for c in cells if c["outcome"] == str(o)) for o in Outcome}
-        far = [
-            f"{NAMES[c['scheme']]} at {c['error']} {c['mean']:.2f} vs {c['paper']:.2f}"
-            for c in cells
-            if c["outcome"] == "not supported"
-        ]
-        s = (
-            f"{str(overall).capitalize()}: of {len(cells)} cells of {name}, "
-            f"{count[Outcome.SUPPORTED]} lie within ±{LEVEL_TOL:g} of the paper's index, "
-            f"{count[Outcome.NOT_SUPPORTED]} outside it"
-            + (f" ({'; '.join(far)})" if far else "")
-            + f", {count[Outcome.INCONCLUSIVE]} undecided."
-        )
-        return ClaimResult(overall, s, cells)
-
-    return check
-
-
-def _friend_cells(data: PaperData) -> list[dict[str, Any]]:
-    """Each row of Tables 3-4: the paper's per-connection throughputs and ratio beside ours."""
-    import polars as pl
-
-    if FRIEND_SWEEP not in data.tables or "friend_seed" not in data.tables[FRIEND_SWEEP]:
-        return []
-    df = data.table(FRIEND_SWEEP, "friend_seed")
-    out = []
-    for rival in RIVALS:
-        for (n, m), (p_riv, p_ewr) in FRIEND_TABLES[rival].items():
-            at = df.filter((pl.col("rival") == rival) & (pl.col("n") == n))
-            if at.height == 0:
-                continue
-            r = one_sample(_values(at, "rival_kbps"), bounds=(0.0, None))
-            e = one_sample(_values(at, "ewr_kbps"), bounds=(0.0, None))
-            ratios = _values(at, "ratio")
-            q = one_sample(ratios, bounds=(0.0, None))
-            out.append(
-                {
-                    "rival": rival,
-                    "n": n,
-                    "m": m,
-                    "paper_rival_kbps": p_riv,
-                    "rival_kbps": r["mean"],
-                    "rival_ci": (r["ci_low"], r["ci_high"]),
-                    "paper_ewr_kbps": p_ewr,
-                    "ewr_kbps": e["mean"],
-                    "ewr_ci": (e["ci_low"], e["ci_high"]),
-                    "paper_ratio": p_ewr / p_riv,
-                    "ratio": q["mean"],
-                    "ratio_low": q["ci_low"],
-                    "ratio_high": q["ci_high"],
-                    "seeds": q["n"],
-                    "ratios": ratios,
-                }
-            )
-    return out
-
-
-def _rates(data: PaperData) -> str:
-    """The error rates the friendliness runs averaged over, as text ("0.1, 1 and 10%")."""
-    pers = sorted(set(_values(data.table(FRIEND_SWEEP, "friend"), "per")))
-    names = [f"{p * 100:g}" for p in pers]
-    text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return text + "%"
-
-
-def _friend_claim(levels: bool) -> Callable[[PaperData], ClaimResult]:
-    def check(data: PaperData) -> ClaimResult:
-        cells = _friend_cells(data)
-        if not cells:
-            return ClaimResult(INCONCLUSIVE, "Inconclusive: no friendliness runs.")
-        rows, parts = [], []
-        for c in cells:
-            lo, hi = c["ratio_low"], c["ratio_high"]
-            if levels:
-                band = (c["paper_ratio"] - RATIO_TOL, c["paper_ratio"] + RATIO_TOL)
-            else:
-                band = FRIENDLY_BAND
-            o = part_outcome_one(
-                lambda a, b, w=band: within(a, b, *w), c["ratios"], len(cells), bounds=(0.0, None)
-            )
-            rows.append(
-                {
-                    "rival": c["rival"],
-                    "n rival": c["n"],
-                    "m EWR": c["m"],
-                    "paper ratio": c["paper_ratio"],
-                    "ratio": c["ratio"],
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "band": f"{band[0]:.2f}-{band[1]:.2f}",
-                    "outcome": str(o),
-                }
-            )
-            parts.append(
-                f"{NAMES[c['rival']]} {c['n']}/{c['m']}: {c['ratio']:.2f} (95% CI {lo:.2f} to "
-                f"{hi:.2f}, {o})"
-            )
-        overall = combine(r["outcome"] for r in rows)
-        what = (
-            f"within ±{RATIO_TOL:g} of the paper's ratio"
-            if levels
-            else f"inside [{FRIENDLY_BAND[0]:g}, {FRIENDLY_BAND[1]:g}]"
-        )
-        s = (
-            f"{str(overall).capitalize()}: EWR's mean goodput per connection over the rival's, "
-            f"per seed (averaged over {_rates(data)} error), {what}, for each rival and "
-            f"n/m = rival/EWR connections: " + "; ".join(parts) + "."
-        )
-        return ClaimResult(overall, s, rows)
-
-    return check
+# claims: _ewr_claims.py
 
 
 # --------------------------------------------------------------------------------------------
@@ -979,261 +669,11 @@ def _sweeps() -> list[SweepSpec]:
 
 
 # --------------------------------------------------------------------------------------------
-# readings of the paper and sensitivity axes (docs/schemes/ewr.md gives each passage, the
-# alternatives and why the default was chosen, all before running)
+# readings of the paper and sensitivity axes: _ewr_readings.py (docs/schemes/ewr.md gives each
+# passage, the alternatives and why the default was chosen, all before running)
 
 SWEEPS = ["single", "fairness", "mixed", *[f"friend{n}{m}" for n, m in MIXES]]
-FRIEND_SWEEPS = tuple(f"friend{n}{m}" for n, m in MIXES)
 
-
-def _tcp_flows(sc: Scenario) -> list[dict[str, Any]]:
-    return [f for f in sc.data["flows"] if "cc" in f]
-
-
-def with_ewr_params(**params: float) -> Callable[[Scenario, str], Scenario]:
-    """Give every TCP flow EWR parameters scoped to EWR (``ewr.<key>``): the grid changes the
-    scheme, and every other scheme ignores them."""
-
-    def transform(sc: Scenario, sweep: str) -> Scenario:
-        sc = sc.copy()
-        for f in _tcp_flows(sc):
-            f.setdefault("cc_params", {}).update({f"ewr.{k}": v for k, v in params.items()})
-        return sc
-
-    return transform
-
-
-def scale_queues(factor: float) -> Callable[[Scenario, str], Scenario]:
-    """Every queue limit the paper leaves open (all but the mixed topology's, which it gives)
-    times ``factor``."""
-
-    def transform(sc: Scenario, sweep: str) -> Scenario:
-        sc = sc.copy()
-        for link in sc.data["links"]:
-            q = link.get("queue")
-            if q is not None and "limit" in q:
-                q["limit"] = max(1, round(q["limit"] * factor))
-        return sc
-
-    return transform
-
-
-def rtt_spread(step_ms: float) -> Callable[[Scenario, str], Scenario]:
-    """Source i's access link 2 + (i - 1) * ``step_ms`` ms long (one way), so the flows'
-    round trips differ; the bottleneck and the sinks' links unchanged."""
-
-    def transform(sc: Scenario, sweep: str) -> Scenario:
-        sc = sc.copy()
-        for link in sc.data["links"]:
-            a = link["a"]
-            if a.startswith("S") and a[1:].isdigit() and link["b"] in ("R1", "N1"):
-                link["delay"] = f"{2 + (int(a[1:]) - 1) * step_ms:g}ms"
-        return sc
-
-    return transform
-
-
-def set_jitter(value: str) -> Callable[[Scenario, str], Scenario]:
-    def transform(sc: Scenario, sweep: str) -> Scenario:
-        sc = sc.copy()
-        for f in sc.data["flows"]:
-            if "start_jitter" in f:
-                f["start_jitter"] = value
-        return sc
-
-    return transform
-
-
-def errors_on(applies_to: str) -> Callable[[Scenario, str], Scenario]:
-    def transform(sc: Scenario, sweep: str) -> Scenario:
-        sc = sc.copy()
-        for link in sc.data["links"]:
-            if "error" in link:
-                link["error"]["applies_to"] = applies_to
-        return sc
-
-    return transform
-
-
-DEFAULT = Variant("as run", "the setup declared before the first run (docs/schemes/ewr.md)")
-
-READINGS = [
-    Reading(
-        "sampling",
-        "Eq. 1: a sample per packet or per interval",
-        default=Variant(
-            "per packet",
-            "Eq. 1 is indexed by packet: the n-th packet arriving at t_n, over the gap since "
-            "the (n-1)-th; d_n as one packet's data",
-        ),
-        alternatives=(
-            Variant(
-                "per interval",
-                "d_n as 'the amount of data currently received' over an interval of one "
-                "RTT_min: the flow's own arrival rate, without the per-packet overshoot; but "
-                "then oCwnd = RTT_min * cwnd / RTT <= cwnd, so (b) can never raise the window "
-                "and the +2 of (c) is capped by the advertised window: EWR has no way to grow",
-                transform=with_ewr_params(interval=1.0),
-            ),
-        ),
-        passage=(
-            "§2: 'The first step of bandwidth estimation is to calculate a sample bandwidth "
-            "(Bw_sample(n)) when the n-th packet arrives at the receiver at time t_n: "
-            "Bw_sample(n) = d_n / (t_n - t_(n-1)) (1) where d_n is the amount of data "
-            "currently received by the receiver and t_(n-1) is the previous (n-1)-th packet "
-            "arrival time.'"
-        ),
-    ),
-    Reading(
-        "loss_term",
-        "The loss-probability term of [6]",
-        default=Variant(
-            "left out",
-            "Eqs. 1-3 as printed have no loss term and the paper gives no formula for it",
-        ),
-        alternatives=(
-            Variant(
-                "Padhye cap",
-                "the estimate in Eq. 3 capped at Padhye et al.'s throughput [6] for the loss "
-                "rate the receiver sees (holes over segments; it cannot tell congestion "
-                "losses from others), R = RTT_min, T0 = 4 R",
-                transform=with_ewr_params(loss_term=1.0),
-            ),
-        ),
-        passage=(
-            "§2: 'By incorporating the actual arrival rate information in bandwidth estimation "
-            "and, at the same time, by including congestion-related packet loss probability "
-            "into the packet arrival rate calculation [6], the proposed scheme can probe the "
-            "available bandwidth more accurately.'"
-        ),
-    ),
-    Reading(
-        "rcv_window",
-        "Receive buffer",
-        kind="axis",
-        default=Variant("256 KiB", "above every path's bandwidth-delay product plus queue"),
-        alternatives=(
-            Variant(
-                "64 KiB",
-                "about the single bottleneck's bandwidth-delay product (61 kB): NewReno's "
-                "slow start can no longer overshoot the 50-packet queue by a whole window",
-                set={"tcp.rcv_window": 65536},
-            ),
-            Variant(
-                "ns-2 window_ 20",
-                "ns-2's default TCP window (20 packets of 1000 bytes), which a study that "
-                "does not mention it runs with",
-                set={"tcp.rcv_window": 20000},
-            ),
-        ),
-        passage="The paper does not consider the receiver's buffer (§2) and gives no window.",
-    ),
-    Reading(
-        "queues",
-        "Queue sizes the paper leaves open",
-        kind="axis",
-        default=Variant("50 packets", "ns-2's default limit_"),
-        alternatives=(
-            Variant(
-                "25 packets",
-                "half a bandwidth-delay product at the single bottleneck",
-                transform=scale_queues(0.5),
-                sweeps=("single", "fairness", *FRIEND_SWEEPS),
-            ),
-            Variant(
-                "100 packets",
-                "two bandwidth-delay products at the single bottleneck",
-                transform=scale_queues(2.0),
-                sweeps=("single", "fairness", *FRIEND_SWEEPS),
-            ),
-        ),
-        passage=(
-            "Only Fig. 3's queues are given ('The queue sizes of wired links and the wireless "
-            "link are set to 100 and 10'); the single bottleneck's and Fig. 5's are not."
-        ),
-    ),
-    Reading(
-        "rtt_spread",
-        "Round-trip times of Table 1's ten flows",
-        kind="axis",
-        default=Variant("equal", "every source on the same 100 Mbit/s, 2 ms access link"),
-        alternatives=(
-            Variant(
-                "unequal",
-                "source i's access link 2 + 8 (i - 1) ms: round trips from about 49 to 193 "
-                "ms; NewReno's and Westwood+'s shares then depend on the round trip, which "
-                "could explain Table 1's low indices",
-                transform=rtt_spread(8.0),
-                sweeps=("fairness",),
-            ),
-        ),
-        passage=(
-            "§3: 'fairness index has been compared by considering 10 same TCP flows that share "
-            "a 10 Mbps bottleneck link'; no delays are given."
-        ),
-        claims=("fair_single", "fair_single_zero", "table1_levels"),
-    ),
-    Reading(
-        "start_jitter",
-        "Flows' start times",
-        kind="axis",
-        default=Variant("uniform in 1 s", "random phases, so seeds differ without errors"),
-        alternatives=(
-            Variant(
-                "uniform in 100 ms",
-                "nearly simultaneous starts (slow starts overlap)",
-                transform=set_jitter("100ms"),
-            ),
-        ),
-        passage="The paper gives no start times.",
-    ),
-    Reading(
-        "background",
-        "Fig. 2's background load",
-        kind="axis",
-        default=Variant(
-            "2 Mbps", "two on/off UDP sources of 2 Mbps while on: about a fifth of the link"
-        ),
-        alternatives=(
-            Variant(
-                "1 Mbps",
-                "the same sources at 1 Mbps while on: about a tenth of the link",
-                set={"flows.udp*.app.rate": "1Mbps"},
-                sweeps=("single",),
-            ),
-            Variant(
-                "4 Mbps",
-                "the same sources at 4 Mbps while on: about two fifths of the link",
-                set={"flows.udp*.app.rate": "4Mbps"},
-                sweeps=("single",),
-            ),
-        ),
-        passage=(
-            "§3: the single bottleneck compares the schemes 'under the condition that there "
-            "exist various link error rates, and background traffics'; neither kind nor load is "
-            "given."
-        ),
-    ),
-    Reading(
-        "ack_errors",
-        "Whether ACKs see channel errors",
-        kind="axis",
-        default=Variant("data only", "the error rate read as a packet error rate of data"),
-        alternatives=(
-            Variant(
-                "data and ACKs",
-                "the link error hits every packet crossing the error-prone link, ACKs too",
-                transform=errors_on("all"),
-                # Without errors it does not matter which packets they would hit (a test).
-                unchanged={"links.R1-R2.error.per": [0.0], "links.N4-M.error.per": [0.0]},
-            ),
-        ),
-        passage=(
-            "§3: 'under the condition that there exist various link error rates'; what the "
-            "errors hit is not said."
-        ),
-    ),
-]
 
 PAPER = register(
     Paper(

@@ -490,6 +490,8 @@ struct Builder<'a> {
     sched: Scheduler<Ev>,
     /// Each 802.11 station's device and the index of its medium.
     stations: Vec<(DevId, usize)>,
+    /// Each node's mobility model (None: no position).
+    models: Vec<Option<crate::mobility::Model>>,
 }
 
 struct TdmaBuild {
@@ -523,8 +525,10 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         stations: Vec::new(),
         tdma: BTreeMap::new(),
         sched: Scheduler::new(),
+        models: Vec::new(),
     };
     b.nodes()?;
+    b.models = super::mobility::Models::new(sc, files).all()?;
     b.media()?;
     b.links()?;
     b.wifi()?;
@@ -544,6 +548,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     for (d, m) in &b.stations {
         dev_fields[d.idx()] = format!("media[{m}]");
     }
+    let models = std::mem::take(&mut b.models);
     let mut sim = Sim::new(
         sc.name.clone(),
         sc.seed,
@@ -568,6 +573,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     sim.watch.dev_fields = dev_fields;
     sim.warmup = sc.warmup.map_or(0, |w| w.ns());
     traces(sc, &mut sim)?;
+    super::mobility::traces(sc, &mut sim, &models)?;
     if !sc.trace.pcap.is_empty() {
         super::pcap::captures(sc, &mut sim)?;
     }
@@ -871,11 +877,11 @@ impl<'a> Builder<'a> {
                     }
                     v
                 }
-                None => sc
-                    .nodes
+                None => self
+                    .models
                     .iter()
                     .enumerate()
-                    .filter(|(_, n)| n.position.is_some())
+                    .filter(|(_, m)| m.is_some())
                     .map(|(k, _)| (NodeId(k as u32), format!("nodes[{k}].position")))
                     .collect(),
             };
@@ -890,8 +896,8 @@ impl<'a> Builder<'a> {
             }
             let mut pos = Vec::with_capacity(members.len());
             for (id, path) in &members {
-                match sc.nodes[id.idx()].position {
-                    Some(xy) => pos.push(xy),
+                match self.models[id.idx()].as_mut() {
+                    Some(m) => pos.push(m.position(0)),
                     None => {
                         return err(
                             path.clone(),
@@ -915,6 +921,7 @@ impl<'a> Builder<'a> {
             }
             let mut power = vec![0.0f64; n * n];
             let mut delay = vec![0 as Time; n * n];
+            let mut shadow = vec![1.0f64; n * n];
             for a in 0..n {
                 for b in (a + 1)..n {
                     let d = radio::distance(pos[a], pos[b]);
@@ -926,7 +933,10 @@ impl<'a> Builder<'a> {
                             sc.seed,
                             &format!("medium/{}/shadow/{na}/{nb}", m.name),
                         );
-                        w *= 10f64.powf(sigma * radio::normal(&mut rng) / 10.0);
+                        let f = 10f64.powf(sigma * radio::normal(&mut rng) / 10.0);
+                        w *= f;
+                        shadow[a * n + b] = f;
+                        shadow[b * n + a] = f;
                     }
                     power[a * n + b] = w;
                     power[b * n + a] = w;
@@ -936,6 +946,13 @@ impl<'a> Builder<'a> {
                 }
             }
             let first = self.devices.len() as u32;
+            // Without a routing protocol, a moving station sends to each neighbour directly:
+            // every pair is an adjacency (routes from the start positions would go stale).
+            let moves = members.iter().any(|(id, _)| {
+                self.models[id.idx()]
+                    .as_ref()
+                    .is_some_and(|m| !m.is_static())
+            });
             let limit_spec = m.queue.clone().unwrap_or(QueueSpec::Droptail {
                 limit: 50,
                 unit: QueueUnit::Packets,
@@ -956,7 +973,7 @@ impl<'a> Builder<'a> {
                     })
                     .collect();
                 for j in 0..n {
-                    if j != k && power[k * n + j] >= params.rx_threshold_w {
+                    if j != k && (moves || power[k * n + j] >= params.rx_threshold_w) {
                         self.adjacency.push(Adjacency {
                             dev: DevId(first + k as u32),
                             from: *node,
@@ -992,6 +1009,15 @@ impl<'a> Builder<'a> {
             }
             let fade = fading(m, model.frequency_hz, &p)?;
             let mut net = WifiNet::new(m.name.clone(), params, stations, self.nodes.len());
+            if moves {
+                let models = members
+                    .iter()
+                    .map(|(id, _)| self.models[id.idx()].clone().expect("members have a model"))
+                    .collect();
+                net.moving = Some(Box::new(crate::device::wifi::Moving::new(
+                    models, model, shadow,
+                )));
+            }
             if let Some(f) = fade {
                 net.set_fading(f, |a, b| {
                     let na = &sc.nodes[members[a].0.idx()].name;

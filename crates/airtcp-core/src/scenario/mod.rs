@@ -6,6 +6,8 @@ pub mod files;
 mod pcap;
 #[macro_use]
 mod tagged;
+pub mod layout;
+pub mod mobility;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;

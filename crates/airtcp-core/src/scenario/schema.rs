@@ -39,6 +39,9 @@ pub struct Scenario {
     pub agents: Vec<AgentSpec>,
     #[serde(default)]
     pub trace: TraceSpec,
+    /// The mobility model of every node with a `position` that has none of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<super::mobility::MobilitySpec>,
     /// Free-form notes carried through to results (e.g. which paper figure this is).
     #[serde(default)]
     pub meta: BTreeMap<String, serde_json::Value>,
@@ -71,6 +74,9 @@ pub struct NodeSpec {
     pub kind: NodeKind,
     /// Coordinates in metres, for radio media.
     pub position: Option<[f64; 2]>,
+    /// How the node moves (docs/mobility.md); without it, it stays at `position`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<super::mobility::MobilitySpec>,
 }
 fn default_node_kind() -> NodeKind {
     NodeKind::Host
@@ -165,6 +171,7 @@ pub enum RateManagerKind {
     Arf,
     Aarf,
     Ideal,
+    Minstrel,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -862,6 +869,13 @@ pub struct TraceSpec {
     /// Where the pcap files go (`<name>.pcap`), relative to the working directory; "pcap".
     #[serde(default)]
     pub pcap_dir: Option<String>,
+    /// Sample every radio node's position at this interval (`series.positions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Duration>,
+    /// 802.11 media (or `"*"`) whose stations record the power of every frame they sense
+    /// (`series.rssi`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rssi: Vec<String>,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -875,6 +889,8 @@ impl Default for TraceSpec {
             queue_interval: default_queue_interval(),
             pcap: vec![],
             pcap_dir: None,
+            positions: None,
+            rssi: vec![],
         }
     }
 }

@@ -6,7 +6,7 @@ use super::schema::{
     FadingModel, MediumSpec, PropagationKind, RateManagerKind, ReceptionKind, WifiPreset,
 };
 use super::units::{Duration, Rate, Size};
-use crate::device::wifi::{rate_set, RateControl, Reception, WifiParams};
+use crate::device::wifi::{rate_set, MinstrelRates, RateControl, Reception, WifiParams};
 use crate::engine::{tx_time, Time, SEC};
 use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::phy::{thermal_noise_w, Fading, FadingKind, WifiMode};
@@ -386,7 +386,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         _ => cs_w,
     };
     let (rate_control, rates) = rate_control(m, data_rate, ofdm, reception, p)?;
-    let params = WifiParams {
+    let mut params = WifiParams {
         data_rate,
         basic_rate,
         ack_rate,
@@ -428,6 +428,9 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         rate_control,
         rates,
     };
+    if let RateControl::Minstrel(_) = params.rate_control {
+        params.rate_control = RateControl::Minstrel(minstrel_rates(&params));
+    }
     Ok((params, model))
 }
 
@@ -470,6 +473,11 @@ fn rate_control(
         RateManagerKind::Constant => unreachable!("handled above"),
         RateManagerKind::Arf => RateControl::arf(),
         RateManagerKind::Aarf => RateControl::aarf(),
+        // Its per-rate times need the medium's timing: filled in by `minstrel_rates`.
+        RateManagerKind::Minstrel => RateControl::Minstrel(MinstrelRates {
+            attempt: Vec::new(),
+            retries: Vec::new(),
+        }),
         RateManagerKind::Ideal => {
             let ber = spec.ber.unwrap_or(1e-6);
             if !(ber > 0.0 && ber < 0.5) {
@@ -482,6 +490,17 @@ fn rate_control(
         }
     };
     Ok((rc, rates))
+}
+
+/// Minstrel's per-rate constants: one attempt is a 1200-byte packet's data frame, SIFS and
+/// the ACK it gets (ns-3's `MinstrelWifiManager` times a 1200-byte frame too).
+fn minstrel_rates(p: &WifiParams) -> MinstrelRates {
+    let attempt = p
+        .rates
+        .iter()
+        .map(|&r| p.data_time_at(1200, r) + p.sifs + p.ack_time_for(r))
+        .collect();
+    MinstrelRates::new(attempt, p.slot, p.cw_min, p.cw_max)
 }
 
 /// The medium's fading, checked, with the carrier frequency the Doppler shift of a speed

@@ -161,6 +161,12 @@ pub struct Series {
     pub verdicts: BTreeMap<String, VerdictSeries>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub cc_state: BTreeMap<String, StateSeries>,
+    /// Radio nodes' positions (`trace.positions`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub positions: BTreeMap<String, crate::mobility::series::PositionSeries>,
+    /// Power of each frame each station sensed (`trace.rssi`), by station.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rssi: BTreeMap<String, crate::mobility::series::RssiSeries>,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -405,6 +411,10 @@ impl RunResult {
             .iter()
             .filter_map(|d| d.link_result(&sim.nodes, end))
             .collect();
+        if let Some(t) = sim.radio_trace.as_ref().and_then(|r| r.positions.as_ref()) {
+            series.positions = t.series(end);
+        }
+        series.rssi = crate::mobility::series::rssi(sim);
         for (d, s) in &sim.queue_trace {
             series.queue.insert(
                 sim.devices[d.idx()].name().to_string(),

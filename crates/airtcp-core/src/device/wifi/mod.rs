@@ -24,12 +24,16 @@
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
 mod dev;
+mod minstrel;
+mod moving;
 mod params;
 mod ratectl;
 mod rx;
 mod station;
 
 pub use dev::WifiDev;
+pub use minstrel::MinstrelRates;
+pub use moving::{Moving, RssiLog};
 pub use params::{Reception, WifiParams};
 pub use ratectl::{rate_column, rate_set, RateControl};
 pub use station::{Hear, MacStats, Station};
@@ -77,6 +81,10 @@ pub struct WifiNet {
     fading: Option<(Fading, Vec<PairFading>)>,
     /// Every frame sent on the medium, as a sniffer in range of all stations sees it.
     pub capture: Option<MediumCapture>,
+    /// Stations that move (None: the gains computed when the medium was built hold).
+    pub moving: Option<Box<Moving>>,
+    /// The power of each frame each station senses, when traced.
+    pub rssi: Option<Box<RssiLog>>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -126,6 +134,8 @@ impl WifiNet {
             reach_delay,
             fading: None,
             capture: None,
+            moving: None,
+            rssi: None,
         }
     }
 
@@ -296,10 +306,16 @@ impl WifiNet {
                 own: true,
                 sensed: true,
                 evaluated: true,
+                header_ok: None,
             });
         }
         if kind == Kind::Data {
             *ctx.packet_hops += 1;
+        }
+        if let Some(m) = self.moving.as_mut() {
+            let reach = m.refresh(s, now, &mut self.stations, &self.p);
+            self.reach_delay = self.reach_delay.max(reach);
+            self.max_delay = self.max_delay.max(self.stations[s].max_delay);
         }
         self.on_busy(s, now, end, ctx);
         for k in 0..self.stations[s].hears.len() {
@@ -320,13 +336,35 @@ impl WifiNet {
                 own: false,
                 sensed: h.sensed,
                 evaluated: false,
+                header_ok: None,
             });
             if h.sensed {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
             }
         }
+        if self.rssi.is_some() {
+            self.log_rssi(s, fid);
+        }
         let st = &self.stations[s];
         ctx.at(end + st.max_delay, st.dev, code(EVAL, fid));
+    }
+
+    /// Note the power each station that senses frame `fid` of `s` gets (the signal just
+    /// pushed, fading included).
+    #[cold]
+    #[inline(never)]
+    fn log_rssi(&mut self, s: usize, fid: u32) {
+        let Some(log) = self.rssi.as_mut() else {
+            return;
+        };
+        for h in &self.stations[s].hears {
+            let r = h.to as usize;
+            if let Some(g) = self.stations[r].signals.last() {
+                if g.fid == fid && g.sensed {
+                    log.stations[r].push((g.start, s as u32, g.power));
+                }
+            }
+        }
     }
 
     /// Write a frame station `s` starts sending to the medium's trace. A data frame's packet
@@ -582,22 +620,24 @@ impl WifiNet {
         &mut st.peers[s]
     }
 
-    /// Rate of the next data frame from station `s` to `to`.
-    fn pick_rate(&mut self, s: usize, to: u32) -> u64 {
+    /// Rate of the next data attempt from station `s` to `to` (`first`: a new frame's).
+    fn pick_rate(&mut self, s: usize, to: u32, now: Time, first: bool) -> u64 {
         if self.p.rate_control.is_constant() {
             return self.p.data_rate;
         }
         let top = self.p.rates.len() - 1;
-        let k = {
-            let rc = self.p.rate_control.clone();
-            self.peer(s, to as usize).pick(&rc, top)
-        };
+        self.peer(s, to as usize);
+        let st = &mut self.stations[s];
+        let k = st.peers[to as usize].pick_at(&self.p.rate_control, top, now, first, &mut st.rng);
         self.p.rates[k]
     }
 
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
-        if let Some(to) = self.stations[s].cur.map(|c| c.to) {
-            let rate = self.pick_rate(s, to);
+        if let Some((to, first)) = self.stations[s]
+            .cur
+            .map(|c| (c.to, c.short == 0 && c.long == 0))
+        {
+            let rate = self.pick_rate(s, to, ctx.now, first);
             if let Some(c) = self.stations[s].cur.as_mut() {
                 c.rate = rate;
             }

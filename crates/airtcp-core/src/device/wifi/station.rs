@@ -43,6 +43,9 @@ pub(super) struct Sig {
     /// interferes (the `sinr` reception counts it).
     pub(super) sensed: bool,
     pub(super) evaluated: bool,
+    /// `sinr`: whether its PLCP header decoded at this station, drawn once when first needed
+    /// (its preamble detected); `None` before, or if it never mattered.
+    pub(super) header_ok: Option<bool>,
 }
 
 /// One station that senses another's transmissions, or (not `sensed`) only receives their

@@ -12,8 +12,12 @@
 //! RFC 8257 section 3.2's receiver gives, without delayed ACKs exactly; with delayed ACKs an
 //! ACK echoes CE if any segment it covers was marked).
 //!
-//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpDctcp::GetSsThresh`, which
-//! answers a loss with the same (1 − α/2) cut instead of halving.
+//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpDctcp`: `GetSsThresh`
+//! answers a loss with the same (1 − α/2) cut instead of halving; the window grows as its
+//! parent `TcpLinuxReno` grows it (slow start by every ACKed segment, congestion avoidance one
+//! segment per window of ACKed segments, counted in whole segments: with delayed ACKs twice
+//! the rate of SMSS²/cwnd per ACK); and it does not grow while the reduction's window (ns-3's
+//! CA_CWR state, until the ACK passes the data sent at the cut) lasts.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -28,7 +32,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: a loss cuts by alpha/2 too, as ns-3's TcpDctcp",
+        "1: ns-3's TcpDctcp (a loss cuts by alpha/2 too, TcpLinuxReno growth, none while cutting)",
     ),
 ];
 
@@ -47,6 +51,8 @@ pub struct Dctcp {
     cut_end: Option<u64>,
     ce: bool,
     pub reductions: u64,
+    /// ACKed segments counted toward the next segment of growth (`ns3`).
+    cnt: u64,
 }
 
 impl Dctcp {
@@ -73,7 +79,34 @@ impl Dctcp {
             cut_end: None,
             ce: false,
             reductions: 0,
+            cnt: 0,
         })
+    }
+}
+
+impl Dctcp {
+    /// ns-3's `TcpLinuxReno::IncreaseWindow`: whole ACKed segments, slow start up to ssthresh,
+    /// then a segment each time the count reaches the window in segments.
+    fn linux_reno_increase(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if ack.in_recovery || ack.acked_bytes == 0 {
+            return;
+        }
+        let segs = ((ack.acked_bytes as f64 / st.mss as f64).round() as u64).max(1);
+        if st.cwnd < st.ssthresh {
+            st.cwnd = (st.cwnd + segs * st.mss).min(st.ssthresh.max(st.cwnd));
+            return;
+        }
+        let w = (st.cwnd / st.mss).max(1);
+        if self.cnt >= w {
+            self.cnt = 0;
+            st.cwnd += st.mss;
+        }
+        self.cnt += segs;
+        if self.cnt >= w {
+            let delta = self.cnt / w;
+            self.cnt -= delta * w;
+            st.cwnd += delta * st.mss;
+        }
     }
 }
 
@@ -112,6 +145,12 @@ impl CongestionControl for Dctcp {
             st.ssthresh = cwnd;
             self.cut_end = Some(snd_nxt);
             self.reductions += 1;
+            return;
+        }
+        if self.ns3 {
+            if self.cut_end.is_none_or(|e| ack.ack_seq > e) {
+                self.linux_reno_increase(ack, st);
+            }
             return;
         }
         reno_increase(ack, st);
@@ -232,5 +271,55 @@ mod tests {
         let mut n = dctcp(true);
         n.alpha = 0.2;
         assert_eq!(n.on_congestion(&ev, &st).ssthresh, 90_000);
+    }
+
+    #[test]
+    fn ns3_grows_as_linux_reno_and_not_in_the_reduction_window() {
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), 1.0);
+        let mut d = Dctcp::new(&mut Params::new(&m)).unwrap();
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 1 << 40,
+            mss: 1000,
+        };
+        // Slow start: a delayed ACK of two segments adds two.
+        let a = AckInfo {
+            acked_bytes: 2000,
+            ack_seq: 2000,
+            in_flight: 10_000,
+            ..Default::default()
+        };
+        d.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 12_000);
+        // Congestion avoidance at 12 segments: six ACKs of two segments add one.
+        st.ssthresh = 12_000;
+        for k in 0..6 {
+            let a = AckInfo {
+                ack_seq: 4000 + 2000 * k,
+                ..a
+            };
+            d.on_ack(&a, &mut st);
+        }
+        assert_eq!(st.cwnd, 13_000);
+        // A marked ACK cuts; the next ones, for data sent before the cut, do not grow.
+        d.on_feedback(0, CE);
+        let a = AckInfo {
+            ack_seq: 20_000,
+            ..a
+        };
+        d.on_ack(&a, &mut st);
+        let cut = st.cwnd;
+        assert!(cut < 13_000);
+        d.on_feedback(0, 0);
+        // (The cut was made with 30_000 sent.)
+        for k in 1..=5 {
+            let a = AckInfo {
+                ack_seq: 20_000 + 2000 * k,
+                ..a
+            };
+            d.on_ack(&a, &mut st);
+        }
+        assert_eq!(st.cwnd, cut);
     }
 }

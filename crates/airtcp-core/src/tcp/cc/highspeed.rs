@@ -10,7 +10,9 @@
 //!
 //! `table = 1` uses instead the rounded a(w), b(w) table of RFC 3649 Appendix B (72
 //! intervals, as Linux's `hstcp_aimd_vals` and ns-3.44's `TcpHighSpeed::TableLookupA/B`),
-//! the default under the `ns3` profile.
+//! the default under the `ns3` profile, with ns-3's arithmetic: the window counted in whole
+//! segments (a(W) per ACKed segment, W truncated; a segment added when the count reaches W)
+//! and ssthresh in whole segments of the flight.
 
 use super::{AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction};
 
@@ -18,7 +20,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::new("low_window", 38.0, "Low_Window: standard TCP at or below this many segments"),
     ParamSpec::new("high_window", 83000.0, "High_Window: the window (segments) where b reaches high_decrease"),
     ParamSpec::new("high_decrease", 0.1, "High_Decrease: b(High_Window)"),
-    ParamSpec::ns3("table", 0.0, 1.0, "1: the rounded a(w)/b(w) table of RFC 3649 Appendix B (ns-3's and Linux's) instead of the formulas"),
+    ParamSpec::ns3("table", 0.0, 1.0, "1: the rounded a(w)/b(w) table of RFC 3649 Appendix B (ns-3's and Linux's) instead of the formulas, counted in whole segments as ns-3"),
 ];
 
 /// Upper window bounds (segments) of RFC 3649 Appendix B's intervals; interval i has
@@ -129,6 +131,21 @@ impl CongestionControl for HighSpeed {
             return;
         }
         let mss = st.mss as f64;
+        if self.table {
+            // ns-3's counting: a(W) per ACKed segment against W, the window truncated to
+            // whole segments, which grows a segment each time the count reaches it.
+            let mut w = (st.cwnd / st.mss).max(1);
+            self.carry += (ack.acked_bytes as f64 / mss).round() * self.a(w as f64);
+            let old = w;
+            while self.carry >= w as f64 {
+                self.carry -= w as f64;
+                w += 1;
+            }
+            if w != old {
+                st.cwnd = w * st.mss;
+            }
+            return;
+        }
         let w = st.cwnd as f64 / mss;
         // a(w) segments per window of ACKs: a(w)/w per acknowledged segment.
         self.carry += self.a(w) / w * (ack.acked_bytes as f64 / mss) * mss;
@@ -243,5 +260,28 @@ mod tests {
             ..ev
         };
         assert_eq!(h.on_congestion(&ev, &st).ssthresh, 10 * mss);
+    }
+
+    #[test]
+    fn table_counts_whole_segments_as_ns3() {
+        // W = 100.5 segments counts as 100 (a = 2 up to 118): 50 ACKed segments add one
+        // segment, and the window snaps to whole segments.
+        let mut h = hs(true);
+        let mss = 1000;
+        let mut st = CcState {
+            cwnd: 100_500,
+            ssthresh: 1,
+            mss,
+        };
+        let ack = AckInfo {
+            acked_bytes: mss,
+            ..Default::default()
+        };
+        for _ in 0..49 {
+            h.on_ack(&ack, &mut st);
+        }
+        assert_eq!(st.cwnd, 100_500);
+        h.on_ack(&ack, &mut st);
+        assert_eq!(st.cwnd, 101_000);
     }
 }

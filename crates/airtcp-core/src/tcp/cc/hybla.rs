@@ -13,8 +13,12 @@
 //! over the round trip; the 10% covers headers), once an RTT has been measured.
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpHybla`: ρ from the minimum
-//! RTT (recomputed when a sample equals it), with ns-3's reference `RRTT` = 50 ms given by
-//! `rtt0` under that profile, and no pacing (ns-3's TcpHybla does not pace).
+//! RTT in whole milliseconds, recomputed when an ACK finds the SRTT at that minimum (ns-3
+//! passes the SRTT to `PktsAcked` and keeps `m_minRtt` as the smallest SRTT, the handshake's
+//! included, so after a handshake ρ stays 1 while data RTTs exceed the SYN's), with ns-3's
+//! reference `RRTT` = 50 ms given by `rtt0` under that profile; congestion avoidance in whole
+//! segments (ρ²/W per ACKed segment with W the window truncated to whole segments, added once
+//! the sum reaches a segment); and no pacing (ns-3's TcpHybla does not pace).
 
 use super::{
     half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction,
@@ -27,7 +31,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: rho from the minimum RTT (ns-3's TcpHybla) instead of the smoothed RTT",
+        "1: ns-3's TcpHybla (rho from the smallest SRTT, growth in whole segments, no pacing)",
     ),
 ];
 
@@ -39,6 +43,8 @@ pub struct Hybla {
     pub rho: f64,
     carry: f64,
     srtt: Option<Time>,
+    /// ns-3's `m_minRtt`: the smallest SRTT so far.
+    min_srtt: Option<Time>,
 }
 
 impl Hybla {
@@ -54,6 +60,7 @@ impl Hybla {
             rho: 1.0,
             carry: 0.0,
             srtt: None,
+            min_srtt: None,
         })
     }
 
@@ -79,8 +86,16 @@ impl CongestionControl for Hybla {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
         self.srtt = ack.srtt.or(self.srtt);
         if self.ns3 {
-            if ack.rtt.is_some() && ack.rtt == ack.min_rtt {
-                self.update_rho(ack.min_rtt);
+            // ns-3 updates its minimum from each new SRTT and recomputes rho when the SRTT
+            // it hands the scheme equals that minimum.
+            // The minimum starts at the first SRTT, which is the first sample (the
+            // handshake's, when there is one, smaller than any data sample).
+            if let Some(s) = ack.srtt.filter(|_| ack.rtt.is_some()) {
+                let m = *self.min_srtt.get_or_insert(ack.min_rtt.unwrap_or(s));
+                if s <= m {
+                    self.min_srtt = Some(s);
+                    self.update_rho(Some(s));
+                }
             }
         } else {
             self.update_rho(ack.srtt);
@@ -98,8 +113,18 @@ impl CongestionControl for Hybla {
             st.cwnd = (st.cwnd + inc).min(cap).max(st.cwnd);
             return;
         }
-        let w = st.cwnd as f64 / mss;
         let acked = ack.acked_bytes as f64 / mss;
+        if self.ns3 {
+            // ns-3: the increase counted in segments against the truncated window, and the
+            // window grown by whole segments only.
+            let w = (st.cwnd / st.mss).max(1) as f64;
+            self.carry += self.rho * self.rho / w * acked.round();
+            let whole = self.carry.floor();
+            self.carry -= whole;
+            st.cwnd += whole as u64 * st.mss;
+            return;
+        }
+        let w = st.cwnd as f64 / mss;
         self.carry += self.rho * self.rho / w * acked * mss;
         let whole = self.carry.floor();
         self.carry -= whole;
@@ -178,11 +203,39 @@ mod tests {
             ssthresh: 1,
             mss: 1000,
         };
-        let mut a = ack(200 * MS);
-        a.min_rtt = Some(100 * MS);
-        h.on_ack(&a, &mut st);
-        assert_eq!(h.rho, 1.0, "the sample is not the minimum: rho unchanged");
         h.on_ack(&ack(100 * MS), &mut st);
         assert_eq!(h.rho, 100.0 / 25.0);
+        // An SRTT above its minimum leaves rho; a new smallest SRTT (whole ms) sets it.
+        h.on_ack(&ack(200 * MS), &mut st);
+        assert_eq!(h.rho, 4.0, "the SRTT is not the minimum: rho unchanged");
+        h.on_ack(&ack(75 * MS + MS / 2), &mut st);
+        assert!((h.rho - 3.0).abs() < 1e-9, "{}", h.rho);
+        // After a handshake whose sample (the first SRTT) is below every SRTT that follows,
+        // rho is never recomputed.
+        let mut h = hybla(true);
+        let mut a = ack(100 * MS);
+        a.min_rtt = Some(90 * MS);
+        h.on_ack(&a, &mut st);
+        assert_eq!(h.rho, 1.0);
+    }
+
+    #[test]
+    fn ns3_grows_in_whole_segments_against_the_truncated_window() {
+        let mut h = hybla(true);
+        h.rho = 2.0;
+        h.min_srtt = Some(0);
+        // 2.9 segments count as 2: each ACKed segment adds rho^2/2 = 2 segments, whole.
+        let mut st = CcState {
+            cwnd: 2900,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let mut a = ack(100 * MS);
+        a.rtt = None;
+        h.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 4900);
+        // 4.9 segments count as 4: one segment per ACK.
+        h.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 5900);
     }
 }

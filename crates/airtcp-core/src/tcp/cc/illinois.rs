@@ -13,8 +13,13 @@
 //! - cwnd += α/cwnd per ACK, cwnd ← (1 − β)·cwnd on loss; below W_thresh = 15 segments, and
 //!   after a timeout until the next update, α = 1 and β = 1/2 (standard TCP).
 //!
-//! `ns3 = 1` (the `ns3` profile's default) computes d_a and d_m in whole milliseconds, as
-//! ns-3.44's `TcpIllinois::RecalcParam` does (`Time::GetMilliSeconds`).
+//! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpIllinois`: d_a and d_m in
+//! whole milliseconds (`RecalcParam`, `Time::GetMilliSeconds`); the delays taken from the SRTT
+//! at every ACK, duplicates included (the socket hands `PktsAcked` its SRTT, not the sample);
+//! no standard-TCP regime at small windows (`RecalcParam` compares the window in bytes with
+//! W_thresh = 15, which no window is below); and congestion avoidance in whole segments
+//! (α per ACKed segment against the window truncated to segments, a segment added when the
+//! count reaches it).
 
 use super::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
@@ -41,7 +46,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: queueing delays in whole milliseconds (ns-3's TcpIllinois)",
+        "1: ns-3's TcpIllinois (SRTT delays in whole ms, no small-window regime, growth in whole segments)",
     ),
 ];
 
@@ -146,7 +151,7 @@ impl Illinois {
 
     /// The once-per-round update.
     fn recalc(&mut self, cwnd_segments: f64) {
-        if cwnd_segments < self.win_thresh {
+        if cwnd_segments < self.win_thresh && !self.ns3 {
             self.alpha = 1.0;
             self.beta = 0.5;
         } else if self.cnt_rtt > 0 {
@@ -178,7 +183,8 @@ impl Illinois {
 
 impl CongestionControl for Illinois {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if let Some(r) = ack.rtt.filter(|&r| r > 0) {
+        let sample = if self.ns3 { ack.srtt } else { ack.rtt };
+        if let Some(r) = sample.filter(|&r| r > 0) {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
             self.sum_rtt += r as f64;
@@ -198,6 +204,19 @@ impl CongestionControl for Illinois {
         }
         if st.cwnd < st.ssthresh {
             st.cwnd += ack.acked_bytes.min(st.mss);
+            return;
+        }
+        if self.ns3 {
+            let mut segs = (st.cwnd / st.mss).max(1);
+            self.carry += (ack.acked_bytes as f64 / mss).round() * self.alpha;
+            let old = segs;
+            while self.carry >= segs as f64 {
+                self.carry -= segs as f64;
+                segs += 1;
+            }
+            if segs != old {
+                st.cwnd = segs * st.mss;
+            }
             return;
         }
         self.carry += self.alpha / w * (ack.acked_bytes as f64 / mss) * mss;
@@ -346,5 +365,35 @@ mod tests {
         i.recalc(100.0);
         assert_eq!(i.alpha, 2.0);
         assert_eq!(i.beta, 0.125);
+    }
+
+    #[test]
+    fn ns3_samples_the_srtt_keeps_delay_rules_at_small_windows_and_counts_segments() {
+        let mut i = illinois(true);
+        let mut st = CcState {
+            cwnd: 10_500,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        // The SRTT is what is sampled, on duplicate ACKs too.
+        let mut a = ack(0, 300 * MS);
+        a.srtt = Some(100 * MS);
+        a.acked_bytes = 0;
+        a.dup_ack = true;
+        i.on_ack(&a, &mut st);
+        assert_eq!(
+            (i.base_rtt, i.max_rtt, i.cnt_rtt),
+            (Some(100 * MS), Some(100 * MS), 1)
+        );
+        // At 10 segments the delay rules still decide (no standard-TCP regime).
+        i.recalc(10.0);
+        assert_eq!((i.alpha, i.beta), (10.0, 0.125));
+        // alpha = 10 per ACKed segment against the truncated window of 10: one segment per
+        // ACK, the window snapped to whole segments.
+        let mut a = ack(1000, 100 * MS);
+        a.srtt = Some(100 * MS);
+        a.in_flight = 1 << 30;
+        i.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 11_000);
     }
 }

@@ -13,8 +13,11 @@
 //! The RFC's pseudocode has no slow start: the window grows by the controller from the start.
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpLedbat`: slow start (its
-//! `SSParam = DO_SLOWSTART`) until the window first leaves it, ssthresh kept below cwnd
-//! after each controller step, and delays in whole milliseconds (ns-3's timestamps).
+//! `SSParam = DO_SLOWSTART`) until the window first leaves it, and again once a timeout has
+//! brought it to one segment; ssthresh kept below cwnd after each controller step; the
+//! window capped at the flight before the ACK without ALLOWED_INCREASE (`max_cwnd` in
+//! `CongestionAvoidance`: out of slow start the controller can only hold or shrink a window
+//! the flight fills); and delays in whole milliseconds (ns-3's timestamps).
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -41,7 +44,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpLedbat (slow start first, millisecond delays)",
+        "1: ns-3's TcpLedbat (slow start first and after a timeout, capped at the flight, millisecond delays)",
     ),
 ];
 
@@ -142,6 +145,11 @@ impl CongestionControl for Ledbat {
         if ack.in_recovery || ack.acked_bytes == 0 {
             return;
         }
+        if self.ns3 && st.cwnd <= st.mss {
+            // ns-3 allows slow start again once the window is down to one segment (after a
+            // timeout).
+            self.can_ss = true;
+        }
         if self.can_ss {
             if st.cwnd < st.ssthresh {
                 st.cwnd += ack.acked_bytes.min(st.mss);
@@ -159,8 +167,10 @@ impl CongestionControl for Ledbat {
         let whole = self.carry.trunc();
         self.carry -= whole;
         let mut cwnd = (st.cwnd as f64 + whole).max(0.0) as u64;
-        // Flightsize before this ACK plus ALLOWED_INCREASE.
-        let cap = ack.in_flight + ack.acked_bytes + st.mss;
+        // Flightsize before this ACK plus ALLOWED_INCREASE (ns-3: without it, so the
+        // controller never takes the window above the flight it had).
+        let allowed = if self.ns3 { 0 } else { st.mss };
+        let cap = ack.in_flight + ack.acked_bytes + allowed;
         cwnd = cwnd.min(cap).max(self.min_cwnd * st.mss);
         st.cwnd = cwnd;
         if self.ns3 {
@@ -302,5 +312,27 @@ mod tests {
         d.on_ack(&ack(SEC, 20 * MS), &mut st);
         // Off target 1 at an empty queue: 1000 x 1000 / 10000 = 100 bytes.
         assert_eq!(st.cwnd, 10_100);
+    }
+
+    #[test]
+    fn ns3_caps_at_the_flight_and_slow_starts_again_from_one_segment() {
+        let mut l = ledbat(true);
+        l.can_ss = false;
+        l.add_delay(0, 20 * MS);
+        let mut st = CcState {
+            cwnd: 11_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        // The flight fills the window: the controller cannot take it above 11 segments.
+        let mut a = ack(SEC, 20 * MS);
+        a.in_flight = 10_000;
+        l.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 11_000);
+        // After a timeout's one segment, slow start again.
+        st.cwnd = 1000;
+        st.ssthresh = 5000;
+        l.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 2000);
     }
 }

@@ -15,7 +15,9 @@
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpLp` (from Linux's
 //! `tcp_lp.c`): tested on every ACK, and after each reaction
-//! d_min and d_max restart from the smoothed delay (d_min = sd, d_max = 2·sd).
+//! d_min and d_max restart from the smoothed delay (d_min = sd, d_max = 2·sd); its integer
+//! arithmetic in whole milliseconds (8·sd as a fixed point, the threshold's 15% of the range
+//! truncated, a zero delay taken for no sample).
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -35,7 +37,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction)",
+        "1: ns-3's TcpLp (every ACK tested, d_min/d_max reset after a reaction, integer ms)",
     ),
 ];
 
@@ -45,7 +47,8 @@ pub struct Lp {
     gamma: f64,
     itt_rtts: f64,
     ns3: bool,
-    /// Smoothed one-way delay (ns), min and max seen.
+    /// Smoothed one-way delay (ns; with `ns3` eight times it, as ns-3's fixed point), min
+    /// and max seen.
     pub sowd: Option<f64>,
     d_min: f64,
     d_max: f64,
@@ -92,6 +95,10 @@ impl Lp {
     pub fn sample(&mut self, owd: f64) {
         // At the TCP timestamp clock's granularity (1 ms, as Linux and ns-3 tick).
         let owd = (owd / MS as f64).floor() * MS as f64;
+        if self.ns3 && owd <= 0.0 {
+            // ns-3 (as Linux) takes a zero delay for no sample.
+            return;
+        }
         self.d_min = self.d_min.min(owd);
         if self.ns3 {
             if owd > self.d_max {
@@ -110,13 +117,29 @@ impl Lp {
             self.d_max = self.d_max.max(owd);
         }
         self.sowd = Some(match self.sowd {
+            // ns-3 keeps 8·sd in whole milliseconds: 8·sd += owd − ⌊8·sd / 8⌋.
+            Some(s) if self.ns3 => {
+                let (s8, d) = (s / MS as f64, owd / MS as f64);
+                (s8 + d - (s8 / 8.0).floor()) * MS as f64
+            }
             Some(s) => (1.0 - self.gamma) * s + self.gamma * owd,
+            None if self.ns3 => 8.0 * owd,
             None => owd,
         });
     }
 
     /// The smoothed delay is past the threshold.
     pub fn early_indication(&self) -> bool {
+        if self.ns3 {
+            // ns-3's integer test: ⌊sd⌋ > d_min + ⌊15·(d_max − d_min)/100⌋, in milliseconds.
+            let Some(s8) = self.sowd else {
+                return false;
+            };
+            let ms = MS as f64;
+            let (lo, hi) = (self.d_min / ms, self.d_max / ms);
+            let s = (s8 / ms / 8.0).floor();
+            return s > lo + (15.0 * (hi - lo) / 100.0).floor();
+        }
         match self.sowd {
             Some(s) => s > self.d_min + self.delta * (self.d_max - self.d_min),
             None => false,
@@ -144,10 +167,10 @@ impl CongestionControl for Lp {
             self.inference_until = Some(ack.now + (self.itt_rtts * rtt) as Time);
             self.react_after = ack.ack_seq + ack.in_flight;
             if self.ns3 {
-                let s = self.sowd.unwrap_or(0.0);
-                self.d_min = s;
-                self.d_max = 2.0 * s;
-                self.d_max_rsv = 2.0 * s;
+                let s8 = self.sowd.unwrap_or(0.0) / MS as f64;
+                self.d_min = (s8 / 8.0).floor() * MS as f64;
+                self.d_max = (s8 / 4.0).floor() * MS as f64;
+                self.d_max_rsv = self.d_max;
             }
             return;
         }
@@ -260,7 +283,30 @@ mod tests {
         }
         l.on_ack(&ack(SEC, 1000, 50 * MS), &mut st);
         assert_eq!(st.cwnd, 10_000);
-        let s = l.sowd.unwrap();
+        let s = (l.sowd.unwrap() / 8.0 / MS as f64).floor() * MS as f64;
         assert_eq!((l.d_min, l.d_max), (s, 2.0 * s));
+    }
+
+    #[test]
+    fn ns3_tests_in_whole_milliseconds() {
+        // d_min 30, d_max 36 ms: 15% of the 6 ms range is 0 in integers, so the test is
+        // sd > 30 ms on sd truncated: 30.9 ms passes, 31 ms indicates (the paper's 30.9 > 30.9
+        // would not).
+        let mut l = lp(true);
+        l.d_min = (30 * MS) as f64;
+        l.d_max = (36 * MS) as f64;
+        l.sowd = Some(8.0 * 30.9 * MS as f64);
+        assert!(!l.early_indication());
+        l.sowd = Some(8.0 * 31.0 * MS as f64);
+        assert!(l.early_indication());
+        // The fixed point: 8·sd = 240 (30 ms) and a 38 ms sample give 240 + 38 − 30 = 248.
+        let mut l = lp(true);
+        l.sample((30 * MS) as f64);
+        assert_eq!(l.sowd, Some((240 * MS) as f64));
+        l.sample((38 * MS) as f64);
+        assert_eq!(l.sowd, Some((248 * MS) as f64));
+        // A zero delay is no sample.
+        l.sample(0.5 * MS as f64);
+        assert_eq!(l.sowd, Some((248 * MS) as f64));
     }
 }

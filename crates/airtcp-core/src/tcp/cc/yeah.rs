@@ -17,7 +17,9 @@
 //!
 //! `ns3 = 1` (the `ns3` profile's default) takes Fast mode's increase as ns-3.44's `TcpYeah`
 //! does through `TcpScalable` with `StcpAiFactor` 100: one segment per min(cwnd, 100) ACKs
-//! (Reno's rate below 100 segments).
+//! (Reno's rate below 100 segments); and, as there, the RTTs of the rounds are the SRTT at
+//! every ACK (the socket hands `PktsAcked` its SRTT), so the base and round minimum are the
+//! smallest SRTTs and Q and L follow the smoothed delay.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -62,7 +64,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: Fast mode adds a segment per min(cwnd, 100) ACKs (ns-3's TcpYeah)",
+        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT)",
     ),
 ];
 
@@ -182,7 +184,9 @@ impl Yeah {
 
 impl CongestionControl for Yeah {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if let Some(r) = ack.rtt.filter(|&r| r > 0) {
+        // ns-3 hands PktsAcked the SRTT, at every ACK.
+        let sample = if self.ns3 { ack.srtt } else { ack.rtt };
+        if let Some(r) = sample.filter(|&r| r > 0) {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
             self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
             self.cnt_rtt += 1;
@@ -327,5 +331,34 @@ mod tests {
         // Competing (rho slow rounds): halve.
         y.slow_rounds = 16;
         assert_eq!(y.on_congestion(&ev, &st).ssthresh, 50_000);
+    }
+
+    #[test]
+    fn ns3_takes_the_rounds_rtts_from_the_srtt() {
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), 1.0);
+        let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        // A duplicate ACK without a sample still brings the SRTT.
+        let a = AckInfo {
+            rtt: None,
+            srtt: Some(120 * MS),
+            dup_ack: true,
+            ..Default::default()
+        };
+        y.on_ack(&a, &mut st);
+        assert_eq!((y.base_rtt, y.round_min), (Some(120 * MS), Some(120 * MS)));
+        let a = AckInfo {
+            rtt: Some(90 * MS),
+            srtt: Some(110 * MS),
+            dup_ack: true,
+            ..Default::default()
+        };
+        y.on_ack(&a, &mut st);
+        assert_eq!(y.base_rtt, Some(110 * MS));
     }
 }
