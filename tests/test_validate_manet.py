@@ -1,0 +1,130 @@
+"""The MANET cross-check script's own logic (no ns-3 needed): the movement files and flows
+both simulators get, airtcp's side of each scenario, the results store and the table."""
+
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+
+import airtcp
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches" / "ns3"))
+spec = importlib.util.spec_from_file_location(
+    "validate_manet", ROOT / "benches/ns3/validate_manet.py"
+)
+vm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vm)
+
+SETDEST = re.compile(r'\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"')
+SET = re.compile(r"\$node_\((\d+)\) set ([XY])_ (\S+)")
+
+
+def parse(text: str):
+    start, moves = {}, []
+    for line in text.splitlines():
+        if m := SETDEST.fullmatch(line):
+            t, n, x, y, v = m.groups()
+            moves.append((float(t), int(n), float(x), float(y), float(v)))
+        elif m := SET.fullmatch(line):
+            start.setdefault(int(m[1]), {})[m[2]] = float(m[3])
+        else:
+            raise AssertionError(f"not an ns-2 movement line: {line!r}")
+    return start, moves
+
+
+def test_walk_takes_the_middle_node_out_of_decoding_range_and_back():
+    start, moves = parse(vm.walk_movement(4))
+    assert {n: (p["X"], p["Y"]) for n, p in start.items()} == {
+        i: (200.0 * i, 0.0) for i in range(5)
+    }
+    assert [(t, n) for t, n, *_ in moves] == [(vm.WALK_LEAVE, 2), (vm.WALK_BACK, 2)]
+    # Off the line at 100 m/s: beyond 250 m of both neighbours (200 m along the line) when
+    # more than 150 m off, 1.5 s after leaving, and 400 m off before it turns back.
+    _, _, x, y, v = moves[0]
+    assert (x, y) == (400.0, vm.WALK_OFFSET)
+    assert math.isclose(vm.WALK_LEAVE + 150.0 / v, 51.5)
+    assert vm.WALK_LEAVE + y / v < vm.WALK_BACK
+    assert moves[1][2:4] == (400.0, 0.0)
+
+
+def test_random_waypoint_stays_in_the_area_at_the_speeds_and_covers_the_run():
+    text = vm.rwp_movement(3, 0.0, 50, 200.0)
+    assert text == vm.rwp_movement(3, 0.0, 50, 200.0)
+    assert text != vm.rwp_movement(4, 0.0, 50, 200.0)
+    start, moves = parse(text)
+    assert sorted(start) == list(range(50))
+    for p in start.values():
+        assert 0 <= p["X"] <= vm.AREA[0] and 0 <= p["Y"] <= vm.AREA[1]
+    pos = {n: (p["X"], p["Y"]) for n, p in start.items()}
+    arrive = {n: 0.0 for n in start}
+    tol = {n: 0.0 for n in start}
+    for t, n, x, y, v in moves:
+        assert 0 <= x <= vm.AREA[0] and 0 <= y <= vm.AREA[1]
+        assert vm.SPEED[0] <= v <= vm.SPEED[1]
+        # Pause 0: the next leg starts when the node arrives, to the file's 4 decimals (a
+        # speed rounded by 5e-5 m/s moves the arrival by up to distance * 5e-5 / v^2).
+        assert abs(t - arrive[n]) < 1e-3 + tol[n]
+        d = math.hypot(x - pos[n][0], y - pos[n][1])
+        arrive[n], tol[n] = t + d / v, d * 5e-5 / v**2
+        pos[n] = (x, y)
+    assert min(arrive.values()) >= 200.0
+
+
+def test_random_waypoint_pause_holds_the_node():
+    _, moves = parse(vm.rwp_movement(1, 30.0, 2, 200.0))
+    first = [m for m in moves if m[1] == 0][:2]
+    assert first[1][0] - first[0][0] > 30.0
+
+
+def test_cbr_flows_are_distinct_random_pairs_starting_in_the_window():
+    flows = vm.cbr_flows(1, 50)
+    assert flows == vm.cbr_flows(1, 50) and flows != vm.cbr_flows(2, 50)
+    assert len(flows) == vm.CBR_FLOWS
+    for s, d, t in flows:
+        assert s != d and 0 <= s < 50 and 0 <= d < 50
+        assert vm.CBR_START[0] <= t < vm.CBR_START[1]
+
+
+def test_airtcp_side_uses_the_routing_and_ns2_mobility_keys():
+    sc = vm.airtcp_scenario("cbr", 50, "olsr", 2, 0.0, 200.0)
+    assert sc["routing"] == {"protocol": "olsr"}
+    mv = vm.movement_file("cbr", 2, 0.0, 50).name
+    assert [n["mobility"] for n in sc["nodes"]] == [
+        {"model": "ns2", "file": mv, "node": i} for i in range(50)
+    ]
+    # 4 packets/s of 512 bytes.
+    assert {f["app"]["rate"] for f in sc["flows"]} == {"16384bps"}
+    assert [(f["src"], f["dst"]) for f in sc["flows"]] == [
+        (f"n{s}", f"n{d}") for s, d, _ in vm.cbr_flows(2, 50)
+    ]
+    walk = vm.airtcp_scenario("walk", 4, "aodv", 1, 0.0, 90.0)
+    assert walk["routing"] == {"protocol": "aodv"}
+    assert walk["nodes"][2]["mobility"]["node"] == 2
+
+
+def test_static_chain_is_a_valid_airtcp_scenario_with_the_flow_from_30s():
+    sc = vm.airtcp_scenario("chain", 4, "static", 1, 0.0, 90.0)
+    assert "routing" not in sc and all("mobility" not in n for n in sc["nodes"])
+    parsed = airtcp.Scenario.from_dict(sc).validate()
+    assert parsed.get("tcp.handshake") is True
+    assert [n["position"] for n in parsed.get("nodes")] == [[200.0 * i, 0.0] for i in range(5)]
+    assert parsed.get("flows")[0]["start"] in ("30s", 30.0)
+
+
+def test_store_merges_runs_written_in_turn(tmp_path):
+    path = tmp_path / "manet.json"
+    vm.store(path, "ns3", "chain|4|aodv", 1, {"goodput_kbps": 300.0})
+    vm.store(path, "ns3", "chain|4|aodv", 2, {"goodput_kbps": 310.0})
+    vm.store(path, "airtcp", "chain|4|aodv", 1, {"goodput_kbps": 330.0}, "abc")
+    res = vm.load(path)
+    assert sorted(res["ns3"]["chain|4|aodv"]) == ["1", "2"]
+    assert res["airtcp"]["abc"]["chain|4|aodv"]["1"]["goodput_kbps"] == 330.0
+
+
+def test_compare_marks_points_outside_the_target():
+    assert vm.compare([1.0], [1.0, 1.0], 0.1) == "pending"
+    assert vm.compare([1.05, 1.06], [1.0, 1.01], 0.1).endswith("yes")
+    assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.1).endswith("no")
+    assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.25).endswith("yes")
