@@ -4,25 +4,8 @@
 
 use serde_json::{json, Value};
 
-fn run(sc: &Value) -> Value {
-    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    serde_json::from_str(&out).unwrap()
-}
-
-fn err(sc: &Value) -> String {
-    airtcp_core::run_json(&sc.to_string())
-        .unwrap_err()
-        .to_string()
-}
-
-fn mac<'a>(r: &'a Value, node: &str) -> &'a Value {
-    r["macs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["node"] == node)
-        .unwrap_or_else(|| panic!("no MAC row for {node}"))
-}
+mod common;
+use common::{mac_row as mac, run_err as err, run_value as run};
 
 /// One TCP bulk flow a -> b over `dist` metres under the `ns3` preset (11 Mbit/s top rate,
 /// sinr reception), 20 dBm, detection and sensing down to -99 dBm, with `medium`'s keys on

@@ -7,25 +7,13 @@ use airtcp_core::ids::NodeId;
 use airtcp_core::{RunResult, Sim};
 use serde_json::{json, Value};
 
-fn run(sc: &Value) -> Value {
-    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    let r: Value = serde_json::from_str(&out).unwrap();
-    let p = &r["packets"];
-    // Conservation of data packets: control packets are counted apart.
-    assert_eq!(
-        p["sent"].as_u64().unwrap(),
-        p["delivered"].as_u64().unwrap()
-            + p["dropped"].as_u64().unwrap()
-            + p["in_flight"].as_u64().unwrap(),
-        "{p}"
-    );
-    r
-}
+mod common;
+use common::run_err as err;
 
-fn err(sc: &Value) -> String {
-    airtcp_core::run_json(&sc.to_string())
-        .unwrap_err()
-        .to_string()
+fn run(sc: &Value) -> Value {
+    let r = common::run_value(sc);
+    common::assert_conserved(&r);
+    r
 }
 
 /// An 802.11 chain of `hops` hops, 200 m apart (ns-2 radio: 250 m range), one bulk TCP flow.
