@@ -233,7 +233,8 @@ def check_airtcp() -> None:
         from airtcp import _core  # noqa: F401
     except ImportError as e:
         raise SystemExit(f"error: airtcp is not built ({e}); run `make setup-dev`") from e
-    sc = airtcp_scenario("walk", 2, "aodv", 1, 0.0, 1.0)
+    # Long enough for the flow, which starts at CHAIN_START.
+    sc = airtcp_scenario("walk", 2, "aodv", 1, 0.0, CHAIN_START + 1.0)
     try:
         r = airtcp_run(sc)
     except Exception as e:  # noqa: BLE001  (the binding raises ValueError on a bad key)
@@ -278,6 +279,10 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
         # run is deterministic for its seed, so a shorter one is the longer one's prefix).
         cum = [0.0]
         for k in range(1, int(CHAIN_END / BIN) + 1):
+            if k * BIN <= CHAIN_START:
+                # Nothing is sent before the flow starts (and a run must outlast it).
+                cum.append(0.0)
+                continue
             sc = airtcp_scenario(kind, size, routing, seed, pause, k * BIN)
             cum.append(float(airtcp_run(sc)["flows"][0]["delivered_bytes"]))
         out["bin_goodput_kbps"] = [
