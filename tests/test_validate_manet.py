@@ -172,3 +172,22 @@ def test_walk_table_marks_bins_per_target_and_empty_bins():
         vm.CHAIN_START = old
     assert rows[0].endswith("| both 0 |")
     assert rows[1].endswith("no |") and "0.6" in rows[1]
+
+
+def test_aodv_link_feedback_off_sets_only_aodv_and_keys_its_own_runs(tmp_path):
+    try:
+        vm.AODV_LINK_FEEDBACK[0] = False
+        assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "aodv",
+            "link_feedback": False,
+        }
+        assert vm.airtcp_scenario("chain", 4, "olsr", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "olsr"
+        }
+    finally:
+        vm.AODV_LINK_FEEDBACK[0] = True
+    assert "link_feedback" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"]
+    path = tmp_path / "m.json"
+    vm.main(["--table-only", "--results", str(path), "--aodv-link-feedback", "off"])
+    assert vm.AODV_LINK_FEEDBACK[0] is False
+    vm.AODV_LINK_FEEDBACK[0] = True

@@ -57,6 +57,10 @@ SPEED = (1.0, 20.0)
 CBR_NODES, CBR_FLOWS, CBR_RATE, CBR_SIZE, CBR_DURATION = 50, 10, 4.0, 512, 200.0
 CBR_START = (10.0, 20.0)
 TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
+# airtcp's AODV with link-layer feedback (its default) or, as ns-3's AODV runs here (see
+# benches/ns3/README.md), with HELLOs alone; `--aodv-link-feedback off` stores those runs
+# under the build key with a suffix.
+AODV_LINK_FEEDBACK = [True]
 
 
 # --- scenarios shared by both sides -------------------------------------------------------
@@ -175,6 +179,8 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
     }
     if routing != "static":
         sc["routing"] = {"protocol": routing}
+        if routing == "aodv" and not AODV_LINK_FEEDBACK[0]:
+            sc["routing"]["link_feedback"] = False
     if kind in ("chain", "walk"):
         n = size + 1
         mv = movement_file("walk", seed, pause, size).name if kind == "walk" else None
@@ -508,14 +514,22 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SEED",
         help="no runs stored: print airtcp's routing counters and drops of each point at SEED",
     )
+    ap.add_argument(
+        "--aodv-link-feedback",
+        choices=("on", "off"),
+        default="on",
+        help="airtcp's AODV with link-layer feedback (default) or HELLOs alone, as ns-3's "
+        "here; off: runs and tables under their own key",
+    )
     a = ap.parse_args(argv)
+    AODV_LINK_FEEDBACK[0] = a.aodv_link_feedback == "on"
     pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
     if a.breakdown is not None:
         check_airtcp()
         for kind, size, routing, pause in pts:
             print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
         return 0
-    build = airtcp_build()
+    build = airtcp_build() + ("" if AODV_LINK_FEEDBACK[0] else "/aodv-link-feedback-off")
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None
         if a.print_command:
