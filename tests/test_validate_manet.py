@@ -128,3 +128,66 @@ def test_compare_marks_points_outside_the_target():
     assert vm.compare([1.05, 1.06], [1.0, 1.01], 0.1).endswith("yes")
     assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.1).endswith("no")
     assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.25).endswith("yes")
+
+
+def test_airtcp_walk_bins_start_with_the_flow_and_run_the_short_cuts():
+    # Short runs: the bins before the flow's start are zero without a run (a run must outlast
+    # its flows' start), and the bins after it add up to the whole run's delivered bytes.
+    old = vm.CHAIN_END
+    vm.CHAIN_END = vm.CHAIN_START + 2 * vm.BIN
+    try:
+        out = vm.run_airtcp("walk", 2, "olsr", 1, 0.0)
+    finally:
+        vm.CHAIN_END = old
+    bins = out["bin_goodput_kbps"]
+    first = int(vm.CHAIN_START / vm.BIN)
+    assert len(bins) == first + 2 and bins[:first] == [0.0] * first
+    total = sum(bins) * vm.BIN / (2 * vm.BIN)
+    assert math.isclose(total, out["goodput_kbps"], rel_tol=1e-9)
+
+
+def test_walk_table_marks_bins_per_target_and_empty_bins():
+    runs = {
+        str(s): {"bin_goodput_kbps": [0.0, g], "bin_delivery_ratio": [-1, 1.0]}
+        for s, g in ((1, 300.0), (2, 310.0))
+    }
+    res = {
+        "ns3": {"walk|4|aodv": runs},
+        "airtcp": {
+            "b": {
+                "walk|4|aodv": {
+                    "1": {"bin_goodput_kbps": [0.0, 200.0]},
+                    "2": {"bin_goodput_kbps": [0.0, 210.0]},
+                }
+            }
+        },
+    }
+    old = vm.CHAIN_START
+    vm.CHAIN_START = 0.0
+    try:
+        rows = [
+            ln for ln in vm.tables(res, "b").splitlines() if ln.startswith("| ") and ln[2].isdigit()
+        ]
+    finally:
+        vm.CHAIN_START = old
+    assert rows[0].endswith("| both 0 |")
+    assert rows[1].endswith("no |") and "0.6" in rows[1]
+
+
+def test_aodv_link_feedback_off_sets_only_aodv_and_keys_its_own_runs(tmp_path):
+    try:
+        vm.AODV_LINK_FEEDBACK[0] = False
+        assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "aodv",
+            "link_feedback": False,
+        }
+        assert vm.airtcp_scenario("chain", 4, "olsr", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "olsr"
+        }
+    finally:
+        vm.AODV_LINK_FEEDBACK[0] = True
+    assert "link_feedback" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"]
+    path = tmp_path / "m.json"
+    vm.main(["--table-only", "--results", str(path), "--aodv-link-feedback", "off"])
+    assert vm.AODV_LINK_FEEDBACK[0] is False
+    vm.AODV_LINK_FEEDBACK[0] = True

@@ -37,6 +37,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -157,6 +158,55 @@ static void
 CbrTx(Ptr<const Packet>)
 {
     g_cbrSent++;
+}
+
+// Data packets lost, by where: IP's drop reasons (no route, TTL, ...; AODV hands a packet
+// whose discovery failed to IP's error path) and the MAC's (retry limit, full queue). Control
+// packets are left out: the comparison is about the flows' losses.
+static std::map<std::string, uint64_t> g_dataDrops;
+
+static bool
+IsControl(const Ipv4Header& ip, Ptr<const Packet> payload)
+{
+    if (ip.GetProtocol() != UdpL4Protocol::PROT_NUMBER)
+    {
+        return false;
+    }
+    UdpHeader udp;
+    payload->PeekHeader(udp);
+    return udp.GetDestinationPort() == kAodvPort || udp.GetDestinationPort() == kOlsrPort;
+}
+
+static void
+IpDrop(const Ipv4Header& ip,
+       Ptr<const Packet> p,
+       Ipv4L3Protocol::DropReason reason,
+       Ptr<Ipv4>,
+       uint32_t)
+{
+    if (!ip.GetDestination().IsBroadcast() && !IsControl(ip, p))
+    {
+        g_dataDrops["ip_" + std::to_string(static_cast<int>(reason))]++;
+    }
+}
+
+static void
+MacDrop(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    const WifiMacHeader& h = mpdu->GetHeader();
+    if (!h.IsData() || h.GetAddr1().IsGroup())
+    {
+        return;
+    }
+    Ptr<Packet> c = mpdu->GetPacket()->Copy();
+    LlcSnapHeader llc;
+    c->RemoveHeader(llc);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    if (!IsControl(ip, c))
+    {
+        g_dataDrops["mac_" + std::to_string(static_cast<int>(reason))]++;
+    }
 }
 
 static void
@@ -374,6 +424,9 @@ main(int argc, char* argv[])
     NeighborCacheHelper neighbors;
     neighbors.PopulateNeighborCache();
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Tx", MakeCallback(&IpTx));
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
+                                  MakeCallback(&MacDrop));
 
     ApplicationContainer sinks;
     ApplicationContainer sources;
@@ -492,7 +545,17 @@ main(int argc, char* argv[])
             << ",\"packets_received\":" << received
             << ",\"pdr\":" << (sent ? double(received) / sent : 0.0);
     }
-    out << "}";
+    // Drop reasons by number: Ipv4L3Protocol::DropReason (1 TTL expired, 2 no route, 3 bad
+    // checksum, 4 interface down, 5 route error, 6 fragment timeout, 7 duplicate) and
+    // WifiMacDropReason (0 failed enqueue, 1 expired lifetime, 2 retry limit, 3 old QoS packet).
+    out << ",\"data_drops\":{";
+    bool first = true;
+    for (const auto& [k, v] : g_dataDrops)
+    {
+        out << (first ? "" : ",") << "\"" << k << "\":" << v;
+        first = false;
+    }
+    out << "}}";
     std::cout << out.str() << std::endl;
     Simulator::Destroy();
     return 0;

@@ -56,7 +56,11 @@ AREA = (1500.0, 300.0)
 SPEED = (1.0, 20.0)
 CBR_NODES, CBR_FLOWS, CBR_RATE, CBR_SIZE, CBR_DURATION = 50, 10, 4.0, 512, 200.0
 CBR_START = (10.0, 20.0)
-TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD = 0.10, 0.10, 0.15
+TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
+# airtcp's AODV with link-layer feedback (its default) or, as ns-3's AODV runs here (see
+# benches/ns3/README.md), with HELLOs alone; `--aodv-link-feedback off` stores those runs
+# under the build key with a suffix.
+AODV_LINK_FEEDBACK = [True]
 
 
 # --- scenarios shared by both sides -------------------------------------------------------
@@ -175,6 +179,8 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
     }
     if routing != "static":
         sc["routing"] = {"protocol": routing}
+        if routing == "aodv" and not AODV_LINK_FEEDBACK[0]:
+            sc["routing"]["link_feedback"] = False
     if kind in ("chain", "walk"):
         n = size + 1
         mv = movement_file("walk", seed, pause, size).name if kind == "walk" else None
@@ -233,7 +239,8 @@ def check_airtcp() -> None:
         from airtcp import _core  # noqa: F401
     except ImportError as e:
         raise SystemExit(f"error: airtcp is not built ({e}); run `make setup-dev`") from e
-    sc = airtcp_scenario("walk", 2, "aodv", 1, 0.0, 1.0)
+    # Long enough for the flow, which starts at CHAIN_START.
+    sc = airtcp_scenario("walk", 2, "aodv", 1, 0.0, CHAIN_START + 1.0)
     try:
         r = airtcp_run(sc)
     except Exception as e:  # noqa: BLE001  (the binding raises ValueError on a bad key)
@@ -278,6 +285,10 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
         # run is deterministic for its seed, so a shorter one is the longer one's prefix).
         cum = [0.0]
         for k in range(1, int(CHAIN_END / BIN) + 1):
+            if k * BIN <= CHAIN_START:
+                # Nothing is sent before the flow starts (and a run must outlast it).
+                cum.append(0.0)
+                continue
             sc = airtcp_scenario(kind, size, routing, seed, pause, k * BIN)
             cum.append(float(airtcp_run(sc)["flows"][0]["delivered_bytes"]))
         out["bin_goodput_kbps"] = [
@@ -293,6 +304,41 @@ def airtcp_build() -> str:
     except ImportError:
         return "unbuilt"
     return str(_core.__build__)
+
+
+def breakdown(kind: str, size: int, routing: str, seed: int, pause: float) -> str:
+    """One airtcp run's routing counters, drops and MAC give-ups (the figures the causes in
+    docs/validation.md cite)."""
+    dur = CBR_DURATION if kind == "cbr" else CHAIN_END
+    lines = []
+    # AODV also with link-layer feedback alone and with HELLOs alone (ns-3's setting here: its
+    # AODV finds no MAC address for a neighbour in the pre-filled ARP caches, so the MAC's
+    # give-ups never reach it).
+    variants = [{}, {"hello": False}, {"link_feedback": False}] if routing == "aodv" else [{}]
+    for extra in variants:
+        sc = airtcp_scenario(kind, size, routing, seed, pause, dur)
+        sc.get("routing", {}).update(extra)
+        r = airtcp_run(sc)
+        rows = r.get("routing", [])
+        fields = ["hello_packets", "rreq_packets", "rrep_packets", "rerr_packets", "tc_packets"]
+        fields += ["breaks_hello", "breaks_link_feedback", "discoveries", "discoveries_failed"]
+        sums = {k: sum(x.get(k, 0) for x in rows) for k in fields}
+        retry = sum(m.get("drops_retry_limit", 0) for m in r.get("macs", []))
+        drops = {k: v for k, v in r["drops"].items() if v}
+        f = r["flows"]
+        tcp = ""
+        if kind != "cbr":
+            good = f[0]["delivered_bytes"] * 8 / (CHAIN_END - CHAIN_START) / 1e3
+            tcp = f" goodput {good:.1f} kbit/s, TCP retx {f[0]['retransmissions']};"
+        label = point_key(kind, size, routing, pause) + "".join(
+            f" {k}={str(v).lower()}" for k, v in extra.items()
+        )
+        lines.append(
+            f"{label} seed {seed}:{tcp} packets {r['packets']['sent']} sent "
+            f"{r['packets']['delivered']} delivered; drops {drops}; MAC retry-limit drops "
+            f"{retry}; routing {sums}"
+        )
+    return "\n".join(lines)
 
 
 # --- results store ------------------------------------------------------------------------
@@ -403,18 +449,27 @@ def tables(res: dict, build: str) -> str:
         out += [
             f"Walk ({k}, {len(runs)} seeds; middle node off at {WALK_LEAVE:g} s, back at "
             f"{WALK_BACK:g} s): per {BIN:g} s bin from {CHAIN_START:g} s, mean goodput "
-            "kbit/s and ns-3 delivery ratio of TCP data segments.",
+            "kbit/s, ns-3 delivery ratio of TCP data segments, goodput ratio airtcp / ns-3 "
+            "[95% CI] within 15%.",
             "",
-            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput |",
-            "|---|---|---|---|",
+            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | goodput ratio |",
+            "|---|---|---|---|---|",
         ]
         arun = list(ai.get(k, {}).values())
         for b in range(int(CHAIN_START / BIN), bins):
             dr = [x["bin_delivery_ratio"][b] for x in runs if x["bin_delivery_ratio"][b] >= 0]
-            ag = mean([x["bin_goodput_kbps"][b] for x in arun])
+            ng = [float(x["bin_goodput_kbps"][b]) for x in runs]
+            ag = [float(x["bin_goodput_kbps"][b]) for x in arun]
+            # A bin with nothing delivered in both has no ratio; it agrees when both are empty.
+            both_empty = ng and ag and max(ng) == 0 and max(ag) == 0
+            if both_empty:
+                ratio = "both 0"
+            elif ng and ag and (mean(ng) == 0) != (mean(ag) == 0):
+                ratio = "no (" + ("ns-3" if mean(ng) == 0 else "airtcp") + " 0)"
+            else:
+                ratio = compare(ag, ng, TARGET_BIN)
             out.append(
-                f"| {b * BIN:g} | {mean([x['bin_goodput_kbps'][b] for x in runs]):.1f} "
-                f"| {mean(dr):.3f} | {ag:.1f} |"
+                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ratio} |"
             )
         out.append("")
     return "\n".join(out)
@@ -453,9 +508,28 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="print the ns-3 command of each point's first seed, run nothing",
     )
+    ap.add_argument(
+        "--breakdown",
+        type=int,
+        metavar="SEED",
+        help="no runs stored: print airtcp's routing counters and drops of each point at SEED",
+    )
+    ap.add_argument(
+        "--aodv-link-feedback",
+        choices=("on", "off"),
+        default="on",
+        help="airtcp's AODV with link-layer feedback (default) or HELLOs alone, as ns-3's "
+        "here; off: runs and tables under their own key",
+    )
     a = ap.parse_args(argv)
+    AODV_LINK_FEEDBACK[0] = a.aodv_link_feedback == "on"
     pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
-    build = airtcp_build()
+    if a.breakdown is not None:
+        check_airtcp()
+        for kind, size, routing, pause in pts:
+            print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
+        return 0
+    build = airtcp_build() + ("" if AODV_LINK_FEEDBACK[0] else "/aodv-link-feedback-off")
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None
         if a.print_command:
