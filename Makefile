@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools bpf demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-linux \
+.PHONY: help setup setup-dev rust-tools bpf demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-ns3-manet validate-linux \
         clean distclean
 
 help:
@@ -36,6 +36,7 @@ help:
 	@echo "make bench-htsim  airtcp against htsim on the wired scale points (HTSIM_SRC=...)"
 	@echo "make validate-ns3 airtcp's ns3 TCP profile against ns-3.44 (PyPI wheel) -> docs/validation.md"
 	@echo "make validate-ns3-wifi airtcp's ns3 802.11 preset against ns-3.44 on the chain -> docs/validation.md"
+	@echo "make validate-ns3-manet AODV, OLSR and mobility against ns-3.44 -> benches/ns3/manet_results.json"
 	@echo "make bench-ns3-chain  wall time of airtcp against ns-3.44 on the 16-hop 802.11 chain"
 	@echo "             (scenarios/bench_d.toml; RUNS=3 runs each, interleaved)"
 	@echo "make clean   remove build stamps and caches; make distclean also removes .venv"
@@ -118,6 +119,13 @@ validate-ns3-wifi: setup .ns3venv/.stamp
 	$(VPY) benches/ns3/validate_wifi.py --seeds $${SAT_SEEDS:-5} --hops '' \
 	  --saturation 1,5,10,20 --duration 20 --write
 	$(VPY) benches/ns3/validate_wifi.py --per --write
+
+# Not in CI: AODV, OLSR and ns-2 movement files against ns-3.44 (benches/ns3/manet.cc): chains,
+# a node walking away and back, 50-node random waypoint. Runs missing from
+# benches/ns3/manet_results.json only; PARTS=chain,cbr,walk, SEEDS (chain, walk), CBR_SEEDS.
+validate-ns3-manet: setup .ns3venv/.stamp
+	$(VPY) benches/ns3/validate_manet.py --parts $${PARTS:-chain,cbr,walk} --seeds $${SEEDS:-10} \
+		--cbr-seeds $${CBR_SEEDS:-5} $(NS3_ARGS)
 
 # Not in CI (root; about 30 min of wall time): kernel TCP through `airtcp emulate` against
 # the `linux` TCP profile on the same path, reno/cubic/bbr at 5 PERs -> docs/validation.md.

@@ -97,6 +97,16 @@ def table(results: dict[str, dict[str, float]], ccs: list[str], pers: list[float
     return "\n".join(lines)
 
 
+#: per-run counters kept beside goodput (both sides name them alike) to tell where they part
+COUNTERS = ("retransmissions", "timeouts", "avg_cwnd_segments", "srtt_s")
+
+
+def keep(results: dict[str, float], side: str, key: str, flow: dict) -> None:
+    for c in COUNTERS:
+        if flow.get(c) is not None:
+            results[f"{c}:{side}|{key}"] = float(flow[c])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -104,6 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cc", default=",".join(CCS), help="comma-separated: reno,cubic,bbr")
     ap.add_argument("--per", default=",".join(f"{p:g}" for p in PERS))
     ap.add_argument("--out", default=str(ROOT / "out" / "validate-linux.json"))
+    ap.add_argument(
+        "--side",
+        choices=("both", "sim", "linux"),
+        default="both",
+        help="run only the simulated or only the kernel side (the other is taken from --out); "
+        "the kernel's runs do not depend on the profile, so after a profile change only "
+        "`--side sim --redo-sim` is rerun",
+    )
+    ap.add_argument(
+        "--redo-sim", action="store_true", help="drop the stored simulated runs of the grid first"
+    )
     ap.add_argument("--write", action="store_true", help="write the table into validation.md")
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
@@ -119,20 +140,30 @@ def main(argv: list[str] | None = None) -> int:
             for seed in range(1, a.runs + 1):
                 sc = scenario(cc, per, a.seconds, seed)
                 key = f"{cc}|{per:g}|{a.seconds:g}|{seed}"
-                if f"sim|{key}" not in results:
-                    results[f"sim|{key}"] = airtcp.run(sc).flow("flow0")["goodput_bps"]
-                if f"linux|{key}" not in results:
+                if a.redo_sim:
+                    results.pop(f"sim|{key}", None)
+                if a.side != "linux" and f"sim|{key}" not in results:
+                    f = airtcp.run(sc).flow("flow0")
+                    results[f"sim|{key}"] = f["goodput_bps"]
+                    keep(results, "sim", key, f)
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_text(json.dumps(results, indent=1))
+                if a.side != "sim" and f"linux|{key}" not in results:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", EmulationLateWarning)
                         r = airtcp.emulate(sc)
-                    late += bool(r.raw["emulation"]["late"])
+                    # Kept with the runs, so a grid run in parts still reports them.
+                    results[f"late|{key}"] = float(bool(r.raw["emulation"]["late"]))
                     results[f"linux|{key}"] = r.flow("flow0")["goodput_bps"]
+                    keep(results, "linux", key, r.flow("flow0"))
                     out.parent.mkdir(parents=True, exist_ok=True)
                     out.write_text(json.dumps(results, indent=1))
+                late += int(results.get(f"late|{key}", 0.0))
+                k, sim = results.get(f"linux|{key}"), results.get(f"sim|{key}")
                 print(
                     f"{cc} PER {per:g} seed {seed}: kernel "
-                    f"{results[f'linux|{key}'] / 1e6:.2f}, simulated "
-                    f"{results[f'sim|{key}'] / 1e6:.2f} Mbit/s",
+                    f"{'-' if k is None else f'{k / 1e6:.2f}'}, simulated "
+                    f"{'-' if sim is None else f'{sim / 1e6:.2f}'} Mbit/s",
                     flush=True,
                 )
     text = table({k: v for k, v in results.items() if f"|{a.seconds:g}|" in k}, ccs, pers)

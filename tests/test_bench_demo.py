@@ -62,6 +62,29 @@ def test_bench_scenarios_as_specified():
     assert scenario("b", quick=True)["duration"] == 3
 
 
+def test_bench_i_is_the_broch_manet_with_aodv():
+    i = scenario("i")
+    assert i["duration"] == 200 and len(i["nodes"]) == 50
+    assert i["routing"] == {"protocol": "aodv"}
+    assert i["mobility"] == {
+        "model": "random_waypoint",
+        "area": [1500, 300],
+        "speed": [1, 20],
+        "pause": 0,
+        "stationary": False,
+    }
+    # 4 packets/s of 512 bytes per flow.
+    assert len(i["flows"]) == 10
+    assert all(
+        f["app"] == {"kind": "cbr", "rate": "16384bps", "packet_size": 512} for f in i["flows"]
+    )
+    air = i["media"][0]
+    assert air["preset"] == "ns3" and air["rate"] == "2Mbps" and air["rts_threshold"] == 0
+    # ns-2's chain radio: 0.28183815 W, decoded to 3.652e-10 W.
+    assert air["tx_power_dbm"] == pytest.approx(24.5, abs=0.01)
+    assert air["rx_threshold_dbm"] == pytest.approx(-64.37, abs=0.01)
+
+
 def test_demo_quick(capsys, tmp_path):
     out_dir = tmp_path / "demo"
     code = main(["demo", "--quick", "--out", str(out_dir), "--workers", "2"])

@@ -45,7 +45,9 @@ def progs():
 def _transfer(cc: str, **path) -> dict:
     netns = _netns_path()
     with netns.Path_(rate="10mbit", delay_ms=DELAY_MS, queue_bytes=100_000, **path) as p:
-        return p.transfer(cc, 6)
+        # 6 s, and on until 1,200 data segments went out (12 drops at every 100th), however
+        # slowly a loaded machine relays them or the scheme sends.
+        return p.transfer(cc, 6, min_segments=1200)
 
 
 def test_each_program_is_offered_under_its_name(progs):
@@ -80,8 +82,10 @@ def test_ewr_judges_random_losses_as_not_congestion(progs):
     assert linear + wait >= 10
     assert congestion == 0
     # Eq. 2's estimate, averaged over the connection's samples (one sample is an EWMA of a
-    # few ACK gaps and swings), is the bottleneck's payload rate at most, and not a
-    # collapsed window's share of it.
+    # few ACK gaps and swings), is the rate the connection delivered. Not the bottleneck's:
+    # cwnd = oCwnd = estimate x RTTmin is a fixed point that does not grow (docs/bpf.md), so
+    # the rate stays where the first estimates put it.
     mean_est = rec["est_sum"] / rec["samples"]
-    assert 0.4 * PAYLOAD_BPS < mean_est * 8 < 1.05 * PAYLOAD_BPS
+    delivered = rep["received"] / rep["seconds"]
+    assert 0.8 * delivered < mean_est < 1.2 * delivered
     assert rec["ocwnd"] == max(rec["est"] * rec["rtt_min_us"] // 1_000_000 // rec["mss"], 2)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import airtcp
+from airtcp import bpf
 from airtcp.emulate import NS_PREFIX, Emulator, NamespaceSet, requirements_problem
 from airtcp.store import Store
 
@@ -179,7 +180,8 @@ def test_emulate_one_tcp_flow_loads_like_a_simulated_result(tmp_path):
     assert set(r.links["name"]) == {"A->R", "R->A", "R->B", "B->R"}
     # Stored beside a simulated run of the same scenario, told apart by `backend`.
     sim = airtcp.run(sc.with_values({"duration": "3s"}))
-    assert set(sim.flows.columns) >= {c for c in r.flows.columns if c != "kernel_cc"} - {"backend"}
+    kernel_only = {"kernel_cc", "kernel_cc_used", "backend"}
+    assert set(sim.flows.columns) >= set(r.flows.columns) - kernel_only
     with Store(tmp_path / "s.sqlite", create=True) as st:
         for res, key in ((sim, "sim"), (r, "linux")):
             st.record(
@@ -198,9 +200,15 @@ def test_emulate_one_tcp_flow_loads_like_a_simulated_result(tmp_path):
     assert not [n for n in os.listdir("/run/netns") if n.startswith(prefix)]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_signal_mid_run_removes_the_namespaces(tmp_path, sig):
+@pytest.mark.parametrize(
+    ("sig", "cc"),
+    [(signal.SIGINT, "newreno"), (signal.SIGTERM, "newreno"), (signal.SIGINT, "westwood")],
+)
+def test_signal_mid_run_removes_the_namespaces(tmp_path, sig, cc):
+    # With westwood the run registered airtcp_westwood itself: it must be gone after too.
+    had = set(bpf.available())
     sc = chain({"rate": "10Mbps", "delay": "5ms"}, duration="30s")
+    sc.set("flows.0.cc", cc)
     path = tmp_path / "sc.json"
     path.write_text(sc.to_json())
     p = subprocess.Popen(
@@ -225,6 +233,7 @@ def test_signal_mid_run_removes_the_namespaces(tmp_path, sig):
     assert p.returncode != 0
     left = [n for n in os.listdir("/run/netns") if n.startswith(mine)]
     assert left == [], err
+    assert set(bpf.available()) == had, err
 
 
 def test_snr_gate_stops_the_kernel_sender_while_closed():
@@ -272,3 +281,18 @@ def test_snr_gate_stops_the_kernel_sender_while_closed():
     # The kernel's sender stopped: new data while closed is at most what it sent before
     # the first zeroed ACK reached it (one round trip of data per closure, ~8 segments).
     assert g["new_data_while_closed"] <= 2 * 12, g
+
+
+def test_westwood_flow_runs_on_the_registered_bpf_congestion_control():
+    # CI has clang and bpftool (.ci/run), so airtcp_westwood is built and registered for the
+    # run, and unregistered after when the kernel did not have it before.
+    before = set(bpf.available())
+    sc = chain({"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": 50}})
+    sc.set("flows.0.cc", "westwood")
+    r = airtcp.emulate(sc, duration=2)
+    f = r.flow("flow0")
+    assert f["kernel_cc"] == "airtcp_westwood"
+    # The socket itself reports the BPF program as its congestion control.
+    assert f["kernel_cc_used"] == "airtcp_westwood"
+    assert f["goodput_bps"] > 2e6
+    assert set(bpf.available()) == before

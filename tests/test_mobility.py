@@ -256,3 +256,10 @@ def test_view_of_a_result_file_with_its_scenario(tmp_path):
     assert page.count('class="edge rx"') == 3
     # Drawing a scenario writes no packet trace.
     assert not pcap.exists()
+
+
+def test_manet_takes_a_protocol_name_for_routing():
+    sc = airtcp.manet(6, 300, 300, flows=1, transport="udp", routing="aodv", duration=2)
+    assert sc["routing"] == {"protocol": "aodv"}
+    r = airtcp.run(sc)
+    assert [row["kind"] for row in r.raw["routing"]] == ["aodv"] * 6

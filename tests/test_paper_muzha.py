@@ -319,6 +319,7 @@ def test_the_declared_readings_and_axes():
         "start_jitter": "axis",
         "ack_errors": "axis",
         "reception": "axis",
+        "routing": "axis",
     }
     for r in muzha.PAPER.readings:
         assert r.passage and r.default.is_identity
@@ -333,6 +334,9 @@ def test_the_declared_readings_and_axes():
     assert not rtts.applies("drai") and not rtts.applies("trace")
     acks = muzha.PAPER.reading("ack_errors").alternatives[0]
     assert _apply(acks, "lossy").get(muzha.PER_PATH.replace("per", "applies_to")) == "all"
+    aodv = muzha.PAPER.reading("routing").alternatives[0]
+    assert _apply(aodv, "chains").get("routing.protocol") == "aodv"
+    assert aodv.applies("lossy") and not aodv.applies("cross4")
 
 
 def test_the_reception_axis_sets_the_mediums_model_on_every_claim_sweep():

@@ -195,9 +195,16 @@ class Path_:
         for ns in (self.snd, self.mid, self.rcv):
             subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True)
 
-    def transfer(self, cc: str, seconds: float, sysctls: dict[str, str] | None = None) -> dict:
-        """Run one bulk transfer of `seconds` with congestion control `cc`; returns the
-        sender's report (see `send`), with the receiver's byte count."""
+    def transfer(
+        self,
+        cc: str,
+        seconds: float,
+        sysctls: dict[str, str] | None = None,
+        min_segments: int = 0,
+    ) -> dict:
+        """Run one bulk transfer of `seconds` with congestion control `cc` (longer, up to 10
+        times, until `min_segments` data segments were sent); returns the sender's report (see
+        `send`), with the receiver's byte count."""
         for k, v in (sysctls or {}).items():
             _sh("ip", "netns", "exec", self.snd, "sysctl", "-q", "-w", f"{k}={v}")
         rcv = subprocess.Popen(
@@ -222,11 +229,13 @@ class Path_:
                     cc,
                     "--seconds",
                     str(seconds),
+                    "--min-segments",
+                    str(min_segments),
                 ],  # fmt: skip
                 check=True,
                 capture_output=True,
                 text=True,
-                timeout=seconds + 60,
+                timeout=10 * seconds + 60,
             )
             report = json.loads(out.stdout)
             report["received"] = json.loads(rcv.communicate(timeout=60)[0])["bytes"]
@@ -249,8 +258,10 @@ def recv() -> None:
     print(json.dumps({"bytes": total}), flush=True)
 
 
-def send(cc: str, seconds: float) -> None:
-    """Send for `seconds`, sampling TCP_INFO every 10 ms; print a JSON report."""
+def send(cc: str, seconds: float, min_segments: int = 0) -> None:
+    """Send for `seconds`, and on (up to ten times as long) until `min_segments` data segments
+    went out, so that a test's count of losses does not hang on how fast a loaded machine
+    relays; sample TCP_INFO every 10 ms; print a JSON report."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     s.connect((RCV_IP, PORT))
@@ -259,9 +270,13 @@ def send(cc: str, seconds: float) -> None:
     start = time.monotonic()
     samples = []
     next_sample = start
-    while (now := time.monotonic()) - start < seconds:
+    segs = 0
+    while (now := time.monotonic()) - start < seconds or (
+        segs < min_segments and now - start < 10 * seconds
+    ):
         if now >= next_sample:
             i = tcp_info(s)
+            segs = i["data_segs_out"]
             samples.append((now - start, i["snd_cwnd"], i["snd_ssthresh"], i["ca_state"]))
             next_sample += 0.01
         _, w, _ = select.select([], [s], [], 0.005)
@@ -272,7 +287,7 @@ def send(cc: str, seconds: float) -> None:
     used = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
     port = s.getsockname()[1]
     s.close()
-    report = {"cc": used, "local_port": port, "seconds": seconds, "info": info}
+    report = {"cc": used, "local_port": port, "seconds": time.monotonic() - start, "info": info}
     report["samples"] = samples
     print(json.dumps(report))
 
@@ -304,6 +319,7 @@ def main() -> None:
     s = sub.add_parser("send")
     s.add_argument("--cc", required=True)
     s.add_argument("--seconds", type=float, required=True)
+    s.add_argument("--min-segments", type=int, default=0)
     run = sub.add_parser("run", help="build the path, run transfers, print one JSON line each")
     run.add_argument("--cc", action="append", required=True)
     run.add_argument("--seconds", type=float, default=20.0)
@@ -320,7 +336,7 @@ def main() -> None:
     elif a.cmd == "recv":
         recv()
     elif a.cmd == "send":
-        send(a.cc, a.seconds)
+        send(a.cc, a.seconds, a.min_segments)
     else:
         sysctls = dict(kv.split("=", 1) for kv in a.sysctl)
         for seed in a.seed or [1]:
@@ -334,7 +350,7 @@ def main() -> None:
                 rep["recoveries"] = sum(
                     1 for a, b in zip(samples, samples[1:], strict=False) if b[3] == 3 != a[3]
                 )
-                rep["goodput_mbps"] = rep["received"] * 8 / a.seconds / 1e6
+                rep["goodput_mbps"] = rep["received"] * 8 / rep["seconds"] / 1e6
                 rep["seed"] = seed
                 print(json.dumps(rep), flush=True)
 

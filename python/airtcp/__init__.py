@@ -22,6 +22,7 @@ from .emulate import emulate
 from .manet import manet
 from .result import Result, jain
 from .scenario import AllowPaths, PathError, Scenario, as_scenario, load
+from .scenario_keys import params
 from .store import Store, StoreError
 from .sweeps import sweep
 from .view import layout, view
@@ -158,6 +159,7 @@ __all__ = [
     "layout",
     "load",
     "manet",
+    "params",
     "parse_seconds",
     "run",
     "defaults",

@@ -116,6 +116,7 @@ def send(a: argparse.Namespace) -> None:
     halt.set()
     th.join()
     final = tcp_info(s)
+    cc_used = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
     timeouts1 = tcp_timeouts()
     # Reset rather than linger: the run is over, unsent data is not wanted.
     s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -123,6 +124,7 @@ def send(a: argparse.Namespace) -> None:
     _done(
         {
             "final": final,
+            "cc": cc_used,
             "timeouts": None if timeouts0 is None or timeouts1 is None else timeouts1 - timeouts0,
             "t": [t for t, _ in samples],
             "cwnd": [i["snd_cwnd"] for _, i in samples],

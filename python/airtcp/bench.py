@@ -22,7 +22,12 @@ g. f with Rayleigh fading per frame, 100 Hz Doppler;
 h. a mobile ad hoc network: 20 nodes moving by random waypoint (1-20 m/s, 2 s pauses, the
    stationary start) in 1000 m x 1000 m on one 802.11 medium (ns-2 defaults), 4 UDP CBR flows
    of 100 kbit/s between random pairs, 50 s (the medium recomputes who hears a station from
-   the positions at each frame it starts).
+   the positions at each frame it starts);
+i. the random-waypoint scenario of Broch et al. (MobiCom 1998) with AODV: 50 nodes in
+   1500 m x 300 m, 1-20 m/s, no pause, uniform start, 10 UDP CBR flows of 4 packets/s of 512
+   bytes between random pairs, 200 s, on ns-3's 802.11b radio of the chain (2 Mbit/s, RTS/CTS,
+   two-ray ground at 914 MHz, 24.5 dBm, decoded up to 250 m, sensed up to 550 m): the scenario
+   ``benches/ns3/validate_manet.py`` runs in both simulators.
 
 Frames are MAC frames on the air (data, RTS, CTS, ACK) for 802.11, and packet transmissions
 over one hop elsewhere.
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -59,6 +65,43 @@ _FAST_TCP = {
 # The 802.11 chain's receivers under ns-3's SINR model, and with per-frame fading.
 _SINR = {"reception": "sinr", "noise_figure_db": 7}
 _FADING = {"fading": {"model": "rayleigh", "doppler_hz": 100}}
+
+
+# ns-3's 802.11b chain radio (benches/ns3/validate_wifi.py): 0.28183815 W, thresholds 3.652e-10 W
+# (decode) and 1.559e-11 W (sense) as in ns-2's chain.
+_NS3_RADIO = {
+    "preset": "ns3",
+    "rate": "2Mbps",
+    "basic_rate": "1Mbps",
+    "propagation": "two_ray_ground",
+    "frequency_hz": 914e6,
+    "tx_power_dbm": 10 * math.log10(0.28183815) + 30,
+    "system_loss": 1.0,
+    "rx_threshold_dbm": 10 * math.log10(3.652e-10) + 30,
+    "cs_threshold_dbm": 10 * math.log10(1.559e-11) + 30,
+    "rx_sensitivity_dbm": 10 * math.log10(1.559e-11) + 30,
+    "rts_threshold": 0,
+    "queue": {"kind": "droptail", "limit": 50},
+}
+
+
+def _bench_i(duration: float) -> Scenario:
+    return manet(
+        50,
+        1500,
+        300,
+        speed=(1.0, 20.0),
+        pause=0,
+        stationary=False,
+        flows=10,
+        transport="udp",
+        rate=f"{4 * 512 * 8}bps",
+        packet_size=512,
+        duration=duration,
+        medium=_NS3_RADIO,
+        routing={"protocol": "aodv"},
+        name="bench_i",
+    )
 
 
 def _bench_a(duration: float) -> Scenario:
@@ -121,6 +164,11 @@ BENCHMARKS: dict[str, tuple[str, float, Callable[[float], Scenario]]] = {
         "802.11 MANET, 20 nodes random waypoint, 4 UDP flows",
         50.0,
         lambda d: manet(20, 1000, 1000, flows=4, transport="udp", duration=d, name="bench_h"),
+    ),
+    "i": (
+        "802.11 MANET with AODV, 50 nodes random waypoint, 10 UDP CBR flows",
+        200.0,
+        _bench_i,
     ),
 }
 

@@ -296,6 +296,7 @@ def _mesh(
     mobility: Mapping[str, Any] | None = None,
     extra_nodes: list[dict[str, Any]] | None = None,
     extra_links: list[dict[str, Any]] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
 ) -> Scenario:
     """Assemble a wifi or TDMA scenario from node positions, (TDMA) neighbour pairs and flows."""
     if mac not in ("wifi", "tdma"):
@@ -354,11 +355,28 @@ def _mesh(
     ]
     if trace:
         sc["trace"] = dict(trace)
+    if routing is not None:
+        spec = _routing(routing, mac)
+        if extra_nodes:
+            # Wired hosts route statically: the protocol runs on the radio nodes.
+            for node in nodes:
+                if node["name"] in positions:
+                    node["routing"] = dict(spec)
+        else:
+            sc["routing"] = spec
     if mobility:
         if mac != "wifi":
             raise ValueError("mobility needs mac='wifi' (TDMA links are fixed)")
         sc["mobility"] = dict(mobility)
     return Scenario(sc)
+
+
+def _routing(routing: str | Mapping[str, Any], mac: str) -> dict[str, Any]:
+    """The ``routing`` table from a protocol name or a table of keys."""
+    spec = {"protocol": routing} if isinstance(routing, str) else dict(routing)
+    if spec.get("protocol", "static") != "static" and mac != "wifi":
+        raise ValueError(f"routing {spec.get('protocol')!r} needs mac='wifi', got mac={mac!r}")
+    return spec
 
 
 _MESH_DOC = """
@@ -390,6 +408,10 @@ _MESH_DOC = """
         the application of every flow (default ``{"kind": "bulk"}``).
     trace:
         the ``[trace]`` table.
+    routing:
+        the ``routing`` key: a protocol name (``"aodv"``, ``"olsr"``, ``"static"``) or a table
+        (``{"protocol": "aodv", "hello": False, "on_break": "salvage"}``; docs/routing.md).
+        Default: static shortest paths. Needs ``mac="wifi"``.
     mobility:
         (wifi) the scenario's ``mobility`` table, moving every node from its place
         (docs/mobility.md), e.g. ``{"model": "random_walk", "area": [800, 200],
@@ -426,6 +448,7 @@ def chain(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
@@ -458,6 +481,7 @@ def chain(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
         mobility=mobility,
     )
 
@@ -480,6 +504,7 @@ def cross(
     guard: float | str = "0s",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
@@ -524,6 +549,7 @@ def cross(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
         mobility=mobility,
     )
 
@@ -549,6 +575,7 @@ def grid(
     access_delay: float | str = "1us",
     app: Mapping[str, Any] | None = None,
     trace: Mapping[str, Any] | None = None,
+    routing: str | Mapping[str, Any] | None = None,
     mobility: Mapping[str, Any] | None = None,
     name: str | None = None,
 ) -> Scenario:
@@ -606,6 +633,7 @@ def grid(
         guard=guard,
         app=app,
         trace=trace,
+        routing=routing,
         mobility=mobility,
         extra_nodes=extra_nodes,
         extra_links=extra_links,

@@ -1,4 +1,4 @@
-"""The ``airtcp`` command line: run, validate, schemes, sweep, export, reproduce, report,
+"""The ``airtcp`` command line: run, validate, schemes, params, sweep, export, reproduce, report,
 docs-tables, bench, demo.
 
 User errors (a missing file, a bad scenario, a bad ``--set``) print ``error: <message>`` on
@@ -98,6 +98,31 @@ def links_table(result: Result, *, all_links: bool = False) -> str | None:
         + [h for _, h in _DROP_COLS],
         "llrrrrrrr",
     )
+
+
+def routing_table(result: Result) -> str | None:
+    """One row per node with a routing protocol: its control traffic, discoveries, breaks."""
+    rows = [
+        [
+            m.get("node"),
+            m.get("kind"),
+            m.get("control_packets", 0),
+            m.get("control_bytes", 0),
+            m.get("rreq_packets", 0),
+            m.get("rrep_packets", 0),
+            m.get("rerr_packets", 0),
+            m.get("hello_packets", 0),
+            m.get("tc_packets", 0),
+            m.get("discoveries", 0),
+            m.get("route_breaks", 0),
+        ]
+        for m in result.raw.get("routing", [])
+    ]
+    if not rows:
+        return None
+    header = ["node", "protocol", "control pkts", "control bytes", "rreq", "rrep", "rerr"]
+    header += ["hello", "tc", "discoveries", "route breaks"]
+    return table(rows, header, "ll" + "r" * (len(header) - 2))
 
 
 def macs_table(result: Result) -> str | None:
@@ -239,6 +264,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print()
         print("wifi stations")
         print(mt)
+    rt = routing_table(result)
+    if rt is not None:
+        print()
+        print("routing")
+        print(rt)
     print()
     print(summary_line(result, wall))
     if args.pcap:
@@ -324,6 +354,22 @@ def cmd_schemes(args: argparse.Namespace) -> int:
                     p["description"], width, initial_indent="        ", subsequent_indent="        "
                 )
             )
+    return 0
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    from . import scenario_keys
+
+    rows = scenario_keys.params(args.section, args.search)
+    if not rows:
+        what = f" matching {args.search!r}" if args.search else ""
+        raise UserError(f"no scenario key{what}" + (f" in {args.section}" if args.section else ""))
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    elif args.markdown:
+        print(scenario_keys.markdown(rows), end="")
+    else:
+        print(scenario_keys.text(rows, empty=not args.search))
     return 0
 
 
@@ -789,6 +835,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="list each parameter on its own line with its description and ns3 profile default",
     )
     s.set_defaults(func=cmd_schemes)
+
+    pa = sub.add_parser(
+        "params",
+        help="list every scenario key: type, unit, default, range, description",
+        description=(
+            "List the keys a scenario file takes, by section (globals, budgets, nodes, links, "
+            "media, flows, apps, tcp, queues, errors, agents, trace), tagged tables by kind or "
+            "model: each key's type, unit, default, range and description. The list comes from "
+            "the core's key table, the one the validator's range checks and errors use; "
+            "docs/scenario.md's key reference is generated from it. A flow's cc_params are "
+            "listed by `airtcp schemes --params`."
+        ),
+    )
+    pa.add_argument(
+        "section",
+        nargs="?",
+        help="only this section (a name, a unique prefix or an alias such as hooks, wifi)",
+    )
+    pa.add_argument("--search", metavar="WORD", help="only keys whose path or text has WORD")
+    fmt = pa.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="the rows as JSON")
+    fmt.add_argument("--markdown", action="store_true", help="Markdown tables (as in the docs)")
+    pa.set_defaults(func=cmd_params)
 
     sw = sub.add_parser(
         "sweep",

@@ -641,8 +641,10 @@ def experiments() -> dict[str, str]:
 def known_names() -> dict[str, str]:
     """Every region name a generator exists for, with where its numbers come from."""
     from . import papers
+    from .scenario_keys import REGION as PARAMS
 
     out = dict(experiments())
+    out[PARAMS] = "the core's key table (`airtcp params --markdown`; nothing runs)"
     for key, paper in papers.papers().items():
         for t in paper.doc_tables:
             out[f"{key}/{t}"] = f"`airtcp reproduce {key}`"
@@ -751,8 +753,14 @@ def generate(
     wanted = names if only is None else names & set(only)
     bodies: dict[str, str] = {}
     by_paper: dict[str, list[str]] = {}
+    from .scenario_keys import REGION as PARAMS
+    from .scenario_keys import markdown as params_markdown
+
     for n in sorted(wanted):
-        if n in _EXPERIMENTS:
+        if n == PARAMS:
+            # No build stamp: the reference changes only when the key table does.
+            bodies[n] = params_markdown()
+        elif n in _EXPERIMENTS:
             if log is not None:
                 log(f"running {n}")
             source, render = _EXPERIMENTS[n]

@@ -44,7 +44,17 @@ NS_PREFIX = "airtcp-"
 #: p99 lateness (ms) above which a run is marked late
 LATE_P99_MS = 1.0
 #: scenario scheme name -> kernel congestion control
-KERNEL_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
+KERNEL_CC = {
+    "newreno": "reno",
+    "reno": "reno",
+    "cubic": "cubic",
+    "bbr": "bbr",
+    # airtcp's own schemes as BPF struct_ops (bpf/): registered for the run when missing.
+    "westwood": "airtcp_westwood",
+    "ewr": "airtcp_ewr",
+}
+#: kernel name -> airtcp.bpf program name, for the schemes above that are BPF programs
+BPF_CC = {"airtcp_westwood": "westwood", "airtcp_ewr": "ewr"}
 _ENDPOINT = str(Path(__file__).with_name("_emu_endpoint.py"))
 _TUNSETIFF = 0x400454CA
 _IFF_TUN = 0x0001
@@ -289,22 +299,65 @@ class Emulator:
         return json.loads(self._out["json"])
 
 
-def _kernel_cc(sc: Scenario) -> list[str]:
+def _available_cc() -> list[str]:
     try:
-        avail = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+        return Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     except OSError:
-        avail = []
+        return []
+
+
+def _bpf_needed(sc: Scenario) -> list[str]:
+    """airtcp.bpf programs the flows ask for that the kernel does not offer yet."""
+    avail = _available_cc()
+    need = []
+    for f in sc.data.get("flows", []):
+        k = KERNEL_CC.get(str(f.get("cc") or "newreno"))
+        if k in BPF_CC and k not in avail and BPF_CC[k] not in need:
+            need.append(BPF_CC[k])
+    return need
+
+
+@contextlib.contextmanager
+def _bpf_registered(names: list[str]) -> Any:
+    """Build and register airtcp's BPF congestion controls `names` for the block, and
+    unregister them after (also on error, Ctrl-C and SIGTERM, which unwinds)."""
+    if not names:
+        yield
+        return
+    from . import bpf
+
+    missing = [t for t in ("clang", "bpftool", "make") if shutil.which(t) is None]
+    if missing:
+        raise EmulationError(
+            f"flows use airtcp's BPF congestion control ({', '.join(names)}), which is built "
+            f"and registered for the run: {', '.join(missing)} not found (apt-get install "
+            "clang bpftool libbpf-dev make)"
+        )
+    if not bpf.BPF_DIR.is_dir():
+        raise EmulationError(f"no BPF sources at {bpf.BPF_DIR} (needs a source checkout)")
+    try:
+        build_dir = bpf.build()
+    except subprocess.CalledProcessError as e:
+        raise EmulationError(f"building the BPF congestion controls failed: {e}") from e
+    stack = contextlib.ExitStack()
+    try:
+        stack.enter_context(bpf.loaded(names, build_dir))
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        raise EmulationError(f"registering the BPF congestion controls failed: {e}") from e
+    with stack:
+        yield
+
+
+def _kernel_cc(sc: Scenario) -> list[str]:
+    avail = _available_cc()
     out = []
     for i, f in enumerate(sc.data.get("flows", [])):
         cc = str(f.get("cc") or "newreno")
         k = KERNEL_CC.get(cc)
-        if k is not None and k not in avail:
+        if k is not None and k not in avail and k not in BPF_CC:
             subprocess.run(["modprobe", f"tcp_{k}"], capture_output=True)
-            with contextlib.suppress(OSError):
-                avail = (
-                    Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
-                )
-        if k is None or k not in avail:
+            avail = _available_cc()
+        if k is None or (k not in avail and k not in BPF_CC):
             have = ", ".join(sorted(n for n, kk in KERNEL_CC.items() if kk in avail)) or "none"
             raise _core.scenario_error(
                 f"flows[{i}].cc",
@@ -382,7 +435,7 @@ def emulate(
     dur = _seconds(data["duration"])
     flows = data.get("flows", [])
     tcp_all = data.get("tcp") or {}
-    with _sigterm_unwinds(), NamespaceSet(hosts) as bed:
+    with _sigterm_unwinds(), _bpf_registered(_bpf_needed(sc)), NamespaceSet(hosts) as bed:
         # Kernel TCP options the scenario sets for every flow.
         for i in range(len(hosts)):
             if tcp_all.get("ecn") is not None:
@@ -480,6 +533,8 @@ def _result(
                 "transport": "tcp",
                 "cc": f.get("cc") or "newreno",
                 "kernel_cc": ccs[k],
+                # What the socket ran, read back with getsockopt(TCP_CONGESTION).
+                "kernel_cc_used": snd.get("cc"),
                 "app": apps[k].get("kind"),
                 "start_s": start,
                 "goodput_bps": rcv["bytes"] * 8.0 / active,

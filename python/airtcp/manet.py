@@ -54,7 +54,8 @@ def manet(
     the core from the same seed). Positions are recorded every second (``trace`` adds to or
     overrides the ``[trace]`` table).
 
-    ``routing`` is the scenario's ``routing`` table, passed through as given where the core
+    ``routing`` is the scenario's ``routing`` table (or a protocol name, ``"aodv"`` for
+    ``{"protocol": "aodv"}``), passed through where the core
     has routing protocols (the scenario key ``routing``); a core without them raises
     ValueError. Without it, each station sends to its destination directly (static routes
     from the start positions would go stale as nodes move).
@@ -118,5 +119,6 @@ def manet(
         "trace": {"positions": "1s", **dict(trace or {})},
     }
     if routing is not None:
-        sc["routing"] = routing
+        # A protocol name is short for its table, as the chain and grid builders take it.
+        sc["routing"] = {"protocol": routing} if isinstance(routing, str) else dict(routing)
     return Scenario(sc)

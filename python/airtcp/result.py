@@ -175,6 +175,22 @@ class Result:
         return _frame(self.raw.get("macs", []))
 
     @property
+    def routing(self) -> pl.DataFrame:
+        """One row per node that runs a routing protocol (``kind`` is ``aodv`` or ``olsr``):
+        control packets and bytes by message type, discoveries, route breaks; empty with
+        static routing."""
+        return _frame(self.raw.get("routing", []))
+
+    @property
+    def routing_overhead(self) -> dict[str, int]:
+        """Control overhead summed over all nodes: ``control_packets``, ``control_bytes``,
+        ``<type>_packets`` / ``<type>_bytes`` per message type, ``discoveries`` and
+        ``route_breaks`` (empty with static routing)."""
+        rows = self.raw.get("routing", [])
+        keys = [k for k in (rows[0] if rows else {}) if k not in ("kind", "node")]
+        return {k: int(sum(r.get(k, 0) for r in rows)) for k in keys}
+
+    @property
     def tables(self) -> dict[str, pl.DataFrame]:
         """Every table of the result (``flows``, ``links``, ``agents``, ...) as a DataFrame."""
         return {k: self.table(k) for k in result_tables(self.raw)}

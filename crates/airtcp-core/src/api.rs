@@ -68,6 +68,56 @@ pub fn schemes() -> Value {
     )
 }
 
+/// Every scenario key from the key table (`scenario::params_meta`, the table the validator's
+/// range messages and the schema check use): `sections` in listing order with titles, and
+/// `params`, one row per key with where it is, which variants take it, type, unit, default,
+/// range and description.
+pub fn params() -> Value {
+    use crate::scenario::params_meta::{self as meta, Range};
+    let rows: Vec<Value> = meta::PARAMS
+        .iter()
+        .map(|p| {
+            let t = meta::table(p.table);
+            let variants: Vec<&str> = p.variants.split(' ').filter(|v| !v.is_empty()).collect();
+            let choices: Vec<&str> = match p.range {
+                Range::OneOf(n) => n.to_vec(),
+                _ => vec![],
+            };
+            json!({
+                "path": p.path(),
+                "table": p.table,
+                "also": t.map_or(&[][..], |t| t.also),
+                "tag": t.map_or("", |t| t.tag),
+                "variants": variants,
+                "key": p.key,
+                "section": p.section(),
+                "type": p.ty,
+                "unit": p.unit,
+                "default": p.default,
+                "range": p.range.text(),
+                "choices": choices,
+                "description": p.description,
+            })
+        })
+        .collect();
+    let tables: Vec<Value> = meta::TABLES
+        .iter()
+        .map(|t| {
+            json!({"path": t.path, "tag": t.tag, "section": t.section, "also": t.also,
+                   "variants": t.variants})
+        })
+        .collect();
+    let sections: Vec<Value> = meta::SECTIONS
+        .iter()
+        .map(|(n, t)| json!({"name": n, "title": t}))
+        .collect();
+    let presets: Vec<Value> = meta::preset_values()
+        .into_iter()
+        .map(|(name, values)| json!({"name": name, "values": values}))
+        .collect();
+    json!({"sections": sections, "tables": tables, "params": rows, "presets": presets})
+}
+
 /// Names of `TcpConfig::linux_cubic`'s values.
 const CUBIC_ARITHMETIC: [&str; 3] = ["rfc9438", "linux", "ns3"];
 
@@ -163,5 +213,24 @@ mod tests {
         assert_eq!(d["profiles"]["ns3"]["segment_size"], 536);
         assert_eq!(d["queue"]["kind"], "droptail");
         assert_eq!(d["queue"]["limit"], 100);
+    }
+
+    #[test]
+    fn params_rows_carry_the_table() {
+        let p = params();
+        let rows = p["params"].as_array().unwrap();
+        let max_p = rows
+            .iter()
+            .find(|r| r["path"] == "links[].queue.max_p")
+            .unwrap();
+        assert_eq!(max_p["range"], "(0, 1]");
+        assert_eq!(max_p["section"], "queues");
+        assert_eq!(max_p["variants"], json!(["red", "mecn", "wmecn"]));
+        assert_eq!(max_p["also"], json!(["media[].queue"]));
+        let budget = rows.iter().find(|r| r["path"] == "max_events").unwrap();
+        assert_eq!(budget["section"], "budgets");
+        assert_eq!(p["sections"][0]["name"], "globals");
+        assert_eq!(p["presets"][0]["name"], "ns2");
+        assert_eq!(p["presets"][0]["values"][0], json!(["rate", "2Mbps"]));
     }
 }

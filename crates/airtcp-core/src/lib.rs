@@ -16,6 +16,7 @@ pub mod packet;
 pub mod pcap;
 pub mod phy;
 pub mod queue;
+pub mod routing;
 pub mod scenario;
 pub mod sim;
 pub mod stats;

@@ -93,6 +93,27 @@ impl TcpHeader {
 pub enum Proto {
     Tcp,
     Udp,
+    /// A routing protocol's control packet (UDP on the wire: port 654 for AODV, 698 for
+    /// OLSR). `Wire::udp_seq` names its message in the routing layer (`routing::Msgs`);
+    /// `Wire::flow` means nothing.
+    Routing(RoutingPort),
+}
+
+/// Which routing protocol a control packet belongs to (its UDP port).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutingPort {
+    Aodv,
+    Olsr,
+}
+
+impl RoutingPort {
+    /// The protocol's registered UDP port (RFC 3561 section 10, RFC 3626 section 18.1).
+    pub fn port(self) -> u16 {
+        match self {
+            RoutingPort::Aodv => 654,
+            RoutingPort::Olsr => 698,
+        }
+    }
 }
 
 /// Why a packet was dropped: the simulator's ground truth, against which loss classifiers are
@@ -110,10 +131,14 @@ pub enum DropCause {
     /// A shared-medium MAC gave up (retry limit) after attempts lost to contention:
     /// collisions, or a receiver that could not answer because it sensed another exchange.
     Collision,
+    /// Dynamic routing: the route the packet was on broke (its next hop was declared lost
+    /// while the packet waited at the MAC, or it reached a node whose route had been
+    /// invalidated).
+    RouteBreak,
 }
 
 impl DropCause {
-    pub const ALL: [DropCause; 7] = [
+    pub const ALL: [DropCause; 8] = [
         DropCause::QueueOverflow,
         DropCause::Aqm,
         DropCause::ChannelError,
@@ -121,6 +146,7 @@ impl DropCause {
         DropCause::TtlExpired,
         DropCause::Suppressed,
         DropCause::Collision,
+        DropCause::RouteBreak,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -131,6 +157,7 @@ impl DropCause {
             DropCause::TtlExpired => "ttl_expired",
             DropCause::Suppressed => "suppressed",
             DropCause::Collision => "collision",
+            DropCause::RouteBreak => "route_break",
         }
     }
     pub fn index(self) -> usize {

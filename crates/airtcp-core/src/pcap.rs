@@ -177,10 +177,16 @@ impl Capture {
 }
 
 pub fn ip_addr(node: u32) -> [u8; 4] {
+    if node == u32::MAX {
+        return [0xff; 4]; // limited broadcast
+    }
     (0x0a00_0000u32 + node + 1).to_be_bytes()
 }
 
 pub fn mac_addr(node: u32) -> [u8; 6] {
+    if node == u32::MAX {
+        return [0xff; 6]; // broadcast
+    }
     let n = (node + 1).to_be_bytes();
     [0x02, 0, 0, n[1], n[2], n[3]]
 }
@@ -276,6 +282,15 @@ pub fn ip_packet(w: &Wire, flow_index: u32, f: FlowWire, out: &mut Vec<u8>) -> u
             let payload = (w.size as usize).saturating_sub(28);
             out.extend_from_slice(&sport.to_be_bytes());
             out.extend_from_slice(&dport.to_be_bytes());
+            out.extend_from_slice(&((8 + payload) as u16).to_be_bytes());
+            out.extend_from_slice(&[0, 0]);
+            (17u8, 28 + payload)
+        }
+        Proto::Routing(port) => {
+            // A routing protocol's message: UDP from and to its port, the message's length.
+            let payload = (w.size as usize).saturating_sub(28);
+            out.extend_from_slice(&port.port().to_be_bytes());
+            out.extend_from_slice(&port.port().to_be_bytes());
             out.extend_from_slice(&((8 + payload) as u16).to_be_bytes());
             out.extend_from_slice(&[0, 0]);
             (17u8, 28 + payload)

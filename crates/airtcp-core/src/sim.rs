@@ -14,6 +14,8 @@ use crate::tcp::receiver::RxOutcome;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
+mod dynamic;
+
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     /// A device's own event (transmission done, arrival, MAC timers).
@@ -29,6 +31,8 @@ pub enum Ev {
     QueueSample,
     /// A node learns of a lost frame (a held [`LossNote`]).
     LossNote(u32),
+    /// A node's routing protocol timer (dynamic routing).
+    Routing(NodeId),
 }
 
 pub struct TcpFlow {
@@ -113,6 +117,8 @@ pub struct Sim {
     pub nodes: Vec<Node>,
     pub devices: Vec<AnyDevice>,
     pub routes: Routes,
+    /// Dynamic routing protocols (None: every node routes statically by `routes`).
+    pub routing: Option<Box<crate::routing::Layer>>,
     pub flows: Vec<Flow>,
     pub hooks: Vec<HookSlot>,
     pub counters: Counters,
@@ -220,6 +226,7 @@ impl Sim {
             nodes,
             devices,
             routes,
+            routing: None,
             flows,
             hooks,
             counters: Counters::default(),
@@ -315,6 +322,7 @@ impl Sim {
                 self.free_notes.push(k);
                 self.tell_link_loss(n.node, n.loss, &n.wire);
             }
+            Ev::Routing(n) => self.on_routing_timer(n),
         }
     }
 
@@ -348,6 +356,7 @@ impl Sim {
             match o {
                 DevOut::Drop(p, cause) => self.device_dropped(d, p, cause),
                 DevOut::Receive(node, p) => self.receive(node, p),
+                DevOut::Sent(p) => self.control_sent(p),
             }
         }
         self.dev_out.truncate(start);
@@ -365,6 +374,9 @@ impl Sim {
     fn deliver_notes(&mut self) {
         let mut notes = std::mem::take(&mut self.notes);
         for n in notes.drain(..) {
+            if self.routing.is_some() {
+                self.routing_note(&n);
+            }
             if !self.hears_losses(n.node) {
                 continue;
             }
@@ -591,7 +603,15 @@ impl Sim {
             self.deliver(id);
             return;
         }
-        match self.routes.next_hop(node, dst) {
+        let route = if self.routing.is_none() {
+            self.routes.next_hop(node, dst)
+        } else {
+            match self.route_dynamic(node, id) {
+                Some(route) => Some(route),
+                None => return, // held or dropped by the protocol
+            }
+        };
+        match route {
             Some(route) => self.send_on(node, id, route, hooks),
             None => self.drop_packet(id, DropCause::NoRoute),
         }
@@ -623,6 +643,9 @@ impl Sim {
     fn receive(&mut self, node: NodeId, id: PacketId) {
         if self.capture.is_some() {
             self.capture_packet(node, id);
+        }
+        if self.routing.is_some() {
+            return self.receive_dynamic(node, id);
         }
         let has_hooks = !self.nodes[node.idx()].hooks.is_empty();
         if has_hooks && !self.run_hooks(node, Point::PreRouting, id, None) {
@@ -661,6 +684,11 @@ impl Sim {
     fn drop_packet(&mut self, id: PacketId, cause: DropCause) {
         let now = self.now();
         let pkt = *self.pool.get(id);
+        if let Proto::Routing(_) = pkt.proto {
+            // Control packets have their own counters (the `routing` table).
+            self.drop_control(id);
+            return;
+        }
         self.pool.free(id);
         self.counters.dropped[cause.index()] += 1;
         let flow = &mut self.flows[pkt.flow.idx()];
@@ -668,7 +696,7 @@ impl Sim {
             flow.losses.data[cause.index()] += 1;
             let seq = match pkt.proto {
                 Proto::Tcp => pkt.tcp.seq,
-                Proto::Udp => pkt.udp_seq,
+                Proto::Udp | Proto::Routing(_) => pkt.udp_seq,
             };
             if let Transport::Tcp(t) = &flow.transport {
                 // Before the log grows: a long lossy run would otherwise keep every drop.
@@ -1001,9 +1029,18 @@ impl Sim {
     }
 
     /// Packets still inside the network, counted by the devices that hold them (queues,
-    /// transmitters, the medium, link-layer resends), independently of the packet arena.
+    /// transmitters, the medium, link-layer resends), independently of the packet arena;
+    /// with dynamic routing, data packets held for a route count and control packets not.
     pub fn packets_in_network(&self) -> u64 {
-        self.devices.iter().map(|d| d.in_network()).sum()
+        let on_devices: u64 = self.devices.iter().map(|d| d.in_network()).sum();
+        match &self.routing {
+            None => on_devices,
+            // Data packets only: those routing protocols hold, not their own control packets.
+            Some(l) => {
+                let (held, control) = l.packets();
+                on_devices - control + held
+            }
+        }
     }
 
     /// The device of `node` named `name` (`A->B` for a link direction).

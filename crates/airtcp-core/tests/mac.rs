@@ -4,26 +4,15 @@
 use airtcp_core::device::bianchi::fhss;
 use serde_json::{json, Value};
 
+mod common;
+use common::run_err as err;
+
 fn run(sc: &Value) -> Value {
-    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    let r: Value = serde_json::from_str(&out).unwrap();
+    let r = common::run_value(sc);
+    common::assert_conserved(&r);
     let p = &r["packets"];
-    // Conservation: every packet is delivered, dropped with a cause, or still in the network.
-    assert_eq!(
-        p["sent"].as_u64().unwrap(),
-        p["delivered"].as_u64().unwrap()
-            + p["dropped"].as_u64().unwrap()
-            + p["in_flight"].as_u64().unwrap(),
-        "{p}"
-    );
     assert_eq!(p["in_flight"], p["live_in_arena"]);
     r
-}
-
-fn err(sc: &Value) -> String {
-    airtcp_core::run_json(&sc.to_string())
-        .unwrap_err()
-        .to_string()
 }
 
 fn total_throughput(r: &Value) -> f64 {

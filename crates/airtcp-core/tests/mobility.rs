@@ -1,6 +1,7 @@
 //! Moving stations on an 802.11 medium: a station that walks out of range loses its link and
 //! regains it when it walks back; the medium reads positions when each frame starts.
 
+mod common;
 use airtcp_core::FileAccess;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -17,14 +18,7 @@ fn run_in(sc: &Value, d: &PathBuf) -> Value {
     let out = airtcp_core::run_json_with(&sc.to_string(), &FileAccess::within(d))
         .unwrap_or_else(|e| panic!("{e}"));
     let r: Value = serde_json::from_str(&out).unwrap();
-    let p = &r["packets"];
-    assert_eq!(
-        p["sent"].as_u64().unwrap(),
-        p["delivered"].as_u64().unwrap()
-            + p["dropped"].as_u64().unwrap()
-            + p["in_flight"].as_u64().unwrap(),
-        "{p}"
-    );
+    common::assert_conserved(&r);
     r
 }
 

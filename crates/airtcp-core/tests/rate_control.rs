@@ -1,27 +1,11 @@
-//! Per-station rate adaptation (`rate_control`): the managers pick a lower rate on a long
-//! link than on a short one, and there beat a rate fixed at 11 Mbit/s; the keys' errors.
+//! Per-station rate adaptation (`rate_control`): the managers (ARF, AARF, Ideal, Minstrel)
+//! pick a lower rate on a long link than on a short one, and there beat a rate fixed at
+//! 11 Mbit/s; the keys' errors.
 
 use serde_json::{json, Value};
 
-fn run(sc: &Value) -> Value {
-    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    serde_json::from_str(&out).unwrap()
-}
-
-fn err(sc: &Value) -> String {
-    airtcp_core::run_json(&sc.to_string())
-        .unwrap_err()
-        .to_string()
-}
-
-fn mac<'a>(r: &'a Value, node: &str) -> &'a Value {
-    r["macs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["node"] == node)
-        .unwrap_or_else(|| panic!("no MAC row for {node}"))
-}
+mod common;
+use common::{mac_row as mac, run_err as err, run_value as run};
 
 /// One TCP bulk flow a -> b over `dist` metres under the `ns3` preset (11 Mbit/s top rate,
 /// sinr reception), 20 dBm, detection and sensing down to -99 dBm, with `medium`'s keys on
@@ -76,7 +60,7 @@ fn managers_settle_lower_on_a_long_link_and_beat_a_fixed_rate() {
     // 120 = -89.1 dBm, 4.4 dB above the -93.6 dBm noise) 11 Mbit/s CCK loses nearly every
     // frame while DQPSK and 5.5 Mbit/s CCK mostly get through.
     let fixed_long = goodput(&run(&link(120.0, json!({}))));
-    for mgr in ["arf", "aarf", "ideal"] {
+    for mgr in ["arf", "aarf", "ideal", "minstrel"] {
         let rc = json!({"rate_control": {"manager": mgr}});
         let short = run(&link(10.0, rc.clone()));
         let long = run(&link(120.0, rc));

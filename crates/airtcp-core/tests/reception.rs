@@ -3,25 +3,8 @@
 
 use serde_json::{json, Value};
 
-fn run(sc: &Value) -> Value {
-    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    serde_json::from_str(&out).unwrap()
-}
-
-fn err(sc: &Value) -> String {
-    airtcp_core::run_json(&sc.to_string())
-        .unwrap_err()
-        .to_string()
-}
-
-fn mac<'a>(r: &'a Value, node: &str) -> &'a Value {
-    r["macs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["node"] == node)
-        .unwrap_or_else(|| panic!("no MAC row for {node}"))
-}
+mod common;
+use common::{mac_row as mac, run_err as err, run_value as run};
 
 fn count(m: &Value, k: &str) -> f64 {
     m[k].as_f64().unwrap_or_else(|| panic!("no {k} in {m}"))

@@ -334,7 +334,11 @@ impl Emulator {
     /// Drops by cause over every link direction.
     pub fn drops(&self) -> BTreeMapDrops {
         let mut out = BTreeMapDrops::new();
-        for c in DropCause::ALL {
+        // Routes do not break here: `route_break` is left out, as a static-routed run does.
+        for c in DropCause::ALL
+            .into_iter()
+            .filter(|c| *c != DropCause::RouteBreak)
+        {
             let n: u64 = self.dirs.iter().map(|d| d.stats.drops[c.index()]).sum();
             out.insert(c.name().to_string(), n);
         }

@@ -228,6 +228,12 @@ fn defaults_json() -> String {
     airtcp_core::api::defaults().to_string()
 }
 
+/// Every scenario key (type, unit, default, range, description) as JSON: the core's key table.
+#[pyfunction]
+fn params_json() -> String {
+    airtcp_core::api::params().to_string()
+}
+
 /// A duration in seconds, parsed as scenario files are.
 #[pyfunction]
 fn parse_duration(text: &str) -> PyResult<f64> {
@@ -261,6 +267,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schemes, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_info_json, m)?)?;
     m.add_function(wrap_pyfunction!(defaults_json, m)?)?;
+    m.add_function(wrap_pyfunction!(params_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size, m)?)?;

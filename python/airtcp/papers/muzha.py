@@ -569,6 +569,31 @@ READINGS = [
             "on a chain the hidden terminal two hops away decides collisions."
         ),
     ),
+    Reading(
+        "routing",
+        "Routing on the chains",
+        kind="axis",
+        default=Variant(
+            "static",
+            "routes fixed along the chain: a frame the MAC gives up on is lost, the route stays",
+        ),
+        alternatives=(
+            Variant(
+                "AODV",
+                "AODV with RFC 3561's defaults and link-layer feedback (docs/routing.md): a MAC "
+                "give-up breaks the route, the relay sends a route error, the packets queued "
+                "for that hop are dropped and the source discovers the route again",
+                set={"routing.protocol": "aodv"},
+                sweeps=("chains", "lossy"),
+            ),
+        ),
+        passage=(
+            "§IV, Simulation 2: NewReno's 'aggressive window growth ... cause network overloaded "
+            "and periodic packet drops which leads to more frequent timeouts in transport "
+            "layer, more link contentions, and more link failures in MAC layers'; Table 2 names "
+            "no routing protocol (ns-2's ad hoc chains run one, commonly AODV)."
+        ),
+    ),
 ]
 
 PAPER = register(

@@ -44,7 +44,13 @@ pub enum DevOut {
     Drop(PacketId, DropCause),
     /// `node` received the packet.
     Receive(NodeId, PacketId),
+    /// A frame sent without acknowledgement (a broadcast) is done: every receiver got its
+    /// own copy, and this packet ends here (not a drop).
+    Sent(PacketId),
 }
+
+/// The next hop of a packet for every neighbour in range: an 802.11 broadcast frame.
+pub const BROADCAST: NodeId = NodeId(u32::MAX);
 
 /// What a node can learn of a frame lost on one of its links, and nothing more: never why it
 /// was lost (bit errors, a collision). The simulator's cause stays in the drop counts, for
@@ -72,6 +78,9 @@ pub struct LossNote {
     pub at: Time,
     pub loss: LinkLoss,
     pub wire: Wire,
+    /// The neighbour the lost frame was for, where the device knows it (an 802.11 station
+    /// giving up on a unicast frame): what a routing layer needs to declare the link broken.
+    pub next_hop: Option<NodeId>,
 }
 
 /// Where a device's events go: the simulator's event heap, which wraps them in its own event
@@ -179,6 +188,11 @@ pub trait Device {
     /// that counts a frame when it accepts it); the run takes them back out.
     fn unstarted(&self, _end: Time) -> u64 {
         0
+    }
+    /// Take the packets queued for `next_hop` out of the queue (a routing layer heard that
+    /// the link to it broke); devices with one peer keep theirs.
+    fn take_queued_for(&mut self, _now: Time, _next_hop: NodeId) -> Vec<PacketId> {
+        Vec::new()
     }
     /// A hook at this device's node sends packets ahead of its queue (`Hook::sends_ahead_of_queue`).
     fn allow_sends_ahead(&mut self) {}

@@ -242,6 +242,7 @@ impl P2p {
             at,
             loss: LinkLoss::Damaged { from: self.node },
             wire: ctx.pool.get(id).wire,
+            next_hop: None,
         });
     }
 
@@ -284,6 +285,7 @@ impl P2p {
                         at: now + 2 * self.delay + arq.ack_time,
                         loss: LinkLoss::GaveUp(me),
                         wire: ctx.pool.get(id).wire,
+                        next_hop: None,
                     });
                     self.drop(ctx, id, DropCause::ChannelError);
                 }

@@ -267,6 +267,7 @@ impl Device for TdmaDev {
                         at: ctx.now + self.delay,
                         loss: LinkLoss::Damaged { from: self.node },
                         wire: ctx.pool.get(id).wire,
+                        next_hop: None,
                     });
                     self.stats.drops[DropCause::ChannelError.index()] += 1;
                     ctx.out.push(DevOut::Drop(id, DropCause::ChannelError));

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::files::FileAccess;
+use super::params_meta;
 use super::schema::*;
 use super::units::Duration;
 use super::wifi::{fading, wifi_params};
@@ -47,13 +48,15 @@ pub(super) fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> R<T> {
     Err(ScenarioError::new(path, msg))
 }
 
-fn prob(v: f64, path: String) -> R<f64> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(v)
-    } else {
-        err(path, format!("must be in [0, 1], got {v}"))
-    }
+/// `v` within the range the key table declares for `table.key` (taken by `variant`), else an
+/// error at `path` quoting that range (as `airtcp params` lists it).
+fn ranged(table: &str, variant: &str, key: &str, v: f64, path: String) -> R<f64> {
+    params_meta::check(table, variant, key, v).map_err(|m| ScenarioError::new(path, m))
 }
+
+const ERRORS: &str = "links[].error";
+const QUEUES: &str = "links[].queue";
+const AGENTS: &str = "agents[]";
 
 /// Build a channel's error model; SNR series it needs are appended to `snr`. Public so that
 /// other backends (the real-time emulator) run the same models from the same scenario.
@@ -75,14 +78,14 @@ pub fn error_model(
         ErrorSpec::Bernoulli { per, applies_to } => (
             *applies_to,
             ErrorKind::Bernoulli {
-                per: prob(*per, format!("{path}.per"))?,
+                per: ranged(ERRORS, "bernoulli", "per", *per, format!("{path}.per"))?,
                 rng: rng(),
             },
         ),
         ErrorSpec::Ber { ber, applies_to } => (
             *applies_to,
             ErrorKind::Ber {
-                ber: prob(*ber, format!("{path}.ber"))?,
+                ber: ranged(ERRORS, "ber", "ber", *ber, format!("{path}.ber"))?,
                 rng: rng(),
             },
         ),
@@ -108,8 +111,20 @@ pub fn error_model(
                 ErrorKind::GilbertElliott(Box::new(GilbertElliott {
                     mean_good: mean_good.0,
                     mean_bad: mean_bad.0,
-                    per_good: prob(*per_good, format!("{path}.per_good"))?,
-                    per_bad: prob(*per_bad, format!("{path}.per_bad"))?,
+                    per_good: ranged(
+                        ERRORS,
+                        "gilbert_elliott",
+                        "per_good",
+                        *per_good,
+                        format!("{path}.per_good"),
+                    )?,
+                    per_bad: ranged(
+                        ERRORS,
+                        "gilbert_elliott",
+                        "per_bad",
+                        *per_bad,
+                        format!("{path}.per_bad"),
+                    )?,
                     bad,
                     next_switch: ((first * SEC as f64) as Time).max(1),
                     rng: r,
@@ -135,7 +150,7 @@ pub fn error_model(
         ErrorSpec::Hashed { per, seed } => (
             AppliesTo::Data,
             ErrorKind::Hashed {
-                per: prob(*per, format!("{path}.per"))?,
+                per: ranged(ERRORS, "hashed", "per", *per, format!("{path}.per"))?,
                 seed: *seed,
                 copies: std::collections::BTreeMap::new(),
             },
@@ -152,7 +167,8 @@ pub fn error_model(
         } => {
             let iv = interval.ns();
             if per_size == &Some(0) {
-                return err(format!("{path}.per_size"), "must be > 0 bytes");
+                let m = params_meta::check("links[].error", "snr", "per_size", 0.0);
+                return err(format!("{path}.per_size"), m.unwrap_err());
             }
             if iv == 0 {
                 return err(format!("{path}.interval"), "must be > 0");
@@ -247,7 +263,13 @@ fn drai_params(
     weight: f64,
     window: Duration,
 ) -> R<DraiParams> {
-    let queue_low = finite_in(queue_low, 0.0, 1e7, format!("{p}.queue_low"))?;
+    let queue_low = ranged(
+        AGENTS,
+        "drai",
+        "queue_low",
+        queue_low,
+        format!("{p}.queue_low"),
+    )?;
     if !(queue_mid.is_finite() && queue_mid >= queue_low) {
         return err(
             format!("{p}.queue_mid"),
@@ -260,13 +282,14 @@ fn drai_params(
             format!("must be >= queue_mid ({queue_mid}), got {queue_high}"),
         );
     }
-    let busy_low = finite_in(busy_low, 0.0, 1.0, format!("{p}.busy_low"))?;
-    if !(weight > 0.0 && weight <= 1.0) {
-        return err(
-            format!("{p}.weight"),
-            format!("must be in (0, 1], got {weight}"),
-        );
-    }
+    let busy_low = ranged(
+        AGENTS,
+        "drai",
+        "busy_low",
+        busy_low,
+        format!("{p}.busy_low"),
+    )?;
+    ranged(AGENTS, "drai", "weight", weight, format!("{p}.weight"))?;
     let window = window.ns();
     if window == 0 {
         return err(format!("{p}.window"), "must be > 0");
@@ -308,13 +331,10 @@ pub(super) fn finite_in(v: f64, lo: f64, hi: f64, path: String) -> R<f64> {
     }
 }
 
-/// A probability field: in (0, 1].
-fn probability(v: Option<f64>, default: f64, path: &str) -> R<f64> {
+/// A queue's probability or weight `key` (`default` if unset), in its declared range.
+fn probability(q: &QueueSpec, key: &str, v: Option<f64>, default: f64, path: &str) -> R<f64> {
     let v = v.unwrap_or(default);
-    if !(v > 0.0 && v <= 1.0) {
-        return err(path, format!("must be in (0, 1], got {v}"));
-    }
-    Ok(v)
+    ranged(QUEUES, q.kind_name(), key, v, format!("{path}.{key}"))
 }
 
 /// The queue policy of one link direction (public for the same reason as [`error_model`]).
@@ -352,7 +372,7 @@ pub fn queue_policy(
         }
         QueueSpec::Mecn { max_p2, .. } => {
             let r = red_family(q, limit, path, rate_bps)?;
-            let max_p2 = probability(*max_p2, r.max_p, &format!("{path}.max_p2"))?;
+            let max_p2 = probability(q, "max_p2", *max_p2, r.max_p, path)?;
             Box::new(Mecn::new(
                 limit,
                 r.th,
@@ -382,7 +402,13 @@ pub fn queue_policy(
         } => {
             let size = mean_packet_size.unwrap_or(1000);
             if size == 0 {
-                return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+                ranged(
+                    QUEUES,
+                    "cw",
+                    "mean_packet_size",
+                    0.0,
+                    format!("{path}.mean_packet_size"),
+                )?;
             }
             let cap = q.limit() as f64;
             // Half the buffer by default: a warning well before the queue overflows.
@@ -393,7 +419,7 @@ pub fn queue_policy(
                     format!("must be in (0, limit = {cap}], got {th}"),
                 );
             }
-            let w = probability(*weight, 0.002, &format!("{path}.weight"))?;
+            let w = probability(q, "weight", *weight, 0.002, path)?;
             Box::new(CongestionWarning::new(
                 limit,
                 th,
@@ -420,7 +446,8 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     let p = q.red_params().expect("a RED-family queue");
     let size = p.mean_packet_size.unwrap_or(1000);
     if size == 0 {
-        return err(format!("{path}.mean_packet_size"), "must be >= 1, got 0");
+        let key = "mean_packet_size";
+        ranged(QUEUES, q.kind_name(), key, 0.0, format!("{path}.{key}"))?;
     }
     let (scale, cap) = match limit {
         Limit::Packets(n) => (1.0, n as f64),
@@ -429,16 +456,16 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     let min = p.min_threshold.unwrap_or(5.0 * scale);
     let mid = p.mid_threshold.unwrap_or(10.0 * scale);
     let max = p.max_threshold.unwrap_or(15.0 * scale);
+    let multi = !matches!(q, QueueSpec::Red { .. });
     for (f, v) in [
         ("min_threshold", min),
         ("mid_threshold", mid),
         ("max_threshold", max),
     ] {
-        if !(v.is_finite() && v >= 0.0) {
-            return err(format!("{path}.{f}"), format!("must be >= 0, got {v}"));
+        if f != "mid_threshold" || multi {
+            ranged(QUEUES, q.kind_name(), f, v, format!("{path}.{f}"))?;
         }
     }
-    let multi = !matches!(q, QueueSpec::Red { .. });
     if multi && !(min < mid && mid < max) {
         return err(
             format!("{path}.mid_threshold"),
@@ -459,8 +486,8 @@ fn red_family(q: &QueueSpec, limit: Limit, path: &str, rate_bps: u64) -> R<RedFa
     }
     Ok(RedFamily {
         th: Thresholds { min, mid, max },
-        max_p: probability(p.max_p, 0.1, &format!("{path}.max_p"))?,
-        weight: probability(p.weight, 0.002, &format!("{path}.weight"))?,
+        max_p: probability(q, "max_p", p.max_p, 0.1, path)?,
+        weight: probability(q, "weight", p.weight, 0.002, path)?,
         size,
         typical_tx: tx_time(size as u64, rate_bps),
     })
@@ -536,6 +563,7 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
     let flows = b.flows(&routes)?;
     b.tdma_schedules(&routes, &flows);
     let hooks = b.hooks()?;
+    let routing = super::routing::layer(sc, &b.nodes, &b.stations, &routes)?;
     // The scenario path of each device's link or medium, for the memory budget's error.
     let mut dev_fields = vec![String::new(); b.devices.len()];
     for (i, ds) in b.link_names.values() {
@@ -561,6 +589,9 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         hooks,
         b.snr,
     );
+    if let Some(layer) = routing {
+        sim.set_routing(layer);
+    }
     sim.trace_verdicts = sc.trace.verdicts;
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     if let Some(m) = sc.memory_budget {
@@ -1292,17 +1323,11 @@ impl<'a> Builder<'a> {
                             "must be > 0: a reading is of frames already received",
                         );
                     }
-                    if !(hysteresis_db.is_finite() && *hysteresis_db >= 0.0) {
-                        return err(
-                            format!("{p}.hysteresis_db"),
-                            format!("must be >= 0 dB, got {hysteresis_db}"),
-                        );
-                    }
-                    if !(*ewma_weight > 0.0 && *ewma_weight <= 1.0) {
-                        return err(
-                            format!("{p}.ewma_weight"),
-                            format!("must be in (0, 1], got {ewma_weight}"),
-                        );
+                    for (key, v) in [
+                        ("hysteresis_db", hysteresis_db),
+                        ("ewma_weight", ewma_weight),
+                    ] {
+                        ranged(AGENTS, "snr_gate", key, *v, format!("{p}.{key}"))?;
                     }
                     (
                         n,
@@ -1340,12 +1365,13 @@ impl<'a> Builder<'a> {
                     per_flow,
                     active,
                 } => {
-                    if !(*share > 0.0 && *share <= 1.0) {
-                        return err(
-                            format!("{p}.share"),
-                            format!("must be in (0, 1], got {share}"),
-                        );
-                    }
+                    ranged(
+                        AGENTS,
+                        "explicit_rate",
+                        "share",
+                        *share,
+                        format!("{p}.share"),
+                    )?;
                     if active.ns() == 0 {
                         return err(format!("{p}.active"), "must be > 0");
                     }
@@ -1386,8 +1412,9 @@ impl<'a> Builder<'a> {
                     if let Some(m) = drop_memory {
                         params.drop_memory = m.ns();
                     }
+                    let key = "drop_memory_rtts";
                     params.drop_memory_rtts =
-                        finite_in(*drop_memory_rtts, 0.0, 1e3, format!("{p}.drop_memory_rtts"))?;
+                        ranged(AGENTS, "drai", key, *drop_memory_rtts, format!("{p}.{key}"))?;
                     let targets = self.agent_nodes(node, &p)?;
                     let last = targets.len() - 1;
                     for &n in &targets[..last] {
@@ -1413,7 +1440,7 @@ fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
         }
         AppSpec::Cbr { rate, packet_size } => {
             if *packet_size == 0 {
-                return err(format!("{app_path}.packet_size"), "must be > 0");
+                return err(format!("{app_path}.packet_size"), packet_size_zero());
             }
             App::Cbr {
                 interval: tx_time(*packet_size as u64, rate.bps()).max(1),
@@ -1427,7 +1454,7 @@ fn app(spec: &AppSpec, app_path: &str, seed: u64, flow: &str) -> R<App> {
             packet_size,
         } => {
             if *packet_size == 0 {
-                return err(format!("{app_path}.packet_size"), "must be > 0");
+                return err(format!("{app_path}.packet_size"), packet_size_zero());
             }
             for (k, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
                 if d.0 <= 0.0 {
@@ -1586,4 +1613,9 @@ fn traces(sc: &Scenario, sim: &mut Sim) -> R<()> {
         sim.sched.at(0, Ev::QueueSample);
     }
     Ok(())
+}
+
+/// The error of a UDP app's `packet_size = 0`, worded from the key table.
+fn packet_size_zero() -> String {
+    params_meta::check("flows[].app", "cbr", "packet_size", 0.0).unwrap_err()
 }

@@ -3,11 +3,15 @@
 
 pub mod build;
 pub mod files;
+#[cfg(test)]
+mod params_check;
+pub mod params_meta;
 mod pcap;
 #[macro_use]
 mod tagged;
 pub mod layout;
 pub mod mobility;
+mod routing;
 pub mod schema;
 pub mod tcp_options;
 pub mod units;

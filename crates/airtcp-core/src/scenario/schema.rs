@@ -42,6 +42,9 @@ pub struct Scenario {
     /// The mobility model of every node with a `position` that has none of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobility: Option<super::mobility::MobilitySpec>,
+    /// Routing of every node (default: static shortest paths); a node's own `routing`
+    /// overrides it key by key (docs/routing.md).
+    pub routing: Option<RoutingSpec>,
     /// Free-form notes carried through to results (e.g. which paper figure this is).
     #[serde(default)]
     pub meta: BTreeMap<String, serde_json::Value>,
@@ -77,6 +80,79 @@ pub struct NodeSpec {
     /// How the node moves (docs/mobility.md); without it, it stays at `position`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobility: Option<super::mobility::MobilitySpec>,
+    /// This node's routing, over the scenario's `routing` key by key.
+    pub routing: Option<RoutingSpec>,
+}
+
+/// Which routing protocol a node runs.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingProtocol {
+    Static,
+    Aodv,
+    Olsr,
+}
+
+/// A node's routing protocol and its settings (docs/routing.md); unset keys take the RFC's
+/// defaults.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingSpec {
+    pub protocol: Option<RoutingProtocol>,
+    /// AODV: send HELLOs and declare links lost when they stop (RFC 3561 6.9).
+    pub hello: Option<bool>,
+    /// AODV: declare a link broken when the MAC gives up on a frame (RFC 3561 6.10).
+    pub link_feedback: Option<bool>,
+    /// AODV: what happens to the MAC's packets for a broken link: `drop` or `salvage`.
+    pub on_break: Option<crate::routing::OnBreak>,
+    /// AODV: data packets held during a discovery, and for how long.
+    pub buffer: Option<u32>,
+    pub buffer_timeout: Option<Duration>,
+    pub active_route_timeout: Option<Duration>,
+    /// HELLO_INTERVAL (AODV and OLSR).
+    pub hello_interval: Option<Duration>,
+    pub allowed_hello_loss: Option<u32>,
+    pub net_diameter: Option<u32>,
+    pub node_traversal_time: Option<Duration>,
+    pub rreq_retries: Option<u32>,
+    pub ttl_start: Option<u32>,
+    pub ttl_increment: Option<u32>,
+    pub ttl_threshold: Option<u32>,
+    /// OLSR: TC_INTERVAL.
+    pub tc_interval: Option<Duration>,
+    /// OLSR: the node's willingness to carry traffic for others (0..7; RFC 3626 18.8).
+    pub willingness: Option<u8>,
+    /// Largest broadcast jitter.
+    pub jitter: Option<Duration>,
+}
+
+impl RoutingSpec {
+    /// `self` with the keys `over` sets replaced.
+    pub fn merged(&self, over: &RoutingSpec) -> RoutingSpec {
+        macro_rules! pick {
+            ($($f:ident),*) => { RoutingSpec { $($f: over.$f.or(self.$f),)* } };
+        }
+        pick!(
+            protocol,
+            hello,
+            link_feedback,
+            on_break,
+            buffer,
+            buffer_timeout,
+            active_route_timeout,
+            hello_interval,
+            allowed_hello_loss,
+            net_diameter,
+            node_traversal_time,
+            rreq_retries,
+            ttl_start,
+            ttl_increment,
+            ttl_threshold,
+            tc_interval,
+            willingness,
+            jitter
+        )
+    }
 }
 fn default_node_kind() -> NodeKind {
     NodeKind::Host
@@ -171,6 +247,7 @@ pub enum RateManagerKind {
     Arf,
     Aarf,
     Ideal,
+    Minstrel,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -267,57 +344,63 @@ pub struct MediumSpec {
 }
 
 impl MediumSpec {
-    /// The keys that were given, with whether `kind` takes them.
+    /// The keys that were given, with whether `kind` takes them (the key table's variants:
+    /// `airtcp params media`).
     pub fn given_keys(&self) -> Vec<(&'static str, bool)> {
-        let wifi = self.kind == MediumKind::Wifi;
-        let tdma = !wifi;
+        let kind = match self.kind {
+            MediumKind::Wifi => "wifi",
+            MediumKind::Tdma => "tdma",
+        };
         let mut v = Vec::new();
         macro_rules! key {
-            ($f:ident, $ok:expr) => {
+            ($($f:ident),*) => {$(
                 if self.$f.is_some() {
-                    v.push((stringify!($f), $ok));
+                    let k = stringify!($f);
+                    v.push((k, super::params_meta::medium_takes(kind, k)));
                 }
-            };
+            )*};
         }
-        key!(nodes, wifi);
-        key!(preset, wifi);
-        key!(rate, wifi);
-        key!(basic_rate, wifi);
-        key!(propagation, wifi);
-        key!(frequency_hz, wifi);
-        key!(tx_power_dbm, wifi);
-        key!(antenna_height, wifi);
-        key!(system_loss, wifi);
-        key!(path_loss_exponent, wifi);
-        key!(reference_distance, wifi);
-        key!(shadowing_db, wifi);
-        key!(range, wifi);
-        key!(cs_range, wifi);
-        key!(rx_threshold_dbm, wifi);
-        key!(cs_threshold_dbm, wifi);
-        key!(capture_db, wifi);
-        key!(noise_dbm, wifi);
-        key!(reception, wifi);
-        key!(noise_figure_db, wifi);
-        key!(preamble_snr_db, wifi);
-        key!(rx_sensitivity_dbm, wifi);
-        key!(ack_rate, wifi);
-        key!(fading, wifi);
-        key!(rate_control, wifi);
-        key!(slot, true);
-        key!(sifs, wifi);
-        key!(difs, wifi);
-        key!(plcp, wifi);
-        key!(cw_min, wifi);
-        key!(cw_max, wifi);
-        key!(rts_threshold, wifi);
-        key!(short_retry_limit, wifi);
-        key!(long_retry_limit, wifi);
-        key!(mac_overhead, wifi);
-        key!(queue, wifi);
-        key!(error, wifi);
-        key!(guard, tdma);
-        key!(schedule, tdma);
+        key!(
+            nodes,
+            preset,
+            rate,
+            basic_rate,
+            propagation,
+            frequency_hz,
+            tx_power_dbm,
+            antenna_height,
+            system_loss,
+            path_loss_exponent,
+            reference_distance,
+            shadowing_db,
+            range,
+            cs_range,
+            rx_threshold_dbm,
+            cs_threshold_dbm,
+            capture_db,
+            noise_dbm,
+            reception,
+            noise_figure_db,
+            preamble_snr_db,
+            rx_sensitivity_dbm,
+            ack_rate,
+            fading,
+            rate_control,
+            slot,
+            sifs,
+            difs,
+            plcp,
+            cw_min,
+            cw_max,
+            rts_threshold,
+            short_retry_limit,
+            long_retry_limit,
+            mac_overhead,
+            queue,
+            error,
+            guard,
+            schedule
+        );
         v
     }
 }

@@ -1,5 +1,6 @@
 //! Resolving a flow's TCP options from the scenario into the endpoints' configuration.
 
+use super::params_meta;
 use super::schema::TcpOptions;
 use crate::tcp::cc::RecoveryKind;
 use crate::tcp::{Profile, RecoverGuard, TcpConfig};
@@ -7,6 +8,9 @@ use crate::tcp::{Profile, RecoverGuard, TcpConfig};
 /// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
 /// offending key.
 pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
+    // Ranges and their messages come from the key table (`airtcp params tcp`).
+    let range =
+        |key: &str, v: f64| params_meta::check("tcp", "", key, v).map_err(|m| (key.to_string(), m));
     let mut c = match &o.profile {
         None => TcpConfig::default(),
         Some(name) => Profile::from_name(name)
@@ -19,29 +23,17 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             .config(),
     };
     if let Some(v) = o.segment_size {
-        if v == 0 || v > 65_000 {
-            return Err((
-                "segment_size".into(),
-                format!("must be in 1..=65000, got {v}"),
-            ));
-        }
+        range("segment_size", v as f64)?;
         c.mss = v;
     }
     if let Some(v) = o.header_size {
-        if v > 1000 {
-            return Err(("header_size".into(), format!("must be <= 1000, got {v}")));
-        }
+        range("header_size", v as f64)?;
         c.header = v;
     }
     if let Some(v) = o.initial_cwnd {
         // A window of a million segments already exceeds any path the simulator is meant for;
         // more would only exhaust memory at the first send.
-        if v == 0 || v > 1_000_000 {
-            return Err((
-                "initial_cwnd".into(),
-                format!("must be in 1..=1000000 segments, got {v}"),
-            ));
-        }
+        range("initial_cwnd", v as f64)?;
         c.initial_cwnd = v;
     }
     if let Some(v) = o.initial_ssthresh {
@@ -69,9 +61,8 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         c.min_rto = v.ns();
     }
     if let Some(v) = o.initial_rto {
-        if v.ns() == 0 {
-            return Err(("initial_rto".into(), "must be > 0".into()));
-        }
+        // Below a nanosecond is zero to the simulator's clock.
+        range("initial_rto", v.ns() as f64 / 1e9)?;
         c.initial_rto = v.ns();
     }
     if let Some(v) = o.max_rto {
@@ -91,18 +82,14 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         c.delayed_ack = v;
     }
     if let Some(v) = o.delack_count {
-        if v == 0 {
-            return Err(("delack_count".into(), "must be >= 1, got 0".into()));
-        }
+        range("delack_count", v as f64)?;
         c.delack_count = v;
     }
     if let Some(v) = o.delack_timeout {
         c.delack_timeout = v.ns();
     }
     if let Some(v) = o.dda_delay {
-        if v.ns() == 0 {
-            return Err(("dda_delay".into(), "must be > 0".into()));
-        }
+        range("dda_delay", v.ns() as f64 / 1e9)?;
         c.dda_delay = Some(v.ns());
     }
     if let Some(name) = &o.recover_guard {
@@ -223,9 +210,7 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         c.handshake = v;
     }
     if let Some(v) = o.dupack_threshold {
-        if v == 0 {
-            return Err(("dupack_threshold".into(), "must be >= 1, got 0".into()));
-        }
+        range("dupack_threshold", v as f64)?;
         c.dupack_threshold = v;
     }
     Ok(c)

@@ -6,7 +6,7 @@ use super::schema::{
     FadingModel, MediumSpec, PropagationKind, RateManagerKind, ReceptionKind, WifiPreset,
 };
 use super::units::{Duration, Rate, Size};
-use crate::device::wifi::{rate_set, RateControl, Reception, WifiParams};
+use crate::device::wifi::{rate_set, MinstrelRates, RateControl, Reception, WifiParams};
 use crate::engine::{tx_time, Time, SEC};
 use crate::medium::radio::{self, Propagation, RadioModel};
 use crate::phy::{thermal_noise_w, Fading, FadingKind, WifiMode};
@@ -254,11 +254,8 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
     let plcp = dur(m.plcp, us(ps.plcp_us), "plcp", 0)?;
     let cw_min = m.cw_min.unwrap_or(ps.cw_min);
     let cw_max = m.cw_max.unwrap_or(1023);
-    if cw_min > 65_535 {
-        return err(
-            format!("{p}.cw_min"),
-            format!("must be at most 65535, got {cw_min}"),
-        );
+    if let Err(m) = super::params_meta::check("media[]", "wifi", "cw_min", cw_min as f64) {
+        return err(format!("{p}.cw_min"), m);
     }
     if cw_max < cw_min || cw_max > 65_535 {
         return err(
@@ -268,8 +265,8 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
     }
     let limit = |v: Option<u8>, dflt: u8, key: &str| -> R<u8> {
         let v = v.unwrap_or(dflt);
-        if v == 0 {
-            return err(format!("{p}.{key}"), "must be >= 1, got 0");
+        if let Err(m) = super::params_meta::check("media[]", "wifi", key, v as f64) {
+            return err(format!("{p}.{key}"), m);
         }
         Ok(v)
     };
@@ -386,7 +383,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         _ => cs_w,
     };
     let (rate_control, rates) = rate_control(m, data_rate, ofdm, reception, p)?;
-    let params = WifiParams {
+    let mut params = WifiParams {
         data_rate,
         basic_rate,
         ack_rate,
@@ -428,6 +425,9 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         rate_control,
         rates,
     };
+    if let RateControl::Minstrel(_) = params.rate_control {
+        params.rate_control = RateControl::Minstrel(minstrel_rates(&params));
+    }
     Ok((params, model))
 }
 
@@ -470,6 +470,11 @@ fn rate_control(
         RateManagerKind::Constant => unreachable!("handled above"),
         RateManagerKind::Arf => RateControl::arf(),
         RateManagerKind::Aarf => RateControl::aarf(),
+        // Its per-rate times need the medium's timing: filled in by `minstrel_rates`.
+        RateManagerKind::Minstrel => RateControl::Minstrel(MinstrelRates {
+            attempt: Vec::new(),
+            retries: Vec::new(),
+        }),
         RateManagerKind::Ideal => {
             let ber = spec.ber.unwrap_or(1e-6);
             if !(ber > 0.0 && ber < 0.5) {
@@ -482,6 +487,17 @@ fn rate_control(
         }
     };
     Ok((rc, rates))
+}
+
+/// Minstrel's per-rate constants: one attempt is a 1200-byte packet's data frame, SIFS and
+/// the ACK it gets (ns-3's `MinstrelWifiManager` times a 1200-byte frame too).
+fn minstrel_rates(p: &WifiParams) -> MinstrelRates {
+    let attempt = p
+        .rates
+        .iter()
+        .map(|&r| p.data_time_at(1200, r) + p.sifs + p.ack_time_for(r))
+        .collect();
+    MinstrelRates::new(attempt, p.slot, p.cw_min, p.cw_max)
 }
 
 /// The medium's fading, checked, with the carrier frequency the Doppler shift of a speed
@@ -541,4 +557,54 @@ pub(super) fn fading(m: &MediumSpec, freq_hz: f64, p: &str) -> R<Option<Fading>>
         0.0
     };
     Ok(Some(Fading { kind, doppler_hz }))
+}
+
+/// Each preset's values of the keys it sets, as text for the key listing (`airtcp params
+/// media`): (preset name, [(key, value)]). The key table's rows whose default is "preset" are
+/// exactly these keys (checked in `params_check`).
+pub fn preset_values() -> Vec<(String, Vec<(&'static str, String)>)> {
+    let presets = [
+        WifiPreset::Ns2,
+        WifiPreset::Dot11b,
+        WifiPreset::Ns3,
+        WifiPreset::Dot11g,
+    ];
+    let name = |v: serde_json::Value| v.as_str().unwrap_or("?").to_string();
+    let mbps = |r: f64| format!("{}Mbps", r / 1e6);
+    let dbm = |d: f64| format!("{}", (d * 100.0).round() / 100.0);
+    let opt = |d: Option<f64>| d.map_or("none".to_string(), dbm);
+    presets
+        .into_iter()
+        .map(|p| {
+            let s = preset(p);
+            let values = vec![
+                ("rate", mbps(s.rate)),
+                ("basic_rate", mbps(s.basic)),
+                (
+                    "ack_rate",
+                    if s.ack_rule {
+                        "mandatory <= rate".to_string()
+                    } else {
+                        "basic_rate".to_string()
+                    },
+                ),
+                ("propagation", name(serde_json::json!(s.prop))),
+                ("frequency_hz", format!("{:e}", s.freq)),
+                ("tx_power_dbm", dbm(s.tx_dbm)),
+                ("rx_threshold_dbm", dbm(s.rx_dbm)),
+                ("cs_threshold_dbm", dbm(s.cs_dbm)),
+                ("noise_dbm", opt(s.noise_dbm)),
+                ("noise_figure_db", opt(s.noise_figure_db)),
+                ("reception", name(serde_json::json!(s.reception))),
+                ("rx_sensitivity_dbm", opt(s.rx_sensitivity_dbm)),
+                ("slot", format!("{}us", s.slot_us)),
+                ("plcp", format!("{}us", s.plcp_us)),
+                ("cw_min", s.cw_min.to_string()),
+                ("rts_threshold", s.rts_threshold.to_string()),
+                ("long_retry_limit", s.long_retry.to_string()),
+                ("mac_overhead", s.mac_overhead.to_string()),
+            ];
+            (name(serde_json::to_value(p).expect("serializes")), values)
+        })
+        .collect()
 }

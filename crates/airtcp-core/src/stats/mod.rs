@@ -190,6 +190,10 @@ pub struct RunResult {
     /// One row per station of a shared medium (absent from wired-only runs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub macs: Vec<crate::device::MacResult>,
+    /// One row per node that runs a routing protocol (`kind` is the protocol): control
+    /// overhead by message type, discoveries, breaks (absent with static routing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routing: Vec<crate::hook::HookResult>,
     pub series: Series,
     /// Set when the run stopped before its end (a budget, an interruption): everything
     /// above covers [0, `reached_s`) only. Absent from a complete run.
@@ -393,6 +397,12 @@ impl RunResult {
                     r.received_packets = u.received_packets;
                 }
             }
+            if sim.routing.is_some() {
+                // Packet delivery ratio: data packets (with retransmissions) that reached the
+                // receiver, of those the source sent.
+                let pdr = r.received_packets as f64 / r.sent_packets.max(1) as f64;
+                r.extra.insert("pdr", pdr);
+            }
             flows.push(r);
         }
         (flows, series)
@@ -425,8 +435,10 @@ impl RunResult {
             );
         }
         let dropped: u64 = sim.counters.dropped.iter().sum();
+        // `route_break` exists only where routes can break (runs with dynamic routing).
         let drops = DropCause::ALL
             .iter()
+            .filter(|c| **c != DropCause::RouteBreak || sim.routing.is_some())
             .map(|c| (c.name(), sim.counters.dropped[c.index()]))
             .collect();
         let tcp_goodputs: Vec<f64> = flows
@@ -475,6 +487,17 @@ impl RunResult {
                 .iter()
                 .filter_map(|d| d.mac_result(end))
                 .collect(),
+            routing: sim.routing.as_ref().map_or_else(Vec::new, |l| {
+                (0..l.agents.len())
+                    .filter_map(|n| {
+                        Some(crate::hook::HookResult {
+                            kind: l.agents[n].as_ref()?.name(),
+                            node: sim.nodes[n].name.clone(),
+                            metrics: l.row(n)?,
+                        })
+                    })
+                    .collect()
+            }),
             series,
             partial: sim.watch.stopped.as_ref().map(|s| Partial {
                 reason: s.reason(),

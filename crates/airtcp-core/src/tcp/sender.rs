@@ -960,6 +960,13 @@ impl TcpSender {
 
     /// What a window cut starts from (`cut_basis`).
     fn cut_base(&self, kind: CongestionKind) -> u64 {
+        if self.cfg.linux_growth && !self.cfg.cut_from_pipe {
+            // Linux's ssthresh hooks (`tcp_reno_ssthresh`: max(cwnd >> 1, 2)) cut from cwnd
+            // in whole segments, not from the flight, which limited transmit has raised
+            // above cwnd by the time the loss is found.
+            let mss = self.mss();
+            return self.st.cwnd / mss * mss;
+        }
         if !self.cfg.cut_from_pipe {
             return self.in_flight();
         }
@@ -998,7 +1005,12 @@ impl TcpSender {
                 .as_ref()
                 .and_then(|m| m.get(&self.snd_una).copied()),
         };
-        let r = self.cc.on_congestion(&ev, &self.st);
+        let mut r = self.cc.on_congestion(&ev, &self.st);
+        if self.cfg.linux_growth {
+            // Linux keeps snd_ssthresh in whole segments (`cwnd >> 1` rounds down).
+            let mss = self.mss();
+            r.ssthresh = r.ssthresh / mss * mss;
+        }
         if let Some(class) = r.verdict {
             self.decisions.push(LossDecision {
                 seq: self.snd_una,
@@ -2099,6 +2111,29 @@ mod tests {
             assert!(s.in_recovery());
             assert_eq!(s.snd_max, 12_000);
             assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
+        }
+    }
+
+    #[test]
+    fn linux_growth_cuts_whole_segments_from_cwnd_not_the_flight() {
+        // Eleven segments out (cwnd 11), segment 0 lost; limited transmit sends 11 and 12,
+        // so the flight is 13 segments when the third duplicate starts recovery. RFC 5681
+        // halves the flight: 6.5 segments; Linux's tcp_reno_ssthresh max(cwnd >> 1, 2): 5.
+        for (linux, want) in [(false, 6_500), (true, 5_000)] {
+            let mut s = sack_sender(false);
+            s.cfg.limited_transmit = true;
+            s.cfg.linux_growth = linux;
+            s.set_app_end(u64::MAX);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 11_000;
+            assert_eq!(drain(&mut s, 0).len(), 11);
+            for k in 1..=3 {
+                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+                drain(&mut s, 10 * MS);
+            }
+            assert!(s.in_recovery());
+            assert_eq!(s.snd_max, 13_000);
+            assert_eq!(s.st.ssthresh, want, "linux_growth = {linux}");
         }
     }
 

@@ -136,3 +136,39 @@ pub fn shares(a: &str, b: &str, b_delay: &str, queue: &str, duration: f64) -> (f
     }
     (ga, gb)
 }
+
+/// Run a scenario given as JSON; its result as JSON (panics with the error).
+pub fn run_value(sc: &serde_json::Value) -> serde_json::Value {
+    let out = airtcp_core::run_json(&sc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The error a scenario given as JSON ends with (panics if it runs).
+pub fn run_err(sc: &serde_json::Value) -> String {
+    airtcp_core::run_json(&sc.to_string())
+        .unwrap_err()
+        .to_string()
+}
+
+/// Conservation of a result's data packets: every one sent is delivered, dropped with a cause
+/// or still in the network (control packets of a routing protocol are counted apart).
+pub fn assert_conserved(r: &serde_json::Value) {
+    let p = &r["packets"];
+    assert_eq!(
+        p["sent"].as_u64().unwrap(),
+        p["delivered"].as_u64().unwrap()
+            + p["dropped"].as_u64().unwrap()
+            + p["in_flight"].as_u64().unwrap(),
+        "{p}"
+    );
+}
+
+/// A node's row of the `macs` table.
+pub fn mac_row<'a>(r: &'a serde_json::Value, node: &str) -> &'a serde_json::Value {
+    r["macs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["node"] == node)
+        .unwrap_or_else(|| panic!("no MAC row for {node}"))
+}

@@ -85,6 +85,12 @@ impl Device for WifiDev {
         }
     }
 
+    fn take_queued_for(&mut self, now: Time, next_hop: NodeId) -> Vec<PacketId> {
+        self.net
+            .borrow_mut()
+            .take_queued_for(self.station, next_hop, now)
+    }
+
     fn finish(&mut self, end: Time) {
         self.net.borrow_mut().stations[self.station].note_queue(end);
     }

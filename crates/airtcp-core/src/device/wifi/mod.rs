@@ -24,6 +24,7 @@
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
 
 mod dev;
+mod minstrel;
 mod moving;
 mod params;
 mod ratectl;
@@ -31,13 +32,14 @@ mod rx;
 mod station;
 
 pub use dev::WifiDev;
+pub use minstrel::MinstrelRates;
 pub use moving::{Moving, RssiLog};
 pub use params::{Reception, WifiParams};
 pub use ratectl::{rate_column, rate_set, RateControl};
 pub use station::{Hear, MacStats, Station};
 
 use rx::Rx;
-use station::{Cur, Frame, Kind, Pending, Sig, State};
+use station::{Cur, Frame, Kind, Pending, Sig, State, BCAST};
 
 use super::{DevCtx, DevEv, DevOut, LinkLoss, LossNote};
 use crate::engine::Rng;
@@ -79,6 +81,8 @@ pub struct WifiNet {
     fading: Option<(Fading, Vec<PairFading>)>,
     /// Every frame sent on the medium, as a sniffer in range of all stations sees it.
     pub capture: Option<MediumCapture>,
+    /// A station sent a broadcast frame (the `macs` table then counts them).
+    broadcasts: bool,
     /// Stations that move (None: the gains computed when the medium was built hold).
     pub moving: Option<Box<Moving>>,
     /// The power of each frame each station senses, when traced.
@@ -132,6 +136,7 @@ impl WifiNet {
             reach_delay,
             fading: None,
             capture: None,
+            broadcasts: false,
             moving: None,
             rssi: None,
         }
@@ -252,6 +257,7 @@ impl WifiNet {
         let dur = match kind {
             Kind::Data => p.data_time_at(bytes, rate),
             Kind::Ack => p.air_time(bytes, rate),
+            Kind::Bcast => p.air_time(bytes + p.mac_overhead, rate),
             _ => p.control_time(bytes),
         };
         let end = now + dur;
@@ -295,6 +301,7 @@ impl WifiNet {
                     }
                 }
                 Kind::Ack => st.stats.ack_frames += 1,
+                Kind::Bcast => st.stats.bcast_frames += 1,
             }
             st.signals.push(Sig {
                 fid,
@@ -304,9 +311,10 @@ impl WifiNet {
                 own: true,
                 sensed: true,
                 evaluated: true,
+                header_ok: None,
             });
         }
-        if kind == Kind::Data {
+        if matches!(kind, Kind::Data | Kind::Bcast) {
             *ctx.packet_hops += 1;
         }
         if let Some(m) = self.moving.as_mut() {
@@ -333,6 +341,7 @@ impl WifiNet {
                 own: false,
                 sensed: h.sensed,
                 evaluated: false,
+                header_ok: None,
             });
             if h.sensed {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
@@ -381,14 +390,20 @@ impl WifiNet {
     ) {
         use crate::pcap::{frame_80211, ip_packet, FrameKind};
         let from = self.stations[s].node.0;
-        let to_node = self.stations[to as usize].node.0;
+        // The broadcast address is all ones (`pcap::mac_addr` maps u32::MAX to it).
+        let to_node = match to {
+            BCAST => u32::MAX,
+            _ => self.stations[to as usize].node.0,
+        };
         let fk = match kind {
             Kind::Rts => FrameKind::Rts,
             Kind::Cts => FrameKind::Cts,
             Kind::Ack => FrameKind::Ack,
-            Kind::Data => FrameKind::Data,
+            Kind::Data | Kind::Bcast => FrameKind::Data,
         };
-        let cur = self.stations[s].cur.filter(|_| kind == Kind::Data);
+        let cur = self.stations[s]
+            .cur
+            .filter(|_| matches!(kind, Kind::Data | Kind::Bcast));
         let Some(c) = self.capture.as_mut() else {
             return;
         };
@@ -448,7 +463,9 @@ impl WifiNet {
                     self.peer(r, s).on_snr(snr);
                 }
                 self.set_eifs(r, false, ctx);
-                if addressed {
+                if f.kind == Kind::Bcast {
+                    self.received_broadcast(r, &f, ctx);
+                } else if addressed {
                     self.received(r, &f, end_r, ctx);
                 } else if f.nav > 0 {
                     let until = end_r + f.nav;
@@ -472,7 +489,7 @@ impl WifiNet {
                     // The exchange this frame belonged to: the sender's for RTS/data, the
                     // receiver's for CTS/ACK.
                     let owner = match f.kind {
-                        Kind::Rts | Kind::Data => s,
+                        Kind::Rts | Kind::Data | Kind::Bcast => s,
                         Kind::Cts | Kind::Ack => r,
                     };
                     self.note_fail(owner, cause);
@@ -493,6 +510,16 @@ impl WifiNet {
             }
             Kind::Cts | Kind::Ack => {
                 self.stations[s].state = State::Idle;
+                self.try_start(s, ctx);
+            }
+            Kind::Bcast => {
+                // Nothing to wait for: the frame is done, every receiver has its copy.
+                let st = &mut self.stations[s];
+                st.state = State::Idle;
+                st.cw = self.p.cw_min;
+                if let Some(c) = st.cur.take() {
+                    ctx.out.push(DevOut::Sent(c.pkt));
+                }
                 self.try_start(s, ctx);
             }
         }
@@ -600,6 +627,61 @@ impl WifiNet {
                     self.try_start(r, ctx);
                 }
             }
+            Kind::Bcast => {}
+        }
+    }
+
+    /// Station `r` decoded a broadcast frame: its node gets a copy of the packet (the
+    /// sender keeps the original until the frame is done).
+    fn received_broadcast(&mut self, r: usize, f: &Frame, ctx: &mut DevCtx) {
+        let pkt = f.pkt.expect("a broadcast frame carries a packet");
+        let mut copy = *ctx.pool.get(pkt);
+        copy.meta.link_tries = 0;
+        let id = ctx.pool.alloc(copy);
+        let st = &mut self.stations[r];
+        st.stats.rx_bcast += 1;
+        ctx.out.push(DevOut::Receive(st.node, id));
+    }
+
+    /// Take the packets station `s` has queued for `next_hop` out of its queue (not the
+    /// one in an exchange), in queue order: a routing layer told that the link to it broke
+    /// drops them or routes them again.
+    pub fn take_queued_for(&mut self, s: usize, next_hop: NodeId, now: Time) -> Vec<PacketId> {
+        let to = self
+            .by_node
+            .get(next_hop.idx())
+            .copied()
+            .unwrap_or(u32::MAX);
+        let st = &mut self.stations[s];
+        if to == u32::MAX || !st.next.contains(&to) {
+            return Vec::new();
+        }
+        st.note_queue(now);
+        let mut keep = crate::queue::Fifo::default();
+        let mut keep_next = std::collections::VecDeque::new();
+        let mut taken = Vec::new();
+        for &(id, size) in st.fifo.items() {
+            let n = st.next.pop_front().expect("next hop per queued packet");
+            if n == to {
+                taken.push(id);
+            } else {
+                keep.push(id, size);
+                keep_next.push_back(n);
+            }
+        }
+        st.fifo = keep;
+        st.next = keep_next;
+        taken
+    }
+
+    /// Stop stations `a` and `b` from hearing each other (both ways), as if they had moved
+    /// out of range: for experiments and tests that break a link mid-run.
+    pub fn cut_link(&mut self, a: NodeId, b: NodeId) {
+        let (sa, sb) = (self.by_node[a.idx()], self.by_node[b.idx()]);
+        for (x, y) in [(sa, sb), (sb, sa)] {
+            if x != u32::MAX {
+                self.stations[x as usize].hears.retain(|h| h.to != y);
+            }
         }
     }
 
@@ -616,22 +698,29 @@ impl WifiNet {
         &mut st.peers[s]
     }
 
-    /// Rate of the next data frame from station `s` to `to`.
-    fn pick_rate(&mut self, s: usize, to: u32) -> u64 {
+    /// Rate of the next data attempt from station `s` to `to` (`first`: a new frame's).
+    fn pick_rate(&mut self, s: usize, to: u32, now: Time, first: bool) -> u64 {
         if self.p.rate_control.is_constant() {
             return self.p.data_rate;
         }
         let top = self.p.rates.len() - 1;
-        let k = {
-            let rc = self.p.rate_control.clone();
-            self.peer(s, to as usize).pick(&rc, top)
-        };
+        self.peer(s, to as usize);
+        let st = &mut self.stations[s];
+        let k = st.peers[to as usize].pick_at(&self.p.rate_control, top, now, first, &mut st.rng);
         self.p.rates[k]
     }
 
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
-        if let Some(to) = self.stations[s].cur.map(|c| c.to) {
-            let rate = self.pick_rate(s, to);
+        if let Some((to, first)) = self.stations[s]
+            .cur
+            .map(|c| (c.to, c.short == 0 && c.long == 0))
+        {
+            // Broadcasts go at the basic rate, with no peer to adapt to.
+            let rate = if to == BCAST {
+                self.p.basic_rate
+            } else {
+                self.pick_rate(s, to, ctx.now, first)
+            };
             if let Some(c) = self.stations[s].cur.as_mut() {
                 c.rate = rate;
             }
@@ -655,7 +744,11 @@ impl WifiNet {
         let (to, seq, pkt, size, rate) = (c.to, c.seq, c.pkt, c.hdr.size, c.rate);
         st.state = State::Tx;
         let p = &self.p;
-        if size > p.rts_threshold {
+        if to == BCAST {
+            self.broadcasts = true;
+            let basic = p.basic_rate;
+            self.transmit(s, Kind::Bcast, to, 0, size, seq, Some(pkt), basic, ctx);
+        } else if size > p.rts_threshold {
             let nav = 3 * p.sifs + p.cts_time() + p.data_time_at(size, rate) + p.ack_time_for(rate);
             let b = p.rts_bytes;
             let basic = p.basic_rate;
@@ -700,6 +793,9 @@ impl WifiNet {
     }
 
     fn on_timeout(&mut self, s: usize, ctx: &mut DevCtx) {
+        let to_node = self.stations[s]
+            .cur
+            .map(|c| self.stations[c.to as usize].node);
         let p = &self.p;
         let st = &mut self.stations[s];
         let waited = st.state;
@@ -734,6 +830,7 @@ impl WifiNet {
                 at: ctx.now,
                 loss: LinkLoss::GaveUp(st.dev),
                 wire: c.hdr.wire,
+                next_hop: to_node,
             });
             if c.delivered {
                 st.stats.gave_up_after_delivery += 1;
@@ -767,8 +864,13 @@ impl WifiNet {
     }
 
     fn enqueue(&mut self, s: usize, ctx: &mut DevCtx, id: PacketId, next_hop: NodeId, front: bool) {
-        let to = self.by_node[next_hop.idx()];
-        assert!(to != u32::MAX, "next hop is not on this medium");
+        let to = if next_hop == super::BROADCAST {
+            BCAST
+        } else {
+            let to = self.by_node[next_hop.idx()];
+            assert!(to != u32::MAX, "next hop is not on this medium");
+            to
+        };
         let now = ctx.now;
         let st = &mut self.stations[s];
         if !front {
@@ -810,6 +912,10 @@ impl WifiNet {
         c("rts_frames", x.rts_frames);
         c("cts_frames", x.cts_frames);
         c("ack_frames", x.ack_frames);
+        if self.broadcasts {
+            c("broadcast_frames", x.bcast_frames);
+            c("rx_broadcast", x.rx_bcast);
+        }
         c("retries", x.retries);
         c("failed_collision", x.failed_collision);
         c("failed_channel", x.failed_channel);

@@ -20,6 +20,8 @@
 //!   the station uses the SNR of the peer's own frames (CTS, ACK, data), as a real station
 //!   could, on a channel that is the same both ways.
 
+use super::minstrel::{Minstrel, MinstrelRates};
+use crate::engine::{Rng, Time};
 use crate::phy::WifiMode;
 
 /// Which manager, with its parameters.
@@ -39,6 +41,8 @@ pub enum RateControl {
     Ideal {
         thresholds: Vec<f64>,
     },
+    /// Minstrel (`device/wifi/minstrel.rs`).
+    Minstrel(MinstrelRates),
 }
 
 impl RateControl {
@@ -99,6 +103,7 @@ pub struct PeerRate {
     timer_threshold: u32,
     /// SNR (linear) of the last frame decoded from the peer (Ideal).
     snr: Option<f64>,
+    minstrel: Option<Box<Minstrel>>,
 }
 
 impl PeerRate {
@@ -118,7 +123,27 @@ impl PeerRate {
             rate: if rc.is_constant() { top } else { 0 },
             success_threshold: s,
             timer_threshold: t,
+            minstrel: match rc {
+                RateControl::Minstrel(r) => Some(Box::new(Minstrel::new(r))),
+                _ => None,
+            },
             ..PeerRate::default()
+        }
+    }
+
+    /// The rate index for the next data attempt to this peer: `first` if a new frame's, at
+    /// `now`, drawing from the station's stream `rng` (Minstrel's lookaround).
+    pub fn pick_at(
+        &mut self,
+        rc: &RateControl,
+        top: usize,
+        now: Time,
+        first: bool,
+        rng: &mut Rng,
+    ) -> usize {
+        match (rc, self.minstrel.as_mut()) {
+            (RateControl::Minstrel(r), Some(m)) => m.pick(r, now, first, rng).min(top),
+            _ => self.pick(rc, top),
         }
     }
 
@@ -135,6 +160,9 @@ impl PeerRate {
 
     /// The peer acknowledged a data frame.
     pub fn on_success(&mut self, rc: &RateControl, top: usize) {
+        if let Some(m) = self.minstrel.as_mut() {
+            m.on_result(true);
+        }
         if !matches!(rc, RateControl::Arf { .. } | RateControl::Aarf { .. }) {
             return;
         }
@@ -154,6 +182,9 @@ impl PeerRate {
 
     /// A data frame to the peer went unacknowledged.
     pub fn on_failure(&mut self, rc: &RateControl) {
+        if let Some(m) = self.minstrel.as_mut() {
+            m.on_result(false);
+        }
         let (min_s, max_s, min_t) = match *rc {
             RateControl::Arf { success, timer } => (success, success, timer),
             RateControl::Aarf {

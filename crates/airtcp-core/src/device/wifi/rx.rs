@@ -28,6 +28,61 @@ fn overlap(a: &Sig, b: &Sig) -> bool {
     a.start < b.end && b.start < a.end
 }
 
+/// `sinr`: is the receiver free to lock onto signal `i` (`detectable` says which signals'
+/// preambles it could detect, `plcp` is the preamble and header's duration)? In start order
+/// (ties to the earlier index), a signal is locked onto if detectable and no earlier own or
+/// locked signal still holds the receiver when it starts. A locked frame whose PLCP header
+/// failed holds it only to the header's end (ns-3.44 `PhyEntity`: the reception is aborted
+/// there and the PHY goes back to CCA busy). `Err(k)`: the answer needs the fate of signal
+/// `k`'s header, not yet drawn.
+fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
+    if !detectable[i] {
+        return Ok(false);
+    }
+    let before = |j: usize, k: usize| {
+        sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
+    };
+    let mut order: Vec<usize> = (0..sigs.len())
+        .filter(|&j| j == i || before(j, i))
+        .collect();
+    order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+    // Only the latest time the receiver is held to matters.
+    let mut busy_until: Option<Time> = None;
+    for (n, &k) in order.iter().enumerate() {
+        let g = &sigs[k];
+        let lock = busy_until.is_none_or(|e| e <= g.start) && detectable[k];
+        if k == i {
+            return Ok(lock);
+        }
+        let until = if g.own {
+            g.end
+        } else if lock {
+            // The header's fate is asked only if a later signal starts while it decides
+            // whether the receiver is still held.
+            let he = (g.start + plcp).min(g.end);
+            let matters = order[n + 1..]
+                .iter()
+                .any(|&j| sigs[j].start >= he && sigs[j].start < g.end);
+            let ok = match g.header_ok {
+                _ if !matters => true,
+                Some(ok) => ok,
+                // Judged without the question arising: it mattered to no one since.
+                None if g.evaluated => true,
+                None => return Err(k),
+            };
+            if ok {
+                g.end
+            } else {
+                he
+            }
+        } else {
+            continue;
+        };
+        busy_until = Some(busy_until.map_or(until, |e| e.max(until)));
+    }
+    unreachable!("signal i is in its own order")
+}
+
 impl WifiNet {
     /// Did station `r` lock onto signal `i` (was it idle when the signal began)?
     pub(super) fn locked(sigs: &[Sig], i: usize) -> bool {
@@ -89,46 +144,57 @@ impl WifiNet {
                 .sum::<f64>()
     }
 
-    /// `sinr`: did station `r` detect the preamble of signal `i`? A preamble is detected when
-    /// its power is at least the receive threshold (ns-3's minimum RSSI) and its SNR over the
-    /// noise and the signals present at its start at least the preamble threshold, while the
-    /// station is neither transmitting nor receiving another frame it detected.
-    fn sinr_detected(&self, sigs: &[Sig], i: usize) -> bool {
-        let detectable = |k: usize| {
-            let g = &sigs[k];
-            !g.own
-                && g.sensed
-                && g.power >= self.p.rx_threshold_w
-                && g.power >= self.p.preamble_snr * self.at_start(sigs, k)
-        };
-        if !detectable(i) {
+    /// `sinr`: could station `r` detect the preamble of signal `k` on its own? Its power is
+    /// at least the receive threshold (ns-3's minimum RSSI) and its SNR over the noise and the
+    /// signals present at its start at least the preamble threshold.
+    fn sinr_detectable(&self, sigs: &[Sig], k: usize) -> bool {
+        let g = &sigs[k];
+        !g.own
+            && g.sensed
+            && g.power >= self.p.rx_threshold_w
+            && g.power >= self.p.preamble_snr * self.at_start(sigs, k)
+    }
+
+    /// `sinr`: did station `r` detect the preamble of signal `i`? Only if detectable while
+    /// the station is neither transmitting nor receiving another frame it detected.
+    fn sinr_detected(&mut self, r: usize, i: usize) -> bool {
+        if !self.sinr_detectable(&self.stations[r].signals, i) {
             return false;
         }
-        let before = |j: usize, k: usize| {
-            sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
-        };
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| j == i || before(j, i))
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
-        // In start order (signal i comes last), a signal is locked onto if no earlier own or
-        // locked signal is still on when it starts: only the latest end among those matters.
-        let mut busy_until: Option<Time> = None;
-        for &k in &order {
-            let busy = busy_until.is_some_and(|e| e > sigs[k].start);
-            let lock = !busy && detectable(k);
-            if k == i {
-                return lock;
-            }
-            if sigs[k].own || lock {
-                busy_until = Some(busy_until.map_or(sigs[k].end, |e| e.max(sigs[k].end)));
+        loop {
+            let sigs = &self.stations[r].signals;
+            // Signals that start after signal i play no part.
+            let detectable: Vec<bool> = (0..sigs.len())
+                .map(|k| sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
+                .collect();
+            match sinr_lock(sigs, &detectable, i, self.p.plcp) {
+                Ok(lock) => return lock,
+                Err(k) => {
+                    self.sinr_header_ok(r, k);
+                }
             }
         }
-        unreachable!("signal i is in its own order")
+    }
+
+    /// `sinr`: did the PLCP header of signal `k`, whose preamble station `r` detected,
+    /// decode? One draw from the receiver's stream the first time it matters, kept with the
+    /// signal; the header's interference is all known by then (it ended before the signal
+    /// that asks began, or it is this signal's own judgement).
+    fn sinr_header_ok(&mut self, r: usize, k: usize) -> bool {
+        let g = self.stations[r].signals[k];
+        if let Some(ok) = g.header_ok {
+            return ok;
+        }
+        let f = self.frames[g.fid as usize];
+        let (ph, _, _) = self.sinr_success(&self.stations[r].signals, k, &f);
+        let ok = ph >= 1.0 || self.stations[r].rx_rng.uniform() < ph;
+        self.stations[r].signals[k].header_ok = Some(ok);
+        ok
     }
 
     /// `sinr`: the probability that signal `i` (frame `f`) survives at station `r`, as
-    /// (PLCP preamble and header, whole frame), and whether any interference overlapped it.
+    /// (PLCP preamble and header, the rest of the frame), and whether any interference
+    /// overlapped it.
     /// Every start and end of another signal within the frame opens a new piece of constant
     /// SINR; a piece's bits are its duration times its mode's rate.
     fn sinr_success(&self, sigs: &[Sig], i: usize, f: &Frame) -> (f64, f64, bool) {
@@ -169,7 +235,7 @@ impl WifiNet {
                 pp *= mode.chunk_success(sinr, secs * mode.rate_bps());
             }
         }
-        (ph, ph * pp, !others.is_empty())
+        (ph, pp, !others.is_empty())
     }
 
     /// Judge signal `i` at station `r`.
@@ -221,29 +287,26 @@ impl WifiNet {
                 if sigs.iter().any(|g| g.own && overlap(g, &sig)) {
                     return Rx::Deaf;
                 }
-                if !self.sinr_detected(sigs, i) {
-                    let crowded = sigs
-                        .iter()
-                        .enumerate()
-                        .any(|(j, g)| j != i && overlap(g, &sig));
+                let crowded = sigs
+                    .iter()
+                    .enumerate()
+                    .any(|(j, g)| j != i && overlap(g, &sig));
+                if !self.sinr_detected(r, i) {
                     return Rx::Missed(crowded);
                 }
-                let (header, whole, crowded) = self.sinr_success(sigs, i, f);
-                if whole < 1.0 {
-                    // One draw decides both: a header failure (the station saw energy only) or
-                    // a payload failure (a reception error: EIFS).
-                    let u = self.stations[r].rx_rng.uniform();
-                    if u >= header {
-                        return Rx::Missed(crowded);
-                    }
-                    if u >= whole {
-                        return if crowded { Rx::Collision } else { Rx::Channel };
-                    }
+                // A header failure leaves the station energy only; a payload failure is a
+                // reception error (EIFS). Header and payload are drawn apart, as in ns-3.
+                if !self.sinr_header_ok(r, i) {
+                    return Rx::Missed(crowded);
+                }
+                let (_, payload, _) = self.sinr_success(&self.stations[r].signals, i, f);
+                if payload < 1.0 && self.stations[r].rx_rng.uniform() >= payload {
+                    return if crowded { Rx::Collision } else { Rx::Channel };
                 }
             }
         }
         let corrupt = match f.kind {
-            Kind::Data => {
+            Kind::Data | Kind::Bcast => {
                 let hdr = self.stations[f.from as usize]
                     .cur
                     .as_ref()
@@ -274,6 +337,7 @@ mod tests {
             own: false,
             sensed: true,
             evaluated: false,
+            header_ok: None,
         }
     }
 
@@ -306,6 +370,48 @@ mod tests {
         // A frame after the medium went quiet is locked cleanly.
         let s = [sig(0, 0, 50, 1.0), sig(1, 60, 100, 1.0)];
         assert!(WifiNet::ns2_clean(&s, 1, cap));
+    }
+
+    #[test]
+    fn sinr_header_failure_frees_the_receiver_at_the_header_end() {
+        let plcp = 192;
+        let all = [true, true, true];
+        // Frame 0 locked [0, 1000); frame 1 starts at 500, after 0's header ended.
+        let mut s = [sig(0, 0, 1000, 1.0), sig(1, 500, 900, 1.0)];
+        // Its header's fate decides, and is not drawn yet: asked for.
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Err(0));
+        s[0].header_ok = Some(true);
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Ok(false));
+        s[0].header_ok = Some(false);
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Ok(true));
+        // A frame arriving during the failed header still finds the receiver held, and the
+        // header's fate is not asked for.
+        let s = [sig(0, 0, 1000, 1.0), sig(1, 100, 900, 1.0)];
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Ok(false));
+        // Right at the header's end the receiver is free again.
+        let mut s = [sig(0, 0, 1000, 1.0), sig(1, 192, 900, 1.0)];
+        s[0].header_ok = Some(false);
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Ok(true));
+        // A frame judged without the question arising held the receiver to its end.
+        s[0].evaluated = true;
+        s[0].header_ok = None;
+        assert_eq!(sinr_lock(&s, &all, 1, plcp), Ok(false));
+        // The frame locked after a failed header holds the receiver in turn; an undetected
+        // preamble holds nothing.
+        let mut s = [
+            sig(0, 0, 1000, 1.0),
+            sig(1, 300, 1200, 1.0),
+            sig(2, 600, 900, 1.0),
+        ];
+        s[0].header_ok = Some(false);
+        s[1].header_ok = Some(true);
+        assert_eq!(sinr_lock(&s, &all, 2, plcp), Ok(false));
+        assert_eq!(sinr_lock(&s, &[true, false, true], 2, plcp), Ok(true));
+        // The station's own transmission holds it to its end.
+        let mut own = sig(9, 0, 1000, f64::INFINITY);
+        own.own = true;
+        let s = [own, sig(1, 500, 900, 1.0)];
+        assert_eq!(sinr_lock(&s, &[false, true], 1, plcp), Ok(false));
     }
 
     #[test]

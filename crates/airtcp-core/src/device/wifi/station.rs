@@ -13,7 +13,13 @@ pub(super) enum Kind {
     Cts,
     Data,
     Ack,
+    /// A data frame to every station in range: no ACK, no RTS/CTS, no retries, sent at the
+    /// basic rate (802.11-2016, 10.3.6 and 10.6.5.2).
+    Bcast,
 }
+
+/// The receiver index of a broadcast frame.
+pub(super) const BCAST: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Frame {
@@ -43,6 +49,9 @@ pub(super) struct Sig {
     /// interferes (the `sinr` reception counts it).
     pub(super) sensed: bool,
     pub(super) evaluated: bool,
+    /// `sinr`: whether its PLCP header decoded at this station, drawn once when first needed
+    /// (its preamble detected); `None` before, or if it never mattered.
+    pub(super) header_ok: Option<bool>,
 }
 
 /// One station that senses another's transmissions, or (not `sensed`) only receives their
@@ -99,6 +108,10 @@ pub struct MacStats {
     pub rts_frames: u64,
     pub cts_frames: u64,
     pub ack_frames: u64,
+    /// Broadcast frames sent (routing control packets).
+    pub bcast_frames: u64,
+    /// Broadcast frames decoded.
+    pub rx_bcast: u64,
     /// Attempts after the first, over all packets.
     pub retries: u64,
     /// Attempts that failed, by what lost them (collision/contention or channel error).

@@ -1,0 +1,562 @@
+"""airtcp's AODV, OLSR and mobility against ns-3.44 (``make validate-ns3-manet``).
+
+Three scenarios, each run by ns-3 (``manet.cc``, RngRun = seed) and by airtcp (the ``ns3``
+802.11b preset with the chain's radio, scenario seed = seed), with the radio of
+``validate_wifi.py`` (2 Mbit/s DSSS, RTS/CTS for every frame, decoded up to 250 m):
+
+- ``chain``: 4 and 8 hops 200 m apart, routing static, AODV or OLSR; one TCP NewReno bulk
+  flow from 30 s (OLSR's routes are flooded by then) to 90 s: goodput, TCP retransmissions,
+  routing control packets and bytes (every hop's transmission, IP and UDP headers included).
+- ``walk``: the 4-hop chain whose middle node moves 400 m off the line at 50 s (at 100 m/s:
+  out of decoding range of both neighbours from 51.5 s) and back at 70 s; one bulk flow from
+  30 s to 90 s (20 s of flow, 20 s cut, 20 s restored): goodput and delivery ratio per 5 s.
+- ``cbr``: 50 nodes, random waypoint in 1500 m x 300 m, speed uniform in [1, 20] m/s, pause
+  ``--pause`` s (Broch et al. 1998), 10 UDP CBR flows of 4 packets/s of 512 bytes between
+  random pairs starting in [10, 20) s, 200 s: packet delivery ratio and routing packets.
+
+Both simulators read the same ns-2 movement file, written here from the seed (ns-3 through
+Ns2MobilityHelper, airtcp through ``mobility = { model = "ns2", file, node }``), and the
+flows are drawn here too. Every run's result is kept in ``benches/ns3/manet_results.json``
+(ns-3's by point and seed, airtcp's by core build too), merged under a lock so that parts can run
+side by side; ``--table-only`` prints the tables from it. The ratio airtcp / ns-3 of the means
+gets a 95% interval from the delta method on the two independent means; a point is within
+target when the ratio is within 10% (chain goodput, cbr PDR) or 15% (routing overhead).
+Not in CI: each ns-3 run takes seconds to a minute of a core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import math
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+import chain  # noqa: E402  (benches/ns3/chain.py: the ns-3 wheel and g++ build)
+import validate_wifi  # noqa: E402  (the chain's radio for airtcp, the ratio interval)
+
+RESULTS = HERE / "manet_results.json"
+MOVES = chain.OUT / "manet-movements"
+
+CHAIN_START, CHAIN_END = 30.0, 90.0
+WALK_LEAVE, WALK_BACK, WALK_OFFSET, WALK_SPEED = 50.0, 70.0, 400.0, 100.0
+BIN = 5.0
+AREA = (1500.0, 300.0)
+SPEED = (1.0, 20.0)
+CBR_NODES, CBR_FLOWS, CBR_RATE, CBR_SIZE, CBR_DURATION = 50, 10, 4.0, 512, 200.0
+CBR_START = (10.0, 20.0)
+TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
+# airtcp's AODV with link-layer feedback (its default) or, as ns-3's AODV runs here (see
+# benches/ns3/README.md), with HELLOs alone; `--aodv-link-feedback off` stores those runs
+# under the build key with a suffix.
+AODV_LINK_FEEDBACK = [True]
+
+
+# --- scenarios shared by both sides -------------------------------------------------------
+
+
+def walk_movement(hops: int) -> str:
+    """ns-2 movement file of the walk: the chain, and its middle node's trip off and back."""
+    mid = hops // 2
+    lines = [f"$node_({i}) set X_ {200.0 * i:.1f}\n$node_({i}) set Y_ 0.0" for i in range(hops + 1)]
+    x, v = 200.0 * mid, WALK_SPEED
+    lines.append(
+        f'$ns_ at {WALK_LEAVE:.1f} "$node_({mid}) setdest {x:.1f} {WALK_OFFSET:.1f} {v:.1f}"'
+    )
+    lines.append(f'$ns_ at {WALK_BACK:.1f} "$node_({mid}) setdest {x:.1f} 0.0 {v:.1f}"')
+    return "\n".join(lines) + "\n"
+
+
+def rwp_movement(seed: int, pause: float, nodes: int, duration: float) -> str:
+    """ns-2 movement file of random waypoint (setdest's model: uniform start and destinations
+    in the area, speed uniform in SPEED, ``pause`` s at each destination) for ``seed``."""
+    rng = random.Random(f"rwp/{seed}/{pause}")
+    out = []
+    for i in range(nodes):
+        x, y = rng.uniform(0, AREA[0]), rng.uniform(0, AREA[1])
+        out.append(f"$node_({i}) set X_ {x:.4f}\n$node_({i}) set Y_ {y:.4f}")
+        t = 0.0
+        while t < duration:
+            dx, dy = rng.uniform(0, AREA[0]), rng.uniform(0, AREA[1])
+            v = rng.uniform(*SPEED)
+            out.append(f'$ns_ at {t:.4f} "$node_({i}) setdest {dx:.4f} {dy:.4f} {v:.4f}"')
+            t += math.hypot(dx - x, dy - y) / v + pause
+            x, y = dx, dy
+    return "\n".join(out) + "\n"
+
+
+def cbr_flows(seed: int, nodes: int) -> list[tuple[int, int, float]]:
+    rng = random.Random(f"flows/{seed}")
+    flows = []
+    for _ in range(CBR_FLOWS):
+        s, d = rng.sample(range(nodes), 2)
+        flows.append((s, d, round(rng.uniform(*CBR_START), 4)))
+    return flows
+
+
+def movement_file(kind: str, seed: int, pause: float, hops: int) -> Path:
+    MOVES.mkdir(parents=True, exist_ok=True)
+    if kind == "walk":
+        path, text = MOVES / f"walk{hops}.ns_movements", walk_movement(hops)
+    else:
+        path = MOVES / f"rwp_s{seed}_p{pause:g}.ns_movements"
+        text = rwp_movement(seed, pause, CBR_NODES, CBR_DURATION)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+def point_key(kind: str, size: int, routing: str, pause: float = 0.0) -> str:
+    return f"{kind}|{size}|{routing}" + (f"|pause{pause:g}" if kind == "cbr" else "")
+
+
+# --- ns-3 ---------------------------------------------------------------------------------
+
+
+def build_ns3() -> Path:
+    venv = ROOT / ".ns3venv"
+    if not (venv / "bin" / "python").exists():
+        raise SystemExit("error: no .ns3venv; create it with `make .ns3venv/.stamp`")
+    defines = ["-DNS3_BUILD_PROFILE_RELEASE", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE"]
+    return chain._validation_ns3().compile_program(
+        venv, HERE / "manet.cc", chain.OUT / "manet", defines
+    )
+
+
+def ns3_command(exe: Path, kind: str, size: int, routing: str, seed: int, pause: float) -> list:
+    cmd = ["nice", str(exe), f"--run={seed}", f"--scenario={kind}", f"--routing={routing}"]
+    if kind == "chain":
+        cmd += [f"--hops={size}", f"--start={CHAIN_START:g}", f"--duration={CHAIN_END:g}"]
+    elif kind == "walk":
+        mv = movement_file("walk", seed, pause, size)
+        cmd += [f"--hops={size}", f"--movement={mv}", f"--start={CHAIN_START:g}"]
+        cmd += [f"--duration={CHAIN_END:g}", f"--bin={BIN:g}"]
+    else:
+        mv = movement_file("cbr", seed, pause, size)
+        flows = ",".join(f"{s}:{d}:{t}" for s, d, t in cbr_flows(seed, size))
+        cmd += [f"--nodes={size}", f"--movement={mv}", f"--flows={flows}"]
+        cmd += [f"--duration={CBR_DURATION:g}", f"--pktSize={CBR_SIZE}", f"--pktRate={CBR_RATE:g}"]
+    return cmd
+
+
+def run_ns3(exe: Path, kind: str, size: int, routing: str, seed: int, pause: float) -> dict:
+    """One run's JSON line, with the CPU time of the whole process (setup included) as
+    ``cpu_s``: on a shared machine CPU time is steadier than the program's ``wall_s``."""
+    cmd = ns3_command(exe, kind, size, routing, seed, pause)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    r["cpu_s"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 3)
+    return r
+
+
+# --- airtcp -------------------------------------------------------------------------------
+
+
+def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float, dur: float):
+    """The point as an airtcp scenario dict; movement files are named relative to MOVES,
+    the working directory of the run."""
+    medium = validate_wifi.scenario(1, seed, 1.0)["media"][0]
+    sc: dict = {
+        "name": f"manet-{kind}{size}-{routing}",
+        "duration": dur,
+        "seed": seed,
+        # ns-3 opens every connection with a handshake.
+        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True},
+        "media": [medium],
+    }
+    if routing != "static":
+        sc["routing"] = {"protocol": routing}
+        if routing == "aodv" and not AODV_LINK_FEEDBACK[0]:
+            sc["routing"]["link_feedback"] = False
+    if kind in ("chain", "walk"):
+        n = size + 1
+        mv = movement_file("walk", seed, pause, size).name if kind == "walk" else None
+        sc["nodes"] = [
+            {
+                "name": f"n{i}",
+                "kind": "host" if i in (0, size) else "router",
+                "position": [200.0 * i, 0.0],
+            }
+            | ({"mobility": {"model": "ns2", "file": mv, "node": i}} if mv else {})
+            for i in range(n)
+        ]
+        sc["flows"] = [
+            {
+                "name": "ftp",
+                "src": "n0",
+                "dst": f"n{size}",
+                "cc": "newreno",
+                "start": f"{CHAIN_START:g}s",
+                "app": {"kind": "bulk"},
+            }
+        ]
+    else:
+        mv = movement_file("cbr", seed, pause, size).name
+        sc["nodes"] = [
+            {"name": f"n{i}", "kind": "host", "mobility": {"model": "ns2", "file": mv, "node": i}}
+            for i in range(size)
+        ]
+        sc["flows"] = [
+            {
+                "name": f"cbr{k}",
+                "src": f"n{s}",
+                "dst": f"n{d}",
+                "start": f"{t}s",
+                "app": {
+                    "kind": "cbr",
+                    "rate": f"{CBR_RATE * CBR_SIZE * 8:g}bps",
+                    "packet_size": CBR_SIZE,
+                },
+            }
+            for k, (s, d, t) in enumerate(cbr_flows(seed, size))
+        ]
+    return sc
+
+
+def airtcp_run(sc: dict) -> dict:
+    from airtcp import _core
+
+    with contextlib.chdir(MOVES):
+        return json.loads(_core.run_json(json.dumps(sc), series=False))
+
+
+def check_airtcp() -> None:
+    """Fails with a clear message when this airtcp has no AODV/OLSR or ns-2 mobility."""
+    try:
+        from airtcp import _core  # noqa: F401
+    except ImportError as e:
+        raise SystemExit(f"error: airtcp is not built ({e}); run `make setup-dev`") from e
+    # Long enough for the flow, which starts at CHAIN_START.
+    sc = airtcp_scenario("walk", 2, "aodv", 1, 0.0, CHAIN_START + 1.0)
+    try:
+        r = airtcp_run(sc)
+    except Exception as e:  # noqa: BLE001  (the binding raises ValueError on a bad key)
+        raise SystemExit(
+            "error: this airtcp lacks the keys the MANET comparison needs: top-level "
+            '`routing = { protocol = "aodv" | "olsr" }` and per node '
+            '`mobility = { model = "ns2", file, node }` (it said: ' + str(e).splitlines()[0] + ")"
+        ) from e
+    if "routing" not in r:
+        raise SystemExit("error: this airtcp's result has no `routing` rows (control packets)")
+
+
+def control(r: dict) -> tuple[float, float]:
+    rows = r.get("routing", [])
+    return (
+        float(sum(x["control_packets"] for x in rows)),
+        float(sum(x["control_bytes"] for x in rows)),
+    )
+
+
+def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> dict:
+    if kind == "cbr":
+        r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CBR_DURATION))
+        # ns-3's PDR is over all packets: weigh each flow's by the packets it sent, which at a
+        # constant rate is proportional to the time from its start to the end.
+        weights = [CBR_DURATION - t for _, _, t in cbr_flows(seed, size)]
+        pdr = sum(w * f["pdr"] for w, f in zip(weights, r["flows"], strict=True)) / sum(weights)
+        p, b = control(r)
+        return {"pdr": pdr, "ctrl_packets": p, "ctrl_bytes": b}
+    r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CHAIN_END))
+    f = r["flows"][0]
+    p, b = control(r)
+    out = {
+        "goodput_kbps": f["delivered_bytes"] * 8 / (CHAIN_END - CHAIN_START) / 1e3,
+        "tcp_retransmissions": f["retransmissions"],
+        "delivery_ratio": f.get("pdr"),
+        "ctrl_packets": p,
+        "ctrl_bytes": b,
+    }
+    if kind == "walk":
+        # Goodput per bin from the delivered bytes of the same run cut at each bin's end (a
+        # run is deterministic for its seed, so a shorter one is the longer one's prefix).
+        cum = [0.0]
+        for k in range(1, int(CHAIN_END / BIN) + 1):
+            if k * BIN <= CHAIN_START:
+                # Nothing is sent before the flow starts (and a run must outlast it).
+                cum.append(0.0)
+                continue
+            sc = airtcp_scenario(kind, size, routing, seed, pause, k * BIN)
+            cum.append(float(airtcp_run(sc)["flows"][0]["delivered_bytes"]))
+        out["bin_goodput_kbps"] = [
+            (b - a) * 8 / BIN / 1e3 for a, b in zip(cum, cum[1:], strict=False)
+        ]
+    return out
+
+
+def airtcp_build() -> str:
+    """The airtcp core build the runs are stored under (as validate_wifi.py keys them)."""
+    try:
+        from airtcp import _core
+    except ImportError:
+        return "unbuilt"
+    return str(_core.__build__)
+
+
+def breakdown(kind: str, size: int, routing: str, seed: int, pause: float) -> str:
+    """One airtcp run's routing counters, drops and MAC give-ups (the figures the causes in
+    docs/validation.md cite)."""
+    dur = CBR_DURATION if kind == "cbr" else CHAIN_END
+    lines = []
+    # AODV also with link-layer feedback alone and with HELLOs alone (ns-3's setting here: its
+    # AODV finds no MAC address for a neighbour in the pre-filled ARP caches, so the MAC's
+    # give-ups never reach it).
+    variants = [{}, {"hello": False}, {"link_feedback": False}] if routing == "aodv" else [{}]
+    for extra in variants:
+        sc = airtcp_scenario(kind, size, routing, seed, pause, dur)
+        sc.get("routing", {}).update(extra)
+        r = airtcp_run(sc)
+        rows = r.get("routing", [])
+        fields = ["hello_packets", "rreq_packets", "rrep_packets", "rerr_packets", "tc_packets"]
+        fields += ["breaks_hello", "breaks_link_feedback", "discoveries", "discoveries_failed"]
+        sums = {k: sum(x.get(k, 0) for x in rows) for k in fields}
+        retry = sum(m.get("drops_retry_limit", 0) for m in r.get("macs", []))
+        drops = {k: v for k, v in r["drops"].items() if v}
+        f = r["flows"]
+        tcp = ""
+        if kind != "cbr":
+            good = f[0]["delivered_bytes"] * 8 / (CHAIN_END - CHAIN_START) / 1e3
+            tcp = f" goodput {good:.1f} kbit/s, TCP retx {f[0]['retransmissions']};"
+        label = point_key(kind, size, routing, pause) + "".join(
+            f" {k}={str(v).lower()}" for k, v in extra.items()
+        )
+        lines.append(
+            f"{label} seed {seed}:{tcp} packets {r['packets']['sent']} sent "
+            f"{r['packets']['delivered']} delivered; drops {drops}; MAC retry-limit drops "
+            f"{retry}; routing {sums}"
+        )
+    return "\n".join(lines)
+
+
+# --- results store ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    chain.OUT.mkdir(parents=True, exist_ok=True)
+    with open(chain.OUT / f"{path.stem}.lock", "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lk, fcntl.LOCK_UN)
+
+
+def load(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {"ns3": {}, "airtcp": {}}
+
+
+def store(path: Path, side: str, key: str, seed: int, result: dict, build: str = "") -> None:
+    """Adds one run to the store, re-reading it under the lock (other runs may have added)."""
+    with locked(path):
+        res = load(path)
+        node = res[side].setdefault(build, {}) if side == "airtcp" else res[side]
+        node.setdefault(key, {})[str(seed)] = result
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(res, indent=0, sort_keys=True) + "\n")
+        tmp.replace(path)
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+def mean(xs: list[float]) -> float:
+    return statistics.fmean(xs) if xs else float("nan")
+
+
+def ci95(xs: list[float]) -> float:
+    return 1.96 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan")
+
+
+def compare(a: list[float], n: list[float], target: float) -> str:
+    if len(a) < 2 or len(n) < 2 or mean(n) <= 0 or mean(a) <= 0:
+        return "pending"
+    r, lo, hi = validate_wifi.ratio_ci(a, n)
+    ok = "yes" if abs(r - 1.0) <= target else "no"
+    return f"{r:.3f} [{lo:.3f}, {hi:.3f}] {ok}"
+
+
+def tables(res: dict, build: str) -> str:
+    ns, ai = res["ns3"], res["airtcp"].get(build, {})
+    out = []
+
+    def col(side: dict, key: str, field: str) -> list[float]:
+        return [float(v[field]) for v in side.get(key, {}).values() if v.get(field) is not None]
+
+    chain_keys = sorted(k for k in ns if k.startswith("chain|"))
+    if chain_keys:
+        out += [
+            f"Chain (TCP bulk {CHAIN_START:g}-{CHAIN_END:g} s): mean ± 95% half-width over "
+            "seeds; ratio airtcp / ns-3 [95% CI], within 10% (goodput) / 15% (control).",
+            "",
+            "| hops | routing | seeds | ns-3 goodput kbit/s | ns-3 retx | ns-3 ctrl pkts "
+            "| ns-3 ctrl bytes | airtcp goodput | goodput ratio | ctrl pkts ratio |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for k in sorted(chain_keys, key=lambda k: (int(k.split("|")[1]), k)):
+            _, hops, routing = k.split("|")
+            g = col(ns, k, "goodput_kbps")
+            c = col(ns, k, "ctrl_packets")
+            cr = compare(col(ai, k, "ctrl_packets"), c, TARGET_OVERHEAD) if c and c[0] else "-"
+            out.append(
+                f"| {hops} | {routing} | {len(g)} | {mean(g):.1f} ± {ci95(g):.1f} "
+                f"| {mean(col(ns, k, 'tcp_retransmissions')):.1f} "
+                f"| {mean(c):.0f} | {mean(col(ns, k, 'ctrl_bytes')):.0f} "
+                f"| {mean(col(ai, k, 'goodput_kbps')):.1f} "
+                f"| {compare(col(ai, k, 'goodput_kbps'), g, TARGET_GOODPUT)} "
+                f"| {cr} |"
+            )
+        out.append("")
+    cbr_keys = sorted(k for k in ns if k.startswith("cbr|"))
+    if cbr_keys:
+        out += [
+            f"Random waypoint ({CBR_NODES} nodes, {AREA[0]:g} x {AREA[1]:g} m, "
+            f"{SPEED[0]:g}-{SPEED[1]:g} m/s, {CBR_FLOWS} CBR flows of {CBR_RATE:g} x "
+            f"{CBR_SIZE} B/s, {CBR_DURATION:g} s): PDR and routing packets sent.",
+            "",
+            "| pause s | routing | seeds | ns-3 PDR | ns-3 ctrl pkts | airtcp PDR "
+            "| airtcp ctrl pkts | PDR ratio | ctrl ratio |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for k in cbr_keys:
+            _, _, routing, pause = k.split("|")
+            p = col(ns, k, "pdr")
+            c = col(ns, k, "ctrl_packets")
+            out.append(
+                f"| {pause[5:]} | {routing} | {len(p)} | {mean(p):.3f} ± {ci95(p):.3f} "
+                f"| {mean(c):.0f} ± {ci95(c):.0f} | {mean(col(ai, k, 'pdr')):.3f} "
+                f"| {mean(col(ai, k, 'ctrl_packets')):.0f} "
+                f"| {compare(col(ai, k, 'pdr'), p, TARGET_PDR)} "
+                f"| {compare(col(ai, k, 'ctrl_packets'), c, TARGET_OVERHEAD)} |"
+            )
+        out.append("")
+    for k in sorted(k for k in ns if k.startswith("walk|")):
+        runs = list(ns[k].values())
+        bins = len(runs[0]["bin_goodput_kbps"])
+        out += [
+            f"Walk ({k}, {len(runs)} seeds; middle node off at {WALK_LEAVE:g} s, back at "
+            f"{WALK_BACK:g} s): per {BIN:g} s bin from {CHAIN_START:g} s, mean goodput "
+            "kbit/s, ns-3 delivery ratio of TCP data segments, goodput ratio airtcp / ns-3 "
+            "[95% CI] within 15%.",
+            "",
+            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | goodput ratio |",
+            "|---|---|---|---|---|",
+        ]
+        arun = list(ai.get(k, {}).values())
+        for b in range(int(CHAIN_START / BIN), bins):
+            dr = [x["bin_delivery_ratio"][b] for x in runs if x["bin_delivery_ratio"][b] >= 0]
+            ng = [float(x["bin_goodput_kbps"][b]) for x in runs]
+            ag = [float(x["bin_goodput_kbps"][b]) for x in arun]
+            # A bin with nothing delivered in both has no ratio; it agrees when both are empty.
+            both_empty = ng and ag and max(ng) == 0 and max(ag) == 0
+            if both_empty:
+                ratio = "both 0"
+            elif ng and ag and (mean(ng) == 0) != (mean(ag) == 0):
+                ratio = "no (" + ("ns-3" if mean(ng) == 0 else "airtcp") + " 0)"
+            else:
+                ratio = compare(ag, ng, TARGET_BIN)
+            out.append(
+                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ratio} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+# --- main ---------------------------------------------------------------------------------
+
+
+def points(parts: list[str], pauses: list[float]) -> list[tuple[str, int, str, float]]:
+    pts = []
+    for part in parts:
+        if part == "chain":
+            pts += [("chain", h, r, 0.0) for h in (4, 8) for r in ("static", "aodv", "olsr")]
+        elif part == "cbr":
+            pts += [("cbr", CBR_NODES, r, p) for p in pauses for r in ("aodv", "olsr")]
+        elif part == "walk":
+            pts += [("walk", 4, r, 0.0) for r in ("aodv", "olsr")]
+        else:
+            raise SystemExit(f"error: unknown part {part!r} (chain, cbr, walk)")
+    return pts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", default="chain,cbr,walk")
+    ap.add_argument("--seeds", type=int, default=10, help="chain and walk")
+    ap.add_argument("--cbr-seeds", type=int, default=5)
+    ap.add_argument(
+        "--pauses", default="0", help="cbr pause times, s (Broch: 0,30,60,120,300,600,900)"
+    )
+    ap.add_argument("--side", choices=("both", "ns3", "airtcp"), default="both")
+    ap.add_argument("--results", type=Path, default=RESULTS)
+    ap.add_argument("--table-only", action="store_true", help="no runs: the tables from results")
+    ap.add_argument(
+        "--print-command",
+        action="store_true",
+        help="print the ns-3 command of each point's first seed, run nothing",
+    )
+    ap.add_argument(
+        "--breakdown",
+        type=int,
+        metavar="SEED",
+        help="no runs stored: print airtcp's routing counters and drops of each point at SEED",
+    )
+    ap.add_argument(
+        "--aodv-link-feedback",
+        choices=("on", "off"),
+        default="on",
+        help="airtcp's AODV with link-layer feedback (default) or HELLOs alone, as ns-3's "
+        "here; off: runs and tables under their own key",
+    )
+    a = ap.parse_args(argv)
+    AODV_LINK_FEEDBACK[0] = a.aodv_link_feedback == "on"
+    pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
+    if a.breakdown is not None:
+        check_airtcp()
+        for kind, size, routing, pause in pts:
+            print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
+        return 0
+    build = airtcp_build() + ("" if AODV_LINK_FEEDBACK[0] else "/aodv-link-feedback-off")
+    if not a.table_only:
+        exe = build_ns3() if a.side != "airtcp" else None
+        if a.print_command:
+            for kind, size, routing, pause in pts:
+                print(" ".join(map(str, ns3_command(exe, kind, size, routing, 1, pause))))
+            return 0
+        if a.side != "ns3":
+            check_airtcp()
+        done = load(a.results)
+        # Seed by seed across the points, so that a run cut short leaves every point with
+        # about as many seeds.
+        for seed in range(1, max(a.seeds, a.cbr_seeds) + 1):
+            for kind, size, routing, pause in pts:
+                if seed > (a.cbr_seeds if kind == "cbr" else a.seeds):
+                    continue
+                key = point_key(kind, size, routing, pause)
+                if a.side != "airtcp" and str(seed) not in done["ns3"].get(key, {}):
+                    r = run_ns3(exe, kind, size, routing, seed, pause)
+                    store(a.results, "ns3", key, seed, r)
+                if a.side != "ns3" and str(seed) not in done["airtcp"].get(build, {}).get(key, {}):
+                    r = run_airtcp(kind, size, routing, seed, pause)
+                    store(a.results, "airtcp", key, seed, r, build)
+            print(f"seed {seed}: done", file=sys.stderr, flush=True)
+    print(tables(load(a.results), build))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())

@@ -1,0 +1,893 @@
+//! AODV, Ad hoc On-Demand Distance Vector routing (RFC 3561).
+//!
+//! A source without a route buffers its packets and floods a route request (RREQ) with an
+//! expanding ring search (6.4); the destination, or a node with a fresh enough route, answers
+//! with a route reply (RREP) unicast back along the reverse route (6.6, 6.7). Destination
+//! sequence numbers order route information (6.1, 6.2). A broken link (the MAC gave up on a
+//! frame, or HELLOs stopped: 6.9, 6.10) invalidates the routes through it, and a route error
+//! (RERR) goes to the precursors that used them (6.11). Not modelled: local repair (6.12),
+//! gratuitous RREPs, RREP-ACK and blacklists (6.8), RREQ_RATELIMIT, and reboot handling
+//! (6.13).
+
+use super::{jitter, Act, Counters, Held, OnBreak, Protocol, Route};
+use crate::device::BROADCAST;
+use crate::engine::{Rng, Time};
+use crate::ids::{NodeId, PacketId};
+use crate::packet::DropCause;
+use std::collections::BTreeMap;
+
+const MS: Time = 1_000_000;
+
+/// AODV's configuration; defaults are RFC 3561 section 10's.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Send HELLO messages and declare a link lost when they stop (6.9).
+    pub hello: bool,
+    /// Declare a link broken when the MAC gives up on a frame to it (6.10).
+    pub link_feedback: bool,
+    pub on_break: OnBreak,
+    pub active_route_timeout: Time,
+    pub hello_interval: Time,
+    pub allowed_hello_loss: u32,
+    pub net_diameter: u32,
+    pub node_traversal_time: Time,
+    pub rreq_retries: u32,
+    pub ttl_start: u32,
+    pub ttl_increment: u32,
+    pub ttl_threshold: u32,
+    pub timeout_buffer: u32,
+    /// K of DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+    pub delete_k: u32,
+    /// Data packets held during a discovery, and for how long (RFC 3561 leaves both open;
+    /// ns-3's defaults).
+    pub buffer_packets: usize,
+    pub buffer_timeout: Time,
+    /// Broadcasts (relayed RREQs, RERRs, HELLOs) wait a uniform jitter up to this.
+    pub max_jitter: Time,
+    /// RERR_RATELIMIT: RERR messages a node sends per second at most.
+    pub rerr_ratelimit: u32,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            hello: true,
+            link_feedback: true,
+            on_break: OnBreak::Drop,
+            active_route_timeout: 3000 * MS,
+            hello_interval: 1000 * MS,
+            allowed_hello_loss: 2,
+            net_diameter: 35,
+            node_traversal_time: 40 * MS,
+            rreq_retries: 2,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            timeout_buffer: 2,
+            delete_k: 5,
+            buffer_packets: 64,
+            buffer_timeout: 30_000 * MS,
+            max_jitter: 10 * MS,
+            rerr_ratelimit: 10,
+        }
+    }
+}
+
+impl Config {
+    /// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
+    pub fn net_traversal_time(&self) -> Time {
+        2 * self.node_traversal_time * self.net_diameter as Time
+    }
+    /// PATH_DISCOVERY_TIME = 2 * NET_TRAVERSAL_TIME.
+    pub fn path_discovery_time(&self) -> Time {
+        2 * self.net_traversal_time()
+    }
+    /// MY_ROUTE_TIMEOUT = 2 * ACTIVE_ROUTE_TIMEOUT.
+    pub fn my_route_timeout(&self) -> Time {
+        2 * self.active_route_timeout
+    }
+    /// DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+    pub fn delete_period(&self) -> Time {
+        self.delete_k as Time * self.active_route_timeout.max(self.hello_interval)
+    }
+    /// RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL_VALUE + TIMEOUT_BUFFER).
+    pub fn ring_traversal_time(&self, ttl: u32) -> Time {
+        2 * self.node_traversal_time * (ttl + self.timeout_buffer) as Time
+    }
+    /// How long a neighbour may stay silent before its link counts as lost.
+    pub fn hello_loss_time(&self) -> Time {
+        self.allowed_hello_loss as Time * self.hello_interval
+    }
+    /// The TTL of the next RREQ of a discovery after one sent with `ttl` (6.4): grow by
+    /// TTL_INCREMENT up to TTL_THRESHOLD, then NET_DIAMETER.
+    pub fn next_ttl(&self, ttl: u32) -> u32 {
+        let t = ttl + self.ttl_increment;
+        if t > self.ttl_threshold {
+            self.net_diameter
+        } else {
+            t
+        }
+    }
+    /// How long to wait for the RREP of a RREQ sent with `ttl`, `retry` RREQs at
+    /// NET_DIAMETER having gone before (6.3, 6.4): the ring traversal time inside the
+    /// ring, then NET_TRAVERSAL_TIME doubled at each retry (binary exponential backoff).
+    pub fn rrep_wait(&self, ttl: u32, retry: u32) -> Time {
+        if ttl >= self.net_diameter {
+            self.net_traversal_time() << retry.min(16)
+        } else {
+            self.ring_traversal_time(ttl)
+        }
+    }
+}
+
+/// Whether sequence number `a` is newer than `b` (6.1: signed 32-bit comparison, so that the
+/// numbers may wrap).
+pub fn seq_newer(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
+/// Route request (5.1): 24 bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rreq {
+    /// The IP header's TTL (ring size).
+    pub ttl: u32,
+    pub hops: u32,
+    pub id: u32,
+    pub dst: NodeId,
+    pub dst_seq: u32,
+    /// U flag: the destination's sequence number is unknown.
+    pub unknown_seq: bool,
+    pub orig: NodeId,
+    pub orig_seq: u32,
+}
+
+/// Route reply (5.2): 20 bytes. A HELLO is a RREP with the sender as destination and
+/// originator, hop count 0 and TTL 1 (6.9).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rrep {
+    pub hops: u32,
+    pub dst: NodeId,
+    pub dst_seq: u32,
+    pub orig: NodeId,
+    pub lifetime: Time,
+}
+
+/// Route error (5.3): 4 bytes and 8 per unreachable destination.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rerr {
+    pub dests: Vec<(NodeId, u32)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    Rreq(Rreq),
+    Rrep(Rrep),
+    Rerr(Rerr),
+}
+
+impl Msg {
+    pub fn bytes(&self) -> u32 {
+        match self {
+            Msg::Rreq(_) => 24,
+            Msg::Rrep(_) => 20,
+            Msg::Rerr(e) => 4 + 8 * e.dests.len() as u32,
+        }
+    }
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Msg::Rreq(_) => "rreq",
+            Msg::Rrep(r) if r.dst == r.orig => "hello",
+            Msg::Rrep(_) => "rrep",
+            Msg::Rerr(_) => "rerr",
+        }
+    }
+}
+
+/// A routing table entry (6.1, 6.2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub seq: u32,
+    pub valid_seq: bool,
+    /// Active (valid) or invalid (kept for its sequence number and hop count until deleted).
+    pub valid: bool,
+    pub hops: u32,
+    pub next: NodeId,
+    /// Active: when the route expires; invalid: when the entry is deleted.
+    pub expires: Time,
+    pub precursors: Vec<NodeId>,
+}
+
+impl Entry {
+    fn add_precursor(&mut self, p: NodeId) {
+        if !self.precursors.contains(&p) {
+            self.precursors.push(p);
+        }
+    }
+}
+
+/// Whether new route information (sequence number `seq`, None if unknown, over `hops`
+/// hops) replaces the entry `e` (6.2; 6.7 adds the case of an equal number on an invalid
+/// route): a newer sequence number, an equal one with fewer hops or an inactive route, or an
+/// entry whose own number is not valid. Information without a sequence number replaces
+/// only an entry without a valid one.
+pub fn should_update(e: Option<&Entry>, seq: Option<u32>, hops: u32) -> bool {
+    let Some(e) = e else { return true };
+    match seq {
+        None => !e.valid_seq || !e.valid,
+        Some(s) => {
+            !e.valid_seq || seq_newer(s, e.seq) || (s == e.seq && (!e.valid || hops < e.hops))
+        }
+    }
+}
+
+/// An ongoing route discovery (6.3, 6.4).
+#[derive(Clone, Debug)]
+struct Discovery {
+    ttl: u32,
+    /// RREQs sent at NET_DIAMETER so far beyond the first.
+    retries: u32,
+    deadline: Time,
+}
+
+/// AODV at one node.
+pub struct Aodv {
+    pub me: NodeId,
+    pub cfg: Config,
+    /// Hosts this node reaches over its other (wired) devices: it answers RREQs for them
+    /// and discovers routes for their packets, as a gateway does for its subnet.
+    pub attached: Vec<NodeId>,
+    pub own_seq: u32,
+    rreq_id: u32,
+    pub table: BTreeMap<NodeId, Entry>,
+    /// (originator, RREQ ID) seen, until when (duplicate suppression for
+    /// PATH_DISCOVERY_TIME, 6.3).
+    seen: Vec<(NodeId, u32, Time)>,
+    discoveries: BTreeMap<NodeId, Discovery>,
+    held: Held,
+    /// Broadcasts waiting for their jitter: (due, message), in order sent.
+    outbox: Vec<(Time, Msg)>,
+    /// Neighbours heard from (HELLO or any control message): when their link counts as lost.
+    neighbours: BTreeMap<NodeId, Time>,
+    next_hello: Time,
+    last_broadcast: Option<Time>,
+    /// When the RERRs of the last second went out (RERR_RATELIMIT, 6.11).
+    rerr_times: std::collections::VecDeque<Time>,
+    rng: Rng,
+    pub stats: Counters,
+}
+
+impl Aodv {
+    pub fn new(me: NodeId, cfg: Config, rng: Rng) -> Aodv {
+        let held = Held::new(cfg.buffer_packets, cfg.buffer_timeout);
+        let mut a = Aodv {
+            me,
+            attached: Vec::new(),
+            own_seq: 0,
+            rreq_id: 0,
+            table: BTreeMap::new(),
+            seen: Vec::new(),
+            discoveries: BTreeMap::new(),
+            held,
+            outbox: Vec::new(),
+            neighbours: BTreeMap::new(),
+            next_hello: 0,
+            last_broadcast: None,
+            rerr_times: Default::default(),
+            rng,
+            stats: Counters::default(),
+            cfg,
+        };
+        // HELLOs start after a jitter so that nodes are not in step.
+        a.next_hello = a.cfg.hello_interval + jitter(&mut a.rng, a.cfg.max_jitter);
+        a
+    }
+
+    /// The active route to `dst` at `now`, if any.
+    pub fn active(&self, dst: NodeId, now: Time) -> Option<&Entry> {
+        self.table.get(&dst).filter(|e| e.valid && e.expires > now)
+    }
+
+    /// Whether one more RERR may go out at `now` (at most `rerr_ratelimit` per second); if
+    /// so it counts.
+    fn rerr_allowed(&mut self, now: Time) -> bool {
+        while self
+            .rerr_times
+            .front()
+            .is_some_and(|&t| t + 1000 * MS <= now)
+        {
+            self.rerr_times.pop_front();
+        }
+        if self.rerr_times.len() >= self.cfg.rerr_ratelimit as usize {
+            return false;
+        }
+        self.rerr_times.push_back(now);
+        true
+    }
+
+    /// Whether a discovery for `dst` is under way.
+    pub fn discovering(&self, dst: NodeId) -> bool {
+        self.discoveries.contains_key(&dst)
+    }
+
+    /// Apply route information to `dst` if [`should_update`] accepts it; returns whether it
+    /// did. The lifetime never shortens an active route.
+    pub fn update(
+        &mut self,
+        now: Time,
+        dst: NodeId,
+        seq: Option<u32>,
+        hops: u32,
+        next: NodeId,
+        lifetime: Time,
+    ) -> bool {
+        let e = self.table.get(&dst);
+        if !should_update(e, seq, hops) {
+            return false;
+        }
+        let until = now + lifetime;
+        match self.table.get_mut(&dst) {
+            Some(e) => {
+                if let Some(s) = seq {
+                    e.seq = s;
+                    e.valid_seq = true;
+                }
+                let keep = if e.valid { e.expires } else { 0 };
+                e.valid = true;
+                e.hops = hops;
+                e.next = next;
+                e.expires = until.max(keep);
+            }
+            None => {
+                self.table.insert(
+                    dst,
+                    Entry {
+                        seq: seq.unwrap_or(0),
+                        valid_seq: seq.is_some(),
+                        valid: true,
+                        hops,
+                        next,
+                        expires: until,
+                        precursors: Vec::new(),
+                    },
+                );
+            }
+        }
+        true
+    }
+
+    /// Refresh an active route's lifetime to at least `now + t`.
+    fn refresh(&mut self, dst: NodeId, now: Time, t: Time) {
+        if let Some(e) = self.table.get_mut(&dst) {
+            if e.valid && e.expires > now {
+                e.expires = e.expires.max(now + t);
+            }
+        }
+    }
+
+    fn broadcast(&mut self, now: Time, msg: Msg, jittered: bool) {
+        let due = if jittered {
+            now + jitter(&mut self.rng, self.cfg.max_jitter)
+        } else {
+            now
+        };
+        self.outbox.push((due, msg));
+    }
+
+    fn flush_outbox(&mut self, now: Time, out: &mut Vec<Act>) {
+        let mut k = 0;
+        while k < self.outbox.len() {
+            if self.outbox[k].0 <= now {
+                let (_, msg) = self.outbox.remove(k);
+                self.last_broadcast = Some(now);
+                out.push(Act::Send {
+                    to: BROADCAST,
+                    msg: super::Msg::Aodv(msg),
+                });
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    fn send(&mut self, to: NodeId, msg: Msg, out: &mut Vec<Act>) {
+        out.push(Act::Send {
+            to,
+            msg: super::Msg::Aodv(msg),
+        });
+    }
+
+    /// Send a RREQ for `dst` with `ttl` (6.3): a fresh sequence number and RREQ ID, the
+    /// last known destination sequence number or the U flag.
+    fn send_rreq(&mut self, now: Time, dst: NodeId, ttl: u32) {
+        self.own_seq = self.own_seq.wrapping_add(1);
+        self.rreq_id = self.rreq_id.wrapping_add(1);
+        let known = self.table.get(&dst).filter(|e| e.valid_seq);
+        let rreq = Rreq {
+            ttl,
+            hops: 0,
+            id: self.rreq_id,
+            dst,
+            dst_seq: known.map_or(0, |e| e.seq),
+            unknown_seq: known.is_none(),
+            orig: self.me,
+            orig_seq: self.own_seq,
+        };
+        let until = now + self.cfg.path_discovery_time();
+        self.seen.push((self.me, self.rreq_id, until));
+        self.broadcast(now, Msg::Rreq(rreq), false);
+    }
+
+    /// Start a discovery for `dst` (6.4): TTL_START, or the last known hop count plus
+    /// TTL_INCREMENT for a destination whose route is invalid.
+    fn discover(&mut self, now: Time, dst: NodeId) {
+        self.stats.discoveries += 1;
+        let ttl = match self.table.get(&dst) {
+            Some(e) => (e.hops + self.cfg.ttl_increment).min(self.cfg.net_diameter),
+            None => self.cfg.ttl_start,
+        };
+        let ttl = if ttl > self.cfg.ttl_threshold {
+            self.cfg.net_diameter
+        } else {
+            ttl
+        };
+        self.discoveries.insert(
+            dst,
+            Discovery {
+                ttl,
+                retries: 0,
+                deadline: now + self.cfg.rrep_wait(ttl, 0),
+            },
+        );
+        self.send_rreq(now, dst, ttl);
+    }
+
+    /// A discovery's wait ran out: the next ring, a retry at NET_DIAMETER, or give up.
+    fn discovery_timeout(&mut self, now: Time, dst: NodeId, out: &mut Vec<Act>) {
+        let Some(mut d) = self.discoveries.remove(&dst) else {
+            return;
+        };
+        if d.ttl < self.cfg.net_diameter {
+            d.ttl = self.cfg.next_ttl(d.ttl);
+        } else if d.retries < self.cfg.rreq_retries {
+            d.retries += 1;
+        } else {
+            self.stats.discoveries_failed += 1;
+            for pkt in self.held.take(dst) {
+                self.stats.held_expired += 1;
+                out.push(Act::Drop {
+                    pkt,
+                    cause: DropCause::NoRoute,
+                });
+            }
+            return;
+        }
+        d.deadline = now + self.cfg.rrep_wait(d.ttl, d.retries);
+        let ttl = d.ttl;
+        self.discoveries.insert(dst, d);
+        self.send_rreq(now, dst, ttl);
+    }
+
+    /// A control message came from `from`: it is a neighbour (6.2: a route to the previous
+    /// hop, without a sequence number) whose link is alive.
+    fn heard(&mut self, now: Time, from: NodeId) {
+        let life = self.cfg.active_route_timeout;
+        if !self.update(now, from, None, 1, from, life) {
+            self.refresh(from, now, life);
+        }
+        if let Some(t) = self.neighbours.get_mut(&from) {
+            *t = now + self.cfg.hello_loss_time();
+        }
+    }
+
+    fn on_rreq(&mut self, now: Time, from: NodeId, m: &Rreq, out: &mut Vec<Act>) {
+        if m.orig == self.me {
+            return;
+        }
+        self.seen.retain(|s| s.2 > now);
+        if self.seen.iter().any(|s| s.0 == m.orig && s.1 == m.id) {
+            return;
+        }
+        self.seen
+            .push((m.orig, m.id, now + self.cfg.path_discovery_time()));
+        let hops = m.hops + 1;
+        // The reverse route (6.5): the originator's sequence number if newer, the previous
+        // hop, and a lifetime of at least 2 * NET_TRAVERSAL_TIME - 2 * hops *
+        // NODE_TRAVERSAL_TIME.
+        let min_life = (2 * self.cfg.net_traversal_time())
+            .saturating_sub(2 * hops as Time * self.cfg.node_traversal_time);
+        let rev = self.table.entry(m.orig).or_insert(Entry {
+            seq: m.orig_seq,
+            valid_seq: true,
+            valid: false,
+            hops,
+            next: from,
+            expires: 0,
+            precursors: Vec::new(),
+        });
+        if !rev.valid_seq || seq_newer(m.orig_seq, rev.seq) {
+            rev.seq = m.orig_seq;
+        }
+        rev.valid_seq = true;
+        rev.next = from;
+        rev.hops = hops;
+        rev.expires = if rev.valid {
+            rev.expires.max(now + min_life)
+        } else {
+            now + min_life
+        };
+        rev.valid = true;
+        if m.dst == self.me || self.attached.contains(&m.dst) {
+            // 6.6.1: the destination's own number moves to the one asked for if that is
+            // exactly its next one.
+            if !m.unknown_seq && m.dst_seq == self.own_seq.wrapping_add(1) {
+                self.own_seq = m.dst_seq;
+            }
+            let rrep = Rrep {
+                hops: 0,
+                dst: m.dst,
+                dst_seq: self.own_seq,
+                orig: m.orig,
+                lifetime: self.cfg.my_route_timeout(),
+            };
+            self.send(from, Msg::Rrep(rrep), out);
+            return;
+        }
+        // 6.6.2: an intermediate node answers from an active route whose valid sequence
+        // number is at least the one asked for.
+        if let Some(e) = self.active(m.dst, now) {
+            if e.valid_seq && (m.unknown_seq || !seq_newer(m.dst_seq, e.seq)) {
+                let rrep = Rrep {
+                    hops: e.hops,
+                    dst: m.dst,
+                    dst_seq: e.seq,
+                    orig: m.orig,
+                    lifetime: e.expires - now,
+                };
+                let toward_dst = e.next;
+                if let Some(f) = self.table.get_mut(&m.dst) {
+                    f.add_precursor(from);
+                }
+                if let Some(r) = self.table.get_mut(&m.orig) {
+                    r.add_precursor(toward_dst);
+                }
+                self.send(from, Msg::Rrep(rrep), out);
+                return;
+            }
+        }
+        if m.ttl > 1 {
+            let known = self.table.get(&m.dst).filter(|e| e.valid_seq);
+            let (dst_seq, unknown) = match known {
+                Some(e) if m.unknown_seq || seq_newer(e.seq, m.dst_seq) => (e.seq, false),
+                _ => (m.dst_seq, m.unknown_seq),
+            };
+            let fwd = Rreq {
+                ttl: m.ttl - 1,
+                hops,
+                dst_seq,
+                unknown_seq: unknown,
+                ..m.clone()
+            };
+            self.broadcast(now, Msg::Rreq(fwd), true);
+        }
+    }
+
+    fn on_rrep(&mut self, now: Time, from: NodeId, m: &Rrep, out: &mut Vec<Act>) {
+        if m.dst == m.orig {
+            // HELLO (6.9): a route to the neighbour, and its link watched from now on.
+            let life = self.cfg.hello_loss_time();
+            if !self.update(now, m.dst, Some(m.dst_seq), 1, from, life) {
+                self.refresh(m.dst, now, life);
+            }
+            self.neighbours.insert(from, now + life);
+            return;
+        }
+        let hops = m.hops + 1;
+        // 6.7: the forward route, if the reply is newer or shorter.
+        self.update(now, m.dst, Some(m.dst_seq), hops, from, m.lifetime);
+        if m.orig == self.me {
+            if self.discoveries.remove(&m.dst).is_some() || !self.held.is_empty() {
+                self.release(now, m.dst, out);
+            }
+            return;
+        }
+        let Some(rev) = self.active(m.orig, now) else {
+            return; // no way back: the reply dies here
+        };
+        let toward_orig = rev.next;
+        if let Some(f) = self.table.get_mut(&m.dst) {
+            f.add_precursor(toward_orig);
+        }
+        if let Some(n) = self.table.get_mut(&from) {
+            n.add_precursor(toward_orig);
+        }
+        self.refresh(m.orig, now, self.cfg.active_route_timeout);
+        let fwd = Rrep { hops, ..m.clone() };
+        self.send(toward_orig, Msg::Rrep(fwd), out);
+    }
+
+    /// Send the packets held for `dst` on its new route.
+    fn release(&mut self, now: Time, dst: NodeId, out: &mut Vec<Act>) {
+        let Some(via) = self.active(dst, now).map(|e| e.next) else {
+            return;
+        };
+        for pkt in self.held.take(dst) {
+            out.push(Act::Forward { pkt, via });
+        }
+    }
+
+    fn on_rerr(&mut self, now: Time, from: NodeId, m: &Rerr, out: &mut Vec<Act>) {
+        // 6.11 (iii): routes through the sender to the listed destinations are invalid,
+        // with the sequence numbers the RERR gives.
+        let mut lost = Vec::new();
+        for &(d, seq) in &m.dests {
+            lost.extend(self.invalidate(now, d, Some(seq), Some(from)));
+        }
+        self.send_rerr(now, lost, out);
+    }
+
+    /// Invalidate the active route to `d` (only if it goes through `via`, when given); its
+    /// sequence number becomes `seq`, or is incremented (6.11 cases i, ii). Returns the
+    /// RERR entry and precursors if the route was active.
+    fn invalidate(
+        &mut self,
+        now: Time,
+        d: NodeId,
+        seq: Option<u32>,
+        via: Option<NodeId>,
+    ) -> Option<((NodeId, u32), Vec<NodeId>)> {
+        let delete = self.cfg.delete_period();
+        let e = self.table.get_mut(&d)?;
+        if !e.valid || via.is_some_and(|v| e.next != v) {
+            return None;
+        }
+        e.valid = false;
+        e.seq = seq.unwrap_or(e.seq.wrapping_add(1));
+        e.expires = now + delete;
+        self.stats.routes_invalidated += 1;
+        Some(((d, e.seq), std::mem::take(&mut e.precursors)))
+    }
+
+    /// Send a RERR for the `lost` destinations to their precursors: unicast to a single
+    /// one, broadcast to several (6.11); none if nobody used the routes.
+    fn send_rerr(
+        &mut self,
+        now: Time,
+        lost: Vec<((NodeId, u32), Vec<NodeId>)>,
+        out: &mut Vec<Act>,
+    ) {
+        let mut dests = Vec::new();
+        let mut to: Vec<NodeId> = Vec::new();
+        for (d, pre) in lost {
+            if pre.is_empty() {
+                continue;
+            }
+            dests.push(d);
+            for p in pre {
+                if !to.contains(&p) {
+                    to.push(p);
+                }
+            }
+        }
+        if to.is_empty() || !self.rerr_allowed(now) {
+            return;
+        }
+        match to[..] {
+            [] => {}
+            [one] => self.send(one, Msg::Rerr(Rerr { dests }), out),
+            _ => self.broadcast(now, Msg::Rerr(Rerr { dests }), true),
+        }
+    }
+
+    /// The link to neighbour `nb` is gone (6.11 case i): every active route through it is
+    /// invalid, a RERR goes to their precursors, and the MAC's queue for it is handled.
+    pub fn link_broken(&mut self, now: Time, nb: NodeId, out: &mut Vec<Act>) {
+        self.stats.route_breaks += 1;
+        self.neighbours.remove(&nb);
+        let through: Vec<NodeId> = self
+            .table
+            .iter()
+            .filter(|(_, e)| e.valid && e.next == nb)
+            .map(|(d, _)| *d)
+            .collect();
+        let mut lost = Vec::new();
+        for d in through {
+            lost.extend(self.invalidate(now, d, None, None));
+        }
+        self.send_rerr(now, lost, out);
+        out.push(Act::LinkDown(nb));
+    }
+
+    fn send_hello(&mut self, now: Time) {
+        let hello = Rrep {
+            hops: 0,
+            dst: self.me,
+            dst_seq: self.own_seq,
+            orig: self.me,
+            lifetime: self.cfg.hello_loss_time(),
+        };
+        self.broadcast(now, Msg::Rrep(hello), false);
+    }
+}
+
+impl Protocol for Aodv {
+    fn name(&self) -> &'static str {
+        "aodv"
+    }
+
+    fn route(
+        &mut self,
+        now: Time,
+        pkt: PacketId,
+        src: NodeId,
+        dst: NodeId,
+        out: &mut Vec<Act>,
+    ) -> Route {
+        if let Some(next) = self.active(dst, now).map(|e| e.next) {
+            // 6.2: a route used for data lives on for ACTIVE_ROUTE_TIMEOUT, and so do the
+            // routes to its next hop and back to the source.
+            let t = self.cfg.active_route_timeout;
+            self.refresh(dst, now, t);
+            self.refresh(next, now, t);
+            if src != self.me {
+                self.refresh(src, now, t);
+            }
+            return Route::Via(next);
+        }
+        if src == self.me || self.attached.contains(&src) {
+            if !self.held.push(now, pkt, dst) {
+                self.stats.held_overflow += 1;
+                return Route::Drop(DropCause::NoRoute);
+            }
+            self.stats.held += 1;
+            if !self.discovering(dst) {
+                self.discover(now, dst);
+                self.flush_outbox(now, out);
+            }
+            return Route::Held;
+        }
+        // 6.11 case (ii): data for a destination without an active route at a relay.
+        let broken = self.table.contains_key(&dst);
+        let seq = self.table.get(&dst).map_or(0, |e| e.seq);
+        let pre = self
+            .table
+            .get_mut(&dst)
+            .map(|e| std::mem::take(&mut e.precursors))
+            .unwrap_or_default();
+        let rerr = Rerr {
+            dests: vec![(dst, seq)],
+        };
+        let cause = if broken {
+            DropCause::RouteBreak
+        } else {
+            DropCause::NoRoute
+        };
+        if !self.rerr_allowed(now) {
+            return Route::Drop(cause);
+        }
+        match pre[..] {
+            [one] => self.send(one, Msg::Rerr(rerr), out),
+            _ => {
+                self.broadcast(now, Msg::Rerr(rerr), true);
+                self.flush_outbox(now, out);
+            }
+        }
+        Route::Drop(cause)
+    }
+
+    fn next_hop(&self, now: Time, dst: NodeId) -> Option<NodeId> {
+        self.active(dst, now).map(|e| e.next)
+    }
+
+    fn receive(&mut self, now: Time, from: NodeId, msg: &super::Msg, out: &mut Vec<Act>) {
+        let super::Msg::Aodv(m) = msg else { return };
+        self.heard(now, from);
+        match m {
+            Msg::Rreq(r) => self.on_rreq(now, from, r, out),
+            Msg::Rrep(r) => self.on_rrep(now, from, r, out),
+            Msg::Rerr(r) => self.on_rerr(now, from, r, out),
+        }
+        self.flush_outbox(now, out);
+    }
+
+    fn link_failed(&mut self, now: Time, to: NodeId, out: &mut Vec<Act>) {
+        if !self.cfg.link_feedback {
+            return;
+        }
+        self.stats.breaks_link_feedback += 1;
+        self.link_broken(now, to, out);
+        self.flush_outbox(now, out);
+    }
+
+    fn timeout(&mut self, now: Time, out: &mut Vec<Act>) {
+        let due: Vec<NodeId> = self
+            .discoveries
+            .iter()
+            .filter(|(_, d)| d.deadline <= now)
+            .map(|(k, _)| *k)
+            .collect();
+        for dst in due {
+            self.discovery_timeout(now, dst, out);
+        }
+        for pkt in self.held.expire(now) {
+            self.stats.held_expired += 1;
+            out.push(Act::Drop {
+                pkt,
+                cause: DropCause::NoRoute,
+            });
+        }
+        if self.cfg.hello {
+            let lost: Vec<NodeId> = self
+                .neighbours
+                .iter()
+                .filter(|(_, &t)| t <= now)
+                .map(|(n, _)| *n)
+                .collect();
+            for nb in lost {
+                self.stats.breaks_hello += 1;
+                self.link_broken(now, nb, out);
+            }
+            if now >= self.next_hello {
+                // 6.9: only a node on an active route says hello, and only if it broadcast
+                // nothing within the last interval.
+                let on_route = self.table.values().any(|e| e.valid && e.expires > now);
+                let quiet = self
+                    .last_broadcast
+                    .is_none_or(|t| t + self.cfg.hello_interval <= now);
+                if on_route && quiet {
+                    self.send_hello(now);
+                }
+                self.next_hello = now + self.cfg.hello_interval
+                    - self.cfg.max_jitter.min(self.cfg.hello_interval) / 2
+                    + jitter(&mut self.rng, self.cfg.max_jitter);
+            }
+        }
+        // Entries invalid for DELETE_PERIOD are deleted; expired active routes become
+        // invalid (kept for their sequence number).
+        let delete = self.cfg.delete_period();
+        self.table.retain(|_, e| e.valid || e.expires > now);
+        for e in self.table.values_mut() {
+            if e.valid && e.expires <= now {
+                e.valid = false;
+                e.expires = now + delete;
+            }
+        }
+        self.seen.retain(|s| s.2 > now);
+        self.flush_outbox(now, out);
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        let mut t = self.discoveries.values().map(|d| d.deadline).min();
+        let mut at = |x: Option<Time>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t: Time| t.min(x)));
+            }
+        };
+        at(self.outbox.iter().map(|o| o.0).min());
+        at(self.held.next_expiry());
+        if self.cfg.hello {
+            at(Some(self.next_hello));
+            at(self.neighbours.values().copied().min());
+        }
+        t
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.stats
+    }
+
+    fn link_feedback(&self) -> bool {
+        self.cfg.link_feedback
+    }
+
+    fn on_break(&self) -> OnBreak {
+        self.cfg.on_break
+    }
+
+    fn held(&self) -> usize {
+        self.held.len()
+    }
+}
+
+#[cfg(test)]
+#[path = "aodv_tests.rs"]
+mod tests;

@@ -1,0 +1,411 @@
+//! AODV's rules against RFC 3561's text, one state machine at a time.
+
+use super::*;
+use crate::routing::Msg as AnyMsg;
+
+fn n(i: u32) -> NodeId {
+    NodeId(i)
+}
+
+/// AODV at node `me` with HELLOs off, no jitter (so broadcasts go out at once).
+fn node(me: u32) -> Aodv {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        ..Config::default()
+    };
+    Aodv::new(n(me), cfg, Rng::new(1))
+}
+
+/// The AODV messages among `acts`, with where they went.
+fn sent(acts: &[Act]) -> Vec<(NodeId, Msg)> {
+    acts.iter()
+        .filter_map(|a| match a {
+            Act::Send {
+                to,
+                msg: AnyMsg::Aodv(m),
+            } => Some((*to, m.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn rreq(orig: u32, id: u32, dst: u32, ttl: u32, hops: u32) -> Rreq {
+    Rreq {
+        ttl,
+        hops,
+        id,
+        dst: n(dst),
+        dst_seq: 0,
+        unknown_seq: true,
+        orig: n(orig),
+        orig_seq: 1,
+    }
+}
+
+fn recv(a: &mut Aodv, now: Time, from: u32, m: Msg) -> Vec<Act> {
+    let mut out = Vec::new();
+    a.receive(now, n(from), &AnyMsg::Aodv(m), &mut out);
+    out
+}
+
+#[test]
+fn sequence_numbers_compare_as_signed_32_bit_differences() {
+    // 6.1: newer if (a - b) interpreted as a signed 32-bit integer is positive.
+    assert!(seq_newer(5, 3));
+    assert!(!seq_newer(3, 5));
+    assert!(!seq_newer(7, 7));
+    // Rollover: 1 follows 0xFFFFFFFF.
+    assert!(seq_newer(1, u32::MAX));
+    assert!(!seq_newer(u32::MAX, 1));
+    // Exactly half the space apart: the difference is negative as i32.
+    assert!(!seq_newer(0x8000_0000, 0));
+}
+
+fn entry(seq: u32, valid_seq: bool, valid: bool, hops: u32) -> Entry {
+    Entry {
+        seq,
+        valid_seq,
+        valid,
+        hops,
+        next: n(9),
+        expires: 100,
+        precursors: vec![],
+    }
+}
+
+#[test]
+fn route_updates_follow_section_6_2() {
+    let e = entry(10, true, true, 3);
+    // (i) a higher sequence number replaces, whatever the hop count.
+    assert!(should_update(Some(&e), Some(11), 9));
+    // (ii) equal numbers: only a shorter route replaces.
+    assert!(should_update(Some(&e), Some(10), 2));
+    assert!(!should_update(Some(&e), Some(10), 3));
+    assert!(!should_update(Some(&e), Some(10), 4));
+    // An older number never replaces.
+    assert!(!should_update(Some(&e), Some(9), 1));
+    // (iii) the entry's own number is unknown: new information replaces it.
+    assert!(should_update(Some(&entry(10, false, true, 3)), Some(1), 5));
+    // Information without a number does not replace a valid-numbered active route.
+    assert!(!should_update(Some(&e), None, 1));
+    // 6.7: an equal number replaces an inactive route.
+    assert!(should_update(Some(&entry(10, true, false, 3)), Some(10), 5));
+    assert!(should_update(None, None, 1));
+}
+
+#[test]
+fn expanding_ring_ttls_and_waits_follow_section_6_4() {
+    let c = Config::default();
+    // TTL_START 1, TTL_INCREMENT 2, TTL_THRESHOLD 7, then NET_DIAMETER 35.
+    let mut ttls = vec![c.ttl_start];
+    while *ttls.last().unwrap() < c.net_diameter {
+        ttls.push(c.next_ttl(*ttls.last().unwrap()));
+    }
+    assert_eq!(ttls, vec![1, 3, 5, 7, 35]);
+    // RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME (40 ms) * (TTL + TIMEOUT_BUFFER (2)).
+    assert_eq!(c.rrep_wait(1, 0), 240 * MS);
+    assert_eq!(c.rrep_wait(7, 0), 720 * MS);
+    // NET_TRAVERSAL_TIME = 2 * 40 ms * 35 = 2.8 s, doubled at each retry (6.3).
+    assert_eq!(c.rrep_wait(35, 0), 2800 * MS);
+    assert_eq!(c.rrep_wait(35, 2), 11_200 * MS);
+    assert_eq!(c.path_discovery_time(), 5600 * MS);
+    assert_eq!(c.my_route_timeout(), 6000 * MS);
+    assert_eq!(c.delete_period(), 15_000 * MS);
+}
+
+/// A source with no route: holds the packet, sends RREQs of TTL 1, 3, 5, 7, then 35 with
+/// RREQ_RETRIES (2) retries, each after its wait, then gives the packet up (`no_route`).
+#[test]
+fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
+    let mut a = node(0);
+    let mut out = Vec::new();
+    let r = a.route(0, PacketId(7), n(0), n(5), &mut out);
+    assert_eq!(r, Route::Held);
+    let mut ttls = vec![];
+    let mut times = vec![];
+    let mut seqs = vec![];
+    let mut now = 0;
+    let mut dropped = None;
+    for _ in 0..20 {
+        for (to, m) in sent(&out) {
+            assert_eq!(to, BROADCAST);
+            let Msg::Rreq(q) = m else { panic!("{m:?}") };
+            ttls.push(q.ttl);
+            times.push(now);
+            seqs.push(q.orig_seq);
+            assert!(q.unknown_seq);
+        }
+        if let Some(Act::Drop { pkt, cause }) = out.iter().find(|x| matches!(x, Act::Drop { .. })) {
+            dropped = Some((*pkt, *cause, now));
+            break;
+        }
+        out.clear();
+        now = a.poll_timeout().expect("a discovery waits");
+        a.timeout(now, &mut out);
+    }
+    assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35, 35]);
+    let ms: Vec<Time> = times.iter().map(|t| t / MS).collect();
+    assert_eq!(ms, vec![0, 240, 640, 1200, 1920, 4720, 10_320]);
+    assert_eq!(
+        dropped,
+        Some((PacketId(7), DropCause::NoRoute, 21_520 * MS))
+    );
+    // 6.1: the originator's sequence number grows before each RREQ.
+    assert!(seqs.windows(2).all(|w| seq_newer(w[1], w[0])), "{seqs:?}");
+    assert_eq!(a.stats.discoveries, 1);
+    assert_eq!(a.stats.discoveries_failed, 1);
+}
+
+#[test]
+fn an_intermediate_node_relays_a_rreq_once_and_keeps_a_reverse_route() {
+    let mut a = node(1);
+    let out = recv(&mut a, 0, 0, Msg::Rreq(rreq(0, 1, 5, 4, 0)));
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    let (to, Msg::Rreq(f)) = &s[0] else { panic!() };
+    assert_eq!(*to, BROADCAST);
+    assert_eq!((f.ttl, f.hops), (3, 1));
+    // 6.5: the reverse route to the originator through the previous hop.
+    let rev = a.active(n(0), 0).expect("reverse route");
+    assert_eq!((rev.next, rev.hops, rev.seq), (n(0), 1, 1));
+    // The same (originator, RREQ ID) again, through another neighbour: suppressed.
+    assert!(sent(&recv(&mut a, MS, 2, Msg::Rreq(rreq(0, 1, 5, 4, 1)))).is_empty());
+    // ... until PATH_DISCOVERY_TIME has passed.
+    let later = a.cfg.path_discovery_time() + MS;
+    assert_eq!(
+        sent(&recv(&mut a, later, 2, Msg::Rreq(rreq(0, 1, 5, 4, 1)))).len(),
+        1
+    );
+    // A RREQ whose TTL runs out here is not relayed.
+    assert!(sent(&recv(&mut a, later, 0, Msg::Rreq(rreq(0, 2, 5, 1, 0)))).is_empty());
+}
+
+#[test]
+fn the_destination_answers_with_its_own_sequence_number() {
+    let mut d = node(5);
+    d.own_seq = 4;
+    // 6.6.1: asked for exactly its next number (5), it moves to it.
+    let mut q = rreq(0, 1, 5, 3, 2);
+    q.unknown_seq = false;
+    q.dst_seq = 5;
+    let s = sent(&recv(&mut d, 0, 4, Msg::Rreq(q)));
+    let (to, Msg::Rrep(p)) = &s[0] else {
+        panic!("{s:?}")
+    };
+    assert_eq!(*to, n(4), "unicast back to the previous hop");
+    assert_eq!((p.dst, p.dst_seq, p.hops, p.orig), (n(5), 5, 0, n(0)));
+    assert_eq!(p.lifetime, d.cfg.my_route_timeout());
+    // Asked for an older number, it keeps its own.
+    let mut q = rreq(0, 2, 5, 3, 2);
+    q.unknown_seq = false;
+    q.dst_seq = 3;
+    let s = sent(&recv(&mut d, MS, 4, Msg::Rreq(q)));
+    let (_, Msg::Rrep(p)) = &s[0] else { panic!() };
+    assert_eq!(p.dst_seq, 5);
+}
+
+#[test]
+fn an_intermediate_node_replies_only_from_a_fresh_enough_route() {
+    let mut a = node(2);
+    // An active route to 5 with sequence number 8, 2 hops, via 3.
+    assert!(a.update(0, n(5), Some(8), 2, n(3), 3000 * MS));
+    let mut q = rreq(0, 1, 5, 5, 1);
+    q.unknown_seq = false;
+    q.dst_seq = 9; // newer than what it knows: relay
+    let s = sent(&recv(&mut a, 0, 1, Msg::Rreq(q.clone())));
+    assert!(matches!(s[0], (_, Msg::Rreq(_))), "{s:?}");
+    q.id = 2;
+    q.dst_seq = 8; // as fresh as its route: answer
+    let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(q)));
+    let (to, Msg::Rrep(p)) = &s[0] else {
+        panic!("{s:?}")
+    };
+    assert_eq!((*to, p.dst_seq, p.hops), (n(1), 8, 2));
+    // 6.6.2: precursors both ways.
+    assert_eq!(a.table[&n(5)].precursors, vec![n(1)]);
+    assert_eq!(a.table[&n(0)].precursors, vec![n(3)]);
+}
+
+#[test]
+fn a_rrep_builds_the_forward_route_and_releases_held_packets() {
+    let mut src = node(0);
+    let mut out = Vec::new();
+    assert_eq!(src.route(0, PacketId(1), n(0), n(3), &mut out), Route::Held);
+    assert_eq!(
+        src.route(MS, PacketId(2), n(0), n(3), &mut out),
+        Route::Held
+    );
+    let rrep = Rrep {
+        hops: 1,
+        dst: n(3),
+        dst_seq: 7,
+        orig: n(0),
+        lifetime: 6000 * MS,
+    };
+    let out = recv(&mut src, 50 * MS, 1, Msg::Rrep(rrep.clone()));
+    let fwd: Vec<&Act> = out
+        .iter()
+        .filter(|a| matches!(a, Act::Forward { .. }))
+        .collect();
+    assert_eq!(
+        fwd,
+        vec![
+            &Act::Forward {
+                pkt: PacketId(1),
+                via: n(1)
+            },
+            &Act::Forward {
+                pkt: PacketId(2),
+                via: n(1)
+            }
+        ]
+    );
+    let e = src.active(n(3), 50 * MS).unwrap();
+    assert_eq!((e.hops, e.seq, e.next), (2, 7, n(1)));
+    assert!(!src.discovering(n(3)));
+    // A relay forwards the RREP along the reverse route, one hop more.
+    let mut relay = node(1);
+    recv(&mut relay, 0, 0, Msg::Rreq(rreq(0, 1, 3, 5, 0)));
+    let s = sent(&recv(
+        &mut relay,
+        MS,
+        2,
+        Msg::Rrep(Rrep { hops: 0, ..rrep }),
+    ));
+    let (to, Msg::Rrep(p)) = &s[0] else {
+        panic!("{s:?}")
+    };
+    assert_eq!((*to, p.hops), (n(0), 1));
+    assert_eq!(relay.table[&n(3)].precursors, vec![n(0)]);
+}
+
+#[test]
+fn a_link_break_invalidates_its_routes_and_sends_a_rerr_to_their_precursors() {
+    let mut a = node(2);
+    a.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+    a.update(0, n(6), Some(4), 3, n(3), 3000 * MS);
+    a.update(0, n(7), Some(1), 2, n(4), 3000 * MS);
+    a.table.get_mut(&n(5)).unwrap().precursors = vec![n(1)];
+    a.table.get_mut(&n(7)).unwrap().precursors = vec![n(1)];
+    let mut out = Vec::new();
+    a.link_failed(10 * MS, n(3), &mut out);
+    // 6.11 (i): routes via 3 are invalid, their numbers incremented; only those with
+    // precursors are listed; one precursor: unicast.
+    let s = sent(&out);
+    assert_eq!(s.len(), 1, "{s:?}");
+    let (to, Msg::Rerr(e)) = &s[0] else { panic!() };
+    assert_eq!(*to, n(1));
+    assert_eq!(e.dests, vec![(n(5), 9)]);
+    assert!(a.active(n(5), 10 * MS).is_none());
+    assert!(a.active(n(6), 10 * MS).is_none());
+    assert_eq!(a.table[&n(6)].seq, 5);
+    assert!(
+        a.active(n(7), 10 * MS).is_some(),
+        "a route via another hop stays"
+    );
+    assert!(out.contains(&Act::LinkDown(n(3))));
+    assert_eq!(a.stats.route_breaks, 1);
+    // The invalid entry is kept DELETE_PERIOD for its number and hop count.
+    assert_eq!(a.table[&n(5)].expires, 10 * MS + a.cfg.delete_period());
+    // Two precursors: a broadcast.
+    a.update(20 * MS, n(8), Some(1), 2, n(4), 3000 * MS);
+    a.table.get_mut(&n(8)).unwrap().precursors = vec![n(1), n(9)];
+    let mut out = Vec::new();
+    a.link_failed(30 * MS, n(4), &mut out);
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].0, BROADCAST);
+    let Msg::Rerr(e) = &s[0].1 else { panic!() };
+    assert_eq!(e.dests, vec![(n(7), 2), (n(8), 2)]);
+    // Without link feedback the MAC's give-up is ignored.
+    let mut b = Aodv::new(
+        n(2),
+        Config {
+            link_feedback: false,
+            ..Config::default()
+        },
+        Rng::new(1),
+    );
+    b.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+    let mut out = Vec::new();
+    b.link_failed(MS, n(3), &mut out);
+    assert!(out.is_empty());
+    assert!(b.active(n(5), MS).is_some());
+}
+
+#[test]
+fn a_rerr_invalidates_only_routes_through_its_sender_and_is_passed_on() {
+    let mut a = node(1);
+    a.update(0, n(5), Some(8), 3, n(2), 3000 * MS);
+    a.update(0, n(6), Some(8), 3, n(4), 3000 * MS);
+    a.table.get_mut(&n(5)).unwrap().precursors = vec![n(0)];
+    let rerr = Rerr {
+        dests: vec![(n(5), 9), (n(6), 9)],
+    };
+    let s = sent(&recv(&mut a, MS, 2, Msg::Rerr(rerr)));
+    assert!(a.active(n(5), MS).is_none());
+    assert_eq!(
+        a.table[&n(5)].seq,
+        9,
+        "6.11: the number comes from the RERR"
+    );
+    assert!(a.active(n(6), MS).is_some(), "not through the sender");
+    let (to, Msg::Rerr(e)) = &s[0] else {
+        panic!("{s:?}")
+    };
+    assert_eq!((*to, e.dests.clone()), (n(0), vec![(n(5), 9)]));
+}
+
+#[test]
+fn a_relay_without_a_route_drops_data_and_reports_it() {
+    let mut a = node(1);
+    let mut out = Vec::new();
+    // Never had a route: no_route, and a RERR broadcast (6.11 case ii).
+    let r = a.route(0, PacketId(1), n(0), n(5), &mut out);
+    assert_eq!(r, Route::Drop(DropCause::NoRoute));
+    assert!(matches!(sent(&out)[0], (BROADCAST, Msg::Rerr(_))));
+    // Had one that broke: route_break.
+    a.update(0, n(6), Some(3), 2, n(2), 3000 * MS);
+    a.link_failed(MS, n(2), &mut Vec::new());
+    let r = a.route(2 * MS, PacketId(2), n(0), n(6), &mut Vec::new());
+    assert_eq!(r, Route::Drop(DropCause::RouteBreak));
+}
+
+#[test]
+fn hellos_go_out_on_active_routes_and_their_loss_breaks_the_link() {
+    let cfg = Config {
+        max_jitter: 0,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(1), cfg, Rng::new(1));
+    let mut out = Vec::new();
+    // No active route: no HELLO (6.9).
+    let t = a.poll_timeout().unwrap();
+    a.timeout(t, &mut out);
+    assert!(sent(&out).is_empty());
+    // A HELLO from 2: a one-hop route, and 2's link watched.
+    let hello = Rrep {
+        hops: 0,
+        dst: n(2),
+        dst_seq: 1,
+        orig: n(2),
+        lifetime: 2000 * MS,
+    };
+    recv(&mut a, t, 2, Msg::Rrep(hello));
+    assert_eq!(a.active(n(2), t).unwrap().hops, 1);
+    out.clear();
+    let t2 = a.poll_timeout().unwrap();
+    a.timeout(t2, &mut out);
+    let s = sent(&out);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].1.kind(), "hello");
+    // Nothing from 2 for ALLOWED_HELLO_LOSS * HELLO_INTERVAL: the link is lost.
+    let mut now = t2;
+    while a.stats.breaks_hello == 0 {
+        now = a.poll_timeout().unwrap();
+        a.timeout(now, &mut Vec::new());
+    }
+    assert_eq!(now, t + 2000 * MS);
+    assert!(a.active(n(2), now).is_none());
+}

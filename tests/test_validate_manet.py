@@ -1,0 +1,193 @@
+"""The MANET cross-check script's own logic (no ns-3 needed): the movement files and flows
+both simulators get, airtcp's side of each scenario, the results store and the table."""
+
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+
+import airtcp
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benches" / "ns3"))
+spec = importlib.util.spec_from_file_location(
+    "validate_manet", ROOT / "benches/ns3/validate_manet.py"
+)
+vm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vm)
+
+SETDEST = re.compile(r'\$ns_ at (\S+) "\$node_\((\d+)\) setdest (\S+) (\S+) (\S+)"')
+SET = re.compile(r"\$node_\((\d+)\) set ([XY])_ (\S+)")
+
+
+def parse(text: str):
+    start, moves = {}, []
+    for line in text.splitlines():
+        if m := SETDEST.fullmatch(line):
+            t, n, x, y, v = m.groups()
+            moves.append((float(t), int(n), float(x), float(y), float(v)))
+        elif m := SET.fullmatch(line):
+            start.setdefault(int(m[1]), {})[m[2]] = float(m[3])
+        else:
+            raise AssertionError(f"not an ns-2 movement line: {line!r}")
+    return start, moves
+
+
+def test_walk_takes_the_middle_node_out_of_decoding_range_and_back():
+    start, moves = parse(vm.walk_movement(4))
+    assert {n: (p["X"], p["Y"]) for n, p in start.items()} == {
+        i: (200.0 * i, 0.0) for i in range(5)
+    }
+    assert [(t, n) for t, n, *_ in moves] == [(vm.WALK_LEAVE, 2), (vm.WALK_BACK, 2)]
+    # Off the line at 100 m/s: beyond 250 m of both neighbours (200 m along the line) when
+    # more than 150 m off, 1.5 s after leaving, and 400 m off before it turns back.
+    _, _, x, y, v = moves[0]
+    assert (x, y) == (400.0, vm.WALK_OFFSET)
+    assert math.isclose(vm.WALK_LEAVE + 150.0 / v, 51.5)
+    assert vm.WALK_LEAVE + y / v < vm.WALK_BACK
+    assert moves[1][2:4] == (400.0, 0.0)
+
+
+def test_random_waypoint_stays_in_the_area_at_the_speeds_and_covers_the_run():
+    text = vm.rwp_movement(3, 0.0, 50, 200.0)
+    assert text == vm.rwp_movement(3, 0.0, 50, 200.0)
+    assert text != vm.rwp_movement(4, 0.0, 50, 200.0)
+    start, moves = parse(text)
+    assert sorted(start) == list(range(50))
+    for p in start.values():
+        assert 0 <= p["X"] <= vm.AREA[0] and 0 <= p["Y"] <= vm.AREA[1]
+    pos = {n: (p["X"], p["Y"]) for n, p in start.items()}
+    arrive = {n: 0.0 for n in start}
+    tol = {n: 0.0 for n in start}
+    for t, n, x, y, v in moves:
+        assert 0 <= x <= vm.AREA[0] and 0 <= y <= vm.AREA[1]
+        assert vm.SPEED[0] <= v <= vm.SPEED[1]
+        # Pause 0: the next leg starts when the node arrives, to the file's 4 decimals (a
+        # speed rounded by 5e-5 m/s moves the arrival by up to distance * 5e-5 / v^2).
+        assert abs(t - arrive[n]) < 1e-3 + tol[n]
+        d = math.hypot(x - pos[n][0], y - pos[n][1])
+        arrive[n], tol[n] = t + d / v, d * 5e-5 / v**2
+        pos[n] = (x, y)
+    assert min(arrive.values()) >= 200.0
+
+
+def test_random_waypoint_pause_holds_the_node():
+    _, moves = parse(vm.rwp_movement(1, 30.0, 2, 200.0))
+    first = [m for m in moves if m[1] == 0][:2]
+    assert first[1][0] - first[0][0] > 30.0
+
+
+def test_cbr_flows_are_distinct_random_pairs_starting_in_the_window():
+    flows = vm.cbr_flows(1, 50)
+    assert flows == vm.cbr_flows(1, 50) and flows != vm.cbr_flows(2, 50)
+    assert len(flows) == vm.CBR_FLOWS
+    for s, d, t in flows:
+        assert s != d and 0 <= s < 50 and 0 <= d < 50
+        assert vm.CBR_START[0] <= t < vm.CBR_START[1]
+
+
+def test_airtcp_side_uses_the_routing_and_ns2_mobility_keys():
+    sc = vm.airtcp_scenario("cbr", 50, "olsr", 2, 0.0, 200.0)
+    assert sc["routing"] == {"protocol": "olsr"}
+    mv = vm.movement_file("cbr", 2, 0.0, 50).name
+    assert [n["mobility"] for n in sc["nodes"]] == [
+        {"model": "ns2", "file": mv, "node": i} for i in range(50)
+    ]
+    # 4 packets/s of 512 bytes.
+    assert {f["app"]["rate"] for f in sc["flows"]} == {"16384bps"}
+    assert [(f["src"], f["dst"]) for f in sc["flows"]] == [
+        (f"n{s}", f"n{d}") for s, d, _ in vm.cbr_flows(2, 50)
+    ]
+    walk = vm.airtcp_scenario("walk", 4, "aodv", 1, 0.0, 90.0)
+    assert walk["routing"] == {"protocol": "aodv"}
+    assert walk["nodes"][2]["mobility"]["node"] == 2
+
+
+def test_static_chain_is_a_valid_airtcp_scenario_with_the_flow_from_30s():
+    sc = vm.airtcp_scenario("chain", 4, "static", 1, 0.0, 90.0)
+    assert "routing" not in sc and all("mobility" not in n for n in sc["nodes"])
+    parsed = airtcp.Scenario.from_dict(sc).validate()
+    assert parsed.get("tcp.handshake") is True
+    assert [n["position"] for n in parsed.get("nodes")] == [[200.0 * i, 0.0] for i in range(5)]
+    assert parsed.get("flows")[0]["start"] in ("30s", 30.0)
+
+
+def test_store_merges_runs_written_in_turn(tmp_path):
+    path = tmp_path / "manet.json"
+    vm.store(path, "ns3", "chain|4|aodv", 1, {"goodput_kbps": 300.0})
+    vm.store(path, "ns3", "chain|4|aodv", 2, {"goodput_kbps": 310.0})
+    vm.store(path, "airtcp", "chain|4|aodv", 1, {"goodput_kbps": 330.0}, "abc")
+    res = vm.load(path)
+    assert sorted(res["ns3"]["chain|4|aodv"]) == ["1", "2"]
+    assert res["airtcp"]["abc"]["chain|4|aodv"]["1"]["goodput_kbps"] == 330.0
+
+
+def test_compare_marks_points_outside_the_target():
+    assert vm.compare([1.0], [1.0, 1.0], 0.1) == "pending"
+    assert vm.compare([1.05, 1.06], [1.0, 1.01], 0.1).endswith("yes")
+    assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.1).endswith("no")
+    assert vm.compare([1.2, 1.21], [1.0, 1.01], 0.25).endswith("yes")
+
+
+def test_airtcp_walk_bins_start_with_the_flow_and_run_the_short_cuts():
+    # Short runs: the bins before the flow's start are zero without a run (a run must outlast
+    # its flows' start), and the bins after it add up to the whole run's delivered bytes.
+    old = vm.CHAIN_END
+    vm.CHAIN_END = vm.CHAIN_START + 2 * vm.BIN
+    try:
+        out = vm.run_airtcp("walk", 2, "olsr", 1, 0.0)
+    finally:
+        vm.CHAIN_END = old
+    bins = out["bin_goodput_kbps"]
+    first = int(vm.CHAIN_START / vm.BIN)
+    assert len(bins) == first + 2 and bins[:first] == [0.0] * first
+    total = sum(bins) * vm.BIN / (2 * vm.BIN)
+    assert math.isclose(total, out["goodput_kbps"], rel_tol=1e-9)
+
+
+def test_walk_table_marks_bins_per_target_and_empty_bins():
+    runs = {
+        str(s): {"bin_goodput_kbps": [0.0, g], "bin_delivery_ratio": [-1, 1.0]}
+        for s, g in ((1, 300.0), (2, 310.0))
+    }
+    res = {
+        "ns3": {"walk|4|aodv": runs},
+        "airtcp": {
+            "b": {
+                "walk|4|aodv": {
+                    "1": {"bin_goodput_kbps": [0.0, 200.0]},
+                    "2": {"bin_goodput_kbps": [0.0, 210.0]},
+                }
+            }
+        },
+    }
+    old = vm.CHAIN_START
+    vm.CHAIN_START = 0.0
+    try:
+        rows = [
+            ln for ln in vm.tables(res, "b").splitlines() if ln.startswith("| ") and ln[2].isdigit()
+        ]
+    finally:
+        vm.CHAIN_START = old
+    assert rows[0].endswith("| both 0 |")
+    assert rows[1].endswith("no |") and "0.6" in rows[1]
+
+
+def test_aodv_link_feedback_off_sets_only_aodv_and_keys_its_own_runs(tmp_path):
+    try:
+        vm.AODV_LINK_FEEDBACK[0] = False
+        assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "aodv",
+            "link_feedback": False,
+        }
+        assert vm.airtcp_scenario("chain", 4, "olsr", 1, 0.0, 90.0)["routing"] == {
+            "protocol": "olsr"
+        }
+    finally:
+        vm.AODV_LINK_FEEDBACK[0] = True
+    assert "link_feedback" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"]
+    path = tmp_path / "m.json"
+    vm.main(["--table-only", "--results", str(path), "--aodv-link-feedback", "off"])
+    assert vm.AODV_LINK_FEEDBACK[0] is False
+    vm.AODV_LINK_FEEDBACK[0] = True
