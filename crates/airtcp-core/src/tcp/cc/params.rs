@@ -180,33 +180,9 @@ pub const ADAPTIVE: &[ParamSpec] = &[
         "floor of the RTO (s) the online threshold's model uses",
     ),
 ];
-pub const CROSSLAYER: &[ParamSpec] = &[
-    ParamSpec::new(
-        "hysteresis",
-        0.2,
-        "relative band below the threshold before going back to ERN",
-    ),
-    ParamSpec::new(
-        "per_window",
-        500.0,
-        "segments over which the channel-loss rate is estimated",
-    ),
-    ParamSpec::new(
-        "hops",
-        1.0,
-        "hops of the route: the path's loss estimate is put on the per-link scale of the threshold",
-    ),
-    ParamSpec::new(
-        "online_model",
-        1.0,
-        "online threshold from Padhye's model with timeouts (1) or Mathis's without (0)",
-    ),
-    ParamSpec::new(
-        "min_rto",
-        0.2,
-        "floor of the RTO (s) the online threshold's model uses",
-    ),
-];
+/// The adaptive scheme's parameters without its fixed threshold (the online threshold's
+/// scheme computes it), declared once in `ADAPTIVE`.
+pub const CROSSLAYER: &[ParamSpec] = ADAPTIVE.split_at(1).1;
 pub const TIBET: &[ParamSpec] = &[ParamSpec::new(
     "alpha",
     0.99,
