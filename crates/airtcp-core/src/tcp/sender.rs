@@ -1059,6 +1059,7 @@ impl TcpSender {
             explicit_rate: h.explicit_rate_echo,
             ack_seq: h.ack,
             ts_val: self.cfg.timestamps.then_some(h.ts_val),
+            ts_ecr: (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr),
             linux_growth: self.cfg.linux_growth,
             snd_nxt: self.snd_max,
             ..Default::default()

@@ -19,7 +19,9 @@
 //! does through `TcpScalable` with `StcpAiFactor` 100: one segment per min(cwnd, 100) ACKs
 //! (Reno's rate below 100 segments); and, as there, the RTTs of the rounds are the SRTT at
 //! every ACK (the socket hands `PktsAcked` its SRTT), so the base and round minimum are the
-//! smallest SRTTs and Q and L follow the smoothed delay.
+//! smallest SRTTs and Q and L follow the smoothed delay; and Slow mode starts at any
+//! queueing delay (`L > 1/φ` with φ an integer, where 1/φ is 0) and Q is compared in whole
+//! segments.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -64,7 +66,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT)",
+        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT, Slow mode at any queueing delay)",
     ),
 ];
 
@@ -147,15 +149,30 @@ impl Yeah {
         (q_delay * w / rtt_min as f64, q_delay / base as f64)
     }
 
+    /// Slow mode above this queueing delay (relative to the base RTT): the paper's 1/φ; ns-3
+    /// divides 1 by its integer φ in integers, 0 for any φ above 1, so any queueing delay
+    /// at all means Slow mode there.
+    pub fn l_max(&self) -> f64 {
+        if self.ns3 {
+            (1.0 / self.phi).floor()
+        } else {
+            1.0 / self.phi
+        }
+    }
+
     /// The once-per-round decision; may lower the window.
     fn end_round(&mut self, st: &mut CcState) {
         let (Some(rmin), Some(base)) = (self.round_min, self.base_rtt) else {
             return;
         };
         let mut w = st.cwnd / st.mss;
-        let (q, l) = Yeah::queue(w as f64, rmin, base);
+        let (mut q, l) = Yeah::queue(w as f64, rmin, base);
         let q_whole = q as u64;
-        if q > self.q_max || l > 1.0 / self.phi {
+        if self.ns3 {
+            // ns-3 keeps the backlog as a whole number of segments.
+            q = q.floor();
+        }
+        if q > self.q_max || l > self.l_max() {
             // Slow mode.
             if q > self.q_max && w > self.reno_count {
                 let reduction = ((q / self.gamma) as u64).min(w >> self.epsilon);
@@ -331,6 +348,40 @@ mod tests {
         // Competing (rho slow rounds): halve.
         y.slow_rounds = 16;
         assert_eq!(y.on_congestion(&ev, &st).ssthresh, 50_000);
+    }
+
+    #[test]
+    fn ns3_enters_slow_mode_at_any_queueing_delay() {
+        // Rounds at 100 ms, then at 105 ms: L = 5/100 = 0.05, below the paper's 1/φ = 1/8
+        // (Fast mode stays), above ns-3's integer 1/8 = 0 (Slow mode). Q = 20 x 5/105 < 80.
+        for (ns3, slow) in [(false, 0), (true, 1)] {
+            let mut m = BTreeMap::new();
+            m.insert("ns3".to_string(), ns3 as u8 as f64);
+            let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+            assert_eq!(y.l_max(), if ns3 { 0.0 } else { 0.125 });
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let mut seq = 0;
+            for rtt in [100 * MS, 100 * MS, 105 * MS, 105 * MS] {
+                for _ in 0..4 {
+                    seq += 1000;
+                    let a = AckInfo {
+                        acked_bytes: 1000,
+                        ack_seq: seq,
+                        in_flight: 4000,
+                        rtt: Some(rtt),
+                        srtt: Some(rtt),
+                        ..Default::default()
+                    };
+                    y.on_ack(&a, &mut st);
+                }
+            }
+            assert_eq!(y.slow_rounds, slow, "ns3 = {ns3}");
+            assert_eq!(y.decongestions, 0);
+        }
     }
 
     #[test]
