@@ -21,7 +21,9 @@
 //! every ACK (the socket hands `PktsAcked` its SRTT), so the base and round minimum are the
 //! smallest SRTTs and Q and L follow the smoothed delay; and Slow mode starts at any
 //! queueing delay (`L > 1/φ` with φ an integer, where 1/φ is 0) and Q is compared in whole
-//! segments.
+//! segments; on loss ssthresh is the flight less the reduction (half the flight, at least 2
+//! segments, when competing with Reno) subtracted in 32 bits, which wraps to about 4 GB when
+//! the reduction exceeds the flight.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -160,6 +162,24 @@ impl Yeah {
         }
     }
 
+    /// ns-3's reduction on loss, in segments of a flight of `w` (`TcpYeah::GetSsThresh`):
+    /// the paper's when not competing with Reno, else half the flight, at least 2.
+    fn ns3_reduction(&self, w: u64) -> u64 {
+        if self.slow_rounds < self.rho {
+            self.last_q.max(w >> self.delta).min((w >> 1).max(2))
+        } else {
+            (w >> 1).max(2)
+        }
+    }
+
+    /// ns-3's ssthresh: the flight less the reduction, at least 2 segments, subtracted in 32
+    /// bits, so a reduction larger than the flight (2 segments of a 1-segment flight) wraps
+    /// to about 4 GB, which ends recovery with a window only the receiver's limits.
+    pub fn ns3_ssthresh(flight: u64, mss: u64, reduction: u64) -> u64 {
+        let left = (flight as u32).wrapping_sub((reduction * mss) as u32);
+        u64::from(left).max(2 * mss)
+    }
+
     /// The once-per-round decision; may lower the window.
     fn end_round(&mut self, st: &mut CcState) {
         let (Some(rmin), Some(base)) = (self.round_min, self.base_rtt) else {
@@ -242,7 +262,9 @@ impl CongestionControl for Yeah {
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         let w = ev.in_flight / st.mss;
-        let ss = if self.slow_rounds < self.rho {
+        let ss = if self.ns3 {
+            Self::ns3_ssthresh(ev.in_flight, st.mss, self.ns3_reduction(w))
+        } else if self.slow_rounds < self.rho {
             let reduction = self.last_q.max(w >> self.delta).min((w >> 1).max(2));
             (ev.in_flight.saturating_sub(reduction * st.mss)).max(2 * st.mss)
         } else {
@@ -348,6 +370,41 @@ mod tests {
         // Competing (rho slow rounds): halve.
         y.slow_rounds = 16;
         assert_eq!(y.on_congestion(&ev, &st).ssthresh, 50_000);
+    }
+
+    #[test]
+    fn ns3_ssthresh_wraps_when_the_reduction_exceeds_the_flight() {
+        // 10 segments less 3: 7. A 1-segment flight less 2 segments: 536 − 1072 in 32 bits.
+        assert_eq!(Yeah::ns3_ssthresh(5360, 536, 3), 3752);
+        assert_eq!(Yeah::ns3_ssthresh(536, 536, 2), (1u64 << 32) - 536);
+        // Competing with Reno: 7 segments less max(7/2, 2) = 3, where the paper halves.
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), 1.0);
+        let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+        y.slow_rounds = 16;
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: 7000,
+            flight_size: 7000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        let st = CcState {
+            cwnd: 7000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, 4000);
+        // Not competing, last Q of 2 segments on a 1-segment flight: the wrap.
+        y.slow_rounds = 0;
+        y.last_q = 2;
+        let ev = CongestionEvent {
+            in_flight: 1000,
+            flight_size: 1000,
+            ..ev
+        };
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, (1u64 << 32) - 1000);
     }
 
     #[test]
