@@ -35,12 +35,12 @@
 
 using namespace ns3;
 
-// Loss-recovery episodes of every socket: entries into fast recovery and into CA_LOSS, and
-// every retransmission timeout (a repeated timeout of one episode leaves the state CA_LOSS,
-// which the state trace does not report).
+// Loss-recovery episodes of every socket: entries into fast recovery and into CA_LOSS
+// ("timeouts"), and every retransmission timeout ("rtos": a repeated timeout of one episode
+// leaves the state CA_LOSS, which the state trace does not report).
 static uint64_t g_recoveries = 0;
 static uint64_t g_lossEntries = 0;
-static uint64_t g_timeouts = 0;
+static uint64_t g_rtos = 0;
 
 static void
 CongStateChange(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
@@ -63,7 +63,7 @@ RtoChange(Time from, Time to)
 {
     if (to == Min(from + from, Seconds(60)))
     {
-        g_timeouts++;
+        g_rtos++;
     }
 }
 
@@ -379,8 +379,8 @@ main(int argc, char* argv[])
         bytes += DynamicCast<PacketSink>(sinks.Get(f))->GetTotalRx();
     }
     std::cout << "{\"goodput_bps\": " << bytes * 8.0 / duration
-              << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_timeouts
-              << ", \"loss_entries\": " << g_lossEntries << "}"
+              << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_lossEntries
+              << ", \"rtos\": " << g_rtos << "}"
               << std::endl;
     Simulator::Destroy();
     return 0;

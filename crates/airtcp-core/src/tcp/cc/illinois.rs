@@ -19,7 +19,8 @@
 //! no standard-TCP regime at small windows (`RecalcParam` compares the window in bytes with
 //! W_thresh = 15, which no window is below); and congestion avoidance in whole segments
 //! (α per ACKed segment against the window truncated to segments, a segment added when the
-//! count reaches it), the count an integer that loses the fraction of α at every ACK.
+//! count reaches it), the count an integer that loses the fraction of α at every ACK and is
+//! kept across losses.
 
 use super::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
@@ -246,7 +247,11 @@ impl CongestionControl for Illinois {
             self.cnt_rtt = 0;
             self.round_end = None;
         }
-        self.carry = 0.0;
+        if !self.ns3 {
+            // ns-3 keeps its ACK count across losses: after a cut to fewer segments than it
+            // holds, the first ACK of congestion avoidance adds a segment.
+            self.carry = 0.0;
+        }
         Reaction::cut((segs * mss) as u64)
     }
 }
@@ -428,6 +433,39 @@ mod tests {
                 "ns3 = {ns3}, alpha = {alpha}: {}",
                 st.cwnd
             );
+        }
+    }
+
+    #[test]
+    fn ns3_keeps_the_ack_count_across_a_loss() {
+        // A count of 12 at 20 segments; the loss cuts to 10 (β = 1/2): ns-3's first ACK of
+        // congestion avoidance then finds 12 ≥ 10 and adds a segment; the paper's rule starts
+        // from nothing and adds α/w = 0.3/10 of a segment.
+        for (ns3, want) in [(true, 11_000), (false, 10_030)] {
+            let mut i = illinois(ns3);
+            i.carry = 12.0;
+            i.alpha = 0.3;
+            i.beta = 0.5;
+            i.round_end = Some(u64::MAX);
+            let ev = CongestionEvent {
+                now: 0,
+                kind: CongestionKind::DupAcks,
+                in_flight: 20_000,
+                flight_size: 20_000,
+                min_rtt: None,
+                true_cause: None,
+            };
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let r = i.on_congestion(&ev, &st);
+            assert_eq!(r.ssthresh, 10_000);
+            st.cwnd = r.ssthresh;
+            st.ssthresh = r.ssthresh;
+            i.on_ack(&ack(1000, 100 * MS), &mut st);
+            assert_eq!(st.cwnd, want, "ns3 = {ns3}");
         }
     }
 }

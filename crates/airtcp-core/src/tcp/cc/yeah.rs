@@ -236,13 +236,13 @@ impl CongestionControl for Yeah {
             st.cwnd += ack.acked_bytes.min(st.mss);
         } else if self.slow_rounds == 0 {
             // Fast mode: Scalable TCP.
-            let w = st.cwnd as f64 / mss;
             let acked = ack.acked_bytes as f64 / mss;
-            let inc = if self.ns3 {
-                acked / w.floor().clamp(1.0, 100.0)
-            } else {
-                self.stcp_a * acked
-            };
+            if self.ns3 {
+                super::scalable::ns3_increase(&mut self.carry, st, acked.round(), 100.0);
+                self.round_check(ack, st);
+                return;
+            }
+            let inc = self.stcp_a * acked;
             self.carry += inc * mss;
             let whole = self.carry.floor();
             self.carry -= whole;
@@ -250,6 +250,21 @@ impl CongestionControl for Yeah {
         } else {
             reno_increase(ack, st);
         }
+        self.round_check(ack, st);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.on_loss(ev, st)
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("yeah_decongestions", self.decongestions as f64));
+    }
+}
+
+impl Yeah {
+    /// Ends the round at the ACK that passes the data outstanding when it began.
+    fn round_check(&mut self, ack: &AckInfo, st: &mut CcState) {
         if self.round_end.is_none_or(|e| ack.ack_seq >= e) {
             if self.round_end.is_some() && self.cnt_rtt > 2 {
                 self.end_round(st);
@@ -260,7 +275,7 @@ impl CongestionControl for Yeah {
         }
     }
 
-    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+    fn on_loss(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         let w = ev.in_flight / st.mss;
         let ss = if self.ns3 {
             Self::ns3_ssthresh(ev.in_flight, st.mss, self.ns3_reduction(w))
@@ -275,12 +290,11 @@ impl CongestionControl for Yeah {
         self.round_end = None;
         self.cnt_rtt = 0;
         self.round_min = None;
-        self.carry = 0.0;
+        if !self.ns3 {
+            // ns-3's Scalable count is never told of a loss.
+            self.carry = 0.0;
+        }
         Reaction::cut(ss)
-    }
-
-    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("yeah_decongestions", self.decongestions as f64));
     }
 }
 
