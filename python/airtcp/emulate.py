@@ -588,6 +588,12 @@ def _result(
         "agents": report["agents"],
         "series": series,
     }
+    if report.get("macs"):
+        # 802.11 stations, from the simulator that carried the packets (the media path).
+        raw["macs"] = report["macs"]
+    if report.get("engine"):
+        raw["emulation"]["engine"] = report["engine"]
+        raw["emulation"]["events"] = report["events"]
     if late:
         msg = (
             f"{raw['name']}: the emulator could not keep up (release lateness p99 "
