@@ -61,6 +61,8 @@ _IFF_TUN = 0x0001
 _IFF_NO_PI = 0x1000
 _SUBNET = "10.77.0"
 _PORT = 5001
+#: a CBR app's packet_size when the scenario gives none (the simulator's default)
+_UDP_SIZE = 1000
 
 
 class EmulationError(RuntimeError):
@@ -348,10 +350,17 @@ def _bpf_registered(names: list[str]) -> Any:
         yield
 
 
+def _is_udp(f: Mapping[str, Any]) -> bool:
+    return (f.get("app") or {}).get("kind") == "cbr"
+
+
 def _kernel_cc(sc: Scenario) -> list[str]:
     avail = _available_cc()
     out = []
     for i, f in enumerate(sc.data.get("flows", [])):
+        if _is_udp(f):
+            out.append("")  # a UDP flow has no congestion control
+            continue
         cc = str(f.get("cc") or "newreno")
         k = KERNEL_CC.get(cc)
         if k is not None and k not in avail and k not in BPF_CC:
@@ -373,10 +382,11 @@ def _flow_apps(sc: Scenario) -> list[dict[str, Any]]:
     for i, f in enumerate(sc.data.get("flows", [])):
         app = f.get("app") or {}
         kind = app.get("kind")
-        if kind not in ("bulk", "file"):
+        if kind not in ("bulk", "file", "cbr"):
             raise _core.scenario_error(
                 f"flows[{i}].app.kind",
-                f"'{kind}' is not emulated: emulated flows are kernel TCP (bulk or file)",
+                f"'{kind}' is not emulated: emulated flows are kernel TCP (bulk or file) "
+                "or UDP at a constant rate (cbr)",
             )
         for key in ("after", "start_jitter"):
             if f.get(key) is not None:
@@ -451,10 +461,11 @@ def emulate(
         try:
             for k, f in enumerate(flows):
                 d = hosts.index(f["dst"])
+                mode = "udp-recv" if _is_udp(f) else "recv"
                 recvs.append(
                     bed.spawn(
                         d,
-                        ["recv", "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
+                        [mode, "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
                         + ["--end", repr(dur)],
                     )
                 )
@@ -467,6 +478,16 @@ def emulate(
                 s, d = hosts.index(f["src"]), hosts.index(f["dst"])
                 seg = (f.get("tcp") or {}).get("segment_size") or tcp_all.get("segment_size")
                 stop = min(_seconds(f.get("stop")) if f.get("stop") else dur, dur)
+                if _is_udp(f):
+                    # Datagrams of packet_size IP bytes at the app's rate (as the simulator's
+                    # CBR source sends them).
+                    rate = float(_core.parse_rate(str(apps[k]["rate"])))
+                    args = ["udp-send", "--t0", repr(t0), "--port", str(_PORT + k)]
+                    args += ["--dst", bed.addr(d), "--start", repr(_seconds(f.get("start")))]
+                    args += ["--stop", repr(stop), "--rate", repr(rate)]
+                    args += ["--size", str(int(apps[k].get("packet_size", _UDP_SIZE)))]
+                    sends.append(bed.spawn(s, args))
+                    continue
                 size = _bytes(apps[k]["size"]) if apps[k].get("kind") == "file" else 0
                 args = ["send", "--t0", repr(t0), "--port", str(_PORT + k)]
                 args += ["--dst", bed.addr(d), "--start", repr(_seconds(f.get("start")))]
@@ -496,6 +517,36 @@ def _collect(p: subprocess.Popen[str], what: str) -> dict[str, Any]:
     return json.loads(lines[-1])
 
 
+def _udp_row(
+    f: Mapping[str, Any], name: str, snd: dict[str, Any], rcv: dict[str, Any], dur: float
+) -> dict[str, Any]:
+    """A UDP flow's row, as the simulator's: what was sent, what arrived (IP bytes) over the
+    flow's active time, what was lost."""
+    start = _seconds(f.get("start"))
+    stop = min(_seconds(f.get("stop")) if f.get("stop") else dur, dur)
+    active = max(stop - start, 1e-9)
+    got = len(rcv["seqs"])
+    size = int((f.get("app") or {}).get("packet_size", _UDP_SIZE))
+    return {
+        "name": name,
+        "src": f["src"],
+        "dst": f["dst"],
+        "transport": "udp",
+        "cc": f.get("cc") or "newreno",
+        "kernel_cc": None,
+        "kernel_cc_used": None,
+        "app": "cbr",
+        "start_s": start,
+        "goodput_bps": rcv["ip_bytes"] * 8.0 / active,
+        "delivered_bytes": rcv["ip_bytes"],
+        "sent_bytes": snd["sent"] * size,
+        "sent_packets": snd["sent"],
+        "received_packets": got,
+        "lost_packets": snd["sent"] - len(set(rcv["seqs"])),
+        "backend": "linux",
+    }
+
+
 def _result(
     sc: Scenario,
     hosts: list[str],
@@ -513,10 +564,14 @@ def _result(
     series: dict[str, dict[str, Any]] = {"cwnd": {}}
     per_host: dict[str, int] = {}
     for f in data.get("flows", []):
-        per_host[f["src"]] = per_host.get(f["src"], 0) + 1
+        if not _is_udp(f):
+            per_host[f["src"]] = per_host.get(f["src"], 0) + 1
     for k, f in enumerate(data.get("flows", [])):
         name = f.get("name") or f"flow{k}"
         snd, rcv = outs_s[k], outs_r[k]
+        if _is_udp(f):
+            flows.append(_udp_row(f, name, snd, rcv, dur))
+            continue
         fin = snd["final"]
         start = _seconds(f.get("start"))
         size = _bytes(apps[k]["size"]) if apps[k].get("kind") == "file" else None
@@ -569,7 +624,8 @@ def _result(
             "in_flight": report["in_flight_packets"],
         },
         "drops": drops,
-        "fairness": jain([fl["goodput_bps"] for fl in flows]),
+        # Over the TCP flows, as in simulation.
+        "fairness": jain([fl["goodput_bps"] for fl in flows if fl["transport"] == "tcp"]),
         "emulation": {
             "late": late,
             "late_bound_p99_ms": LATE_P99_MS,
