@@ -2,7 +2,8 @@
 
 Each flow endpoint becomes a network namespace with one TUN device; the core's emulator
 (``_core.emulate_json``, Rust, GIL released) reads every packet those namespaces send, runs it
-through the scenario's link models (queues, AQMs, error models, rates, delays) and writes it
+through the scenario's link models (queues, AQMs, error models, rates, delays), or on 802.11
+and TDMA media and ARQ links through the simulator itself run in real time, and writes it
 into its destination's TUN device when it is due. Kernel TCP sockets send and receive; their
 TCP_INFO is sampled into the same Result layout as a simulated run, with ``backend =
 "linux"``.
@@ -418,8 +419,8 @@ def emulate(
     allow_paths: AllowPaths = None,
     strict: bool = False,
 ) -> Result:
-    """Run the scenario's flows as real Linux TCP connections over its links, emulated in
-    real time, and return a :class:`Result` laid out like a simulated one (``backend =
+    """Run the scenario's flows as real Linux TCP connections (and ``cbr`` flows as UDP)
+    over its links and media, emulated in real time, and return a :class:`Result` laid out like a simulated one (``backend =
     "linux"``). ``duration`` (seconds or ``"5s"``) overrides the scenario's; the run takes
     that long in wall time. ``seed`` seeds the link models' random streams.
 
@@ -644,9 +645,11 @@ def _result(
         "agents": report["agents"],
         "series": series,
     }
-    if report.get("macs"):
-        # 802.11 stations, from the simulator that carried the packets (the media path).
-        raw["macs"] = report["macs"]
+    for table in ("macs", "routing"):
+        # 802.11 stations and routing protocols, from the simulator that carried the packets
+        # (the media path).
+        if report.get(table):
+            raw[table] = report[table]
     if report.get("engine"):
         raw["emulation"]["engine"] = report["engine"]
         raw["emulation"]["events"] = report["events"]

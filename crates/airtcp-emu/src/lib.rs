@@ -138,6 +138,7 @@ fn emulate_media(
         "drops": tables["drops"],
         "links": tables["links"],
         "macs": tables["macs"],
+        "routing": tables["routing"],
         "agents": [],
     });
     Ok(out.to_string())

@@ -235,3 +235,63 @@ fn arq_link_resends_corrupted_frames() {
     assert!(lost < b.sent / 40, "{lost} of {}", b.sent);
     assert_eq!(b.emu_delivered + lost + b.in_flight, b.sent);
 }
+
+#[test]
+fn aodv_finds_the_route_before_the_first_packet_crosses() {
+    // The two-hop chain with AODV (RFC 3561): the first packet waits at A for a route
+    // discovery (RREQ flooded, RREP back), the rest follow the route found; the simulator's
+    // routing layer does it for the emulator's packets as for its own.
+    let body = "routing = { protocol = \"aodv\" }\n\
+        [[nodes]]\nname = \"A\"\nposition = [0, 0]\n\
+        [[nodes]]\nname = \"R\"\nkind = \"router\"\nposition = [200, 0]\n\
+        [[nodes]]\nname = \"B\"\nposition = [400, 0]\n\
+        [[media]]\nname = \"air\"\nkind = \"wifi\"\npreset = \"ns2\"\n";
+    let b = run_both(&scenario(body, "200kbps", 500, 3), 200_000, 500, 3);
+    assert!(b.emu_delivered.abs_diff(b.sim_delivered) <= 2);
+    assert!(
+        b.emu_delivered + 3 >= b.sent,
+        "{} of {}",
+        b.emu_delivered,
+        b.sent
+    );
+    // The first packet (sent at 0) waited for the discovery: it took longer than the fifth
+    // (sent at 100 ms, one every 20 ms), which found the route.
+    assert!(
+        b.arrivals[0] > b.arrivals[5] - 100 * MS,
+        "{:?}",
+        &b.arrivals[..6]
+    );
+    let discoveries: u64 = b.emu["routing"].as_array().map_or(0, |a| {
+        a.iter()
+            .map(|r| r["discoveries"].as_u64().unwrap_or(0))
+            .sum()
+    });
+    assert!(discoveries >= 1, "{}", b.emu);
+}
+
+#[test]
+fn media_path_takes_media_and_arq_and_refuses_agents_and_multi_homed_hosts() {
+    use crate::on_media_path;
+    let dumbbell = parse_toml(include_str!("../../../scenarios/dumbbell.toml")).unwrap();
+    assert!(!on_media_path(&dumbbell));
+    let chain = parse_toml(include_str!("../../../scenarios/chain4_wifi.toml")).unwrap();
+    assert!(on_media_path(&chain));
+    assert_eq!(
+        plan(&chain, &FileAccess::default()).unwrap().hosts,
+        ["n0", "n4"]
+    );
+    let pair = WIFI_PAIR.replace("DIST", "200").replace("RECEPTION", "");
+    let agent = scenario(&pair, "1Mbps", 500, 1) + "[[agents]]\nkind = \"eln\"\nnode = \"B\"\n";
+    let e = plan(&parse_toml(&agent).unwrap(), &FileAccess::default())
+        .err()
+        .unwrap();
+    assert_eq!(e.path, "agents[0].kind");
+    // A is a station and also has a wired link: two interfaces.
+    let two = scenario(&pair, "1Mbps", 500, 1)
+        + "[[nodes]]\nname = \"C\"\n[[links]]\na = \"A\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+    let e = plan(&parse_toml(&two).unwrap(), &FileAccess::default())
+        .err()
+        .unwrap();
+    assert_eq!(e.path, "flows[0].src");
+    assert!(e.message.contains("2 devices"), "{}", e.message);
+}

@@ -1,7 +1,7 @@
 //! The media path: the core's simulator itself, run in real time, carries the packets. The
 //! scenario is built as for a simulated run (every device and medium: 802.11 DCF with its
-//! reception models, RTS/CTS and retries, TDMA, point-to-point links with ARQ, static
-//! routing, mobility); its own TCP senders never start. A packet read from a host's TUN
+//! reception models, RTS/CTS and retries, TDMA, point-to-point links with ARQ, static or
+//! dynamic routing, mobility); its own TCP senders never start. A packet read from a host's TUN
 //! device becomes a packet of the arena, with the real header's fields in its `Wire`, put in
 //! at the host's node at the time it was read; a hook at each host node takes what reaches
 //! the node and hands it back with the time it arrived. The real bytes wait beside the
@@ -28,7 +28,8 @@ use std::rc::Rc;
 type R<T> = Result<T, ScenarioError>;
 
 const SUPPORTED: &str = "the emulator runs 802.11 media, TDMA media and point-to-point links \
-     (with or without ARQ) under static routing, between hosts attached by one device each";
+     (with or without ARQ), with static or dynamic routing, between hosts attached by one \
+     device each";
 
 /// What the media path needs from a scenario: the hosts (flow endpoints) that become
 /// namespaces, in order of first mention, as the point-to-point planner lists them.
@@ -46,12 +47,6 @@ pub fn plan(sc: &Scenario, files: &FileAccess) -> R<SimPlan> {
                 "node agents are not emulated on a path with a shared medium or ARQ (the SNR \
                  gate runs on point-to-point paths): {SUPPORTED}"
             ),
-        ));
-    }
-    if sim.routing.is_some() {
-        return Err(ScenarioError::new(
-            "routing",
-            format!("dynamic routing is not emulated: {SUPPORTED}"),
         ));
     }
     let mut hosts: Vec<String> = Vec::new();
@@ -289,8 +284,8 @@ impl SimEngine {
     }
 
     /// The simulator's result tables over `[0, end)`: `links` (point-to-point and TDMA link
-    /// directions), `macs` (802.11 stations) and drops by cause, each row marked as the
-    /// emulator's.
+    /// directions), `macs` (802.11 stations), `routing` (nodes running a protocol) and drops
+    /// by cause, each row marked as the emulator's.
     pub fn close(mut self, end: Time) -> serde_json::Value {
         self.sim.close_at(end);
         let r = RunResult::from_sim(&self.sim);
@@ -308,12 +303,13 @@ impl SimEngine {
         };
         let links = rows("links");
         let macs = rows("macs");
+        let routing = rows("routing");
         let mut drops = v["drops"].take();
-        if let Some(m) = drops.as_object_mut() {
+        if let (Some(m), None) = (drops.as_object_mut(), &self.sim.routing) {
             // As the point-to-point path: no route breaks under static routing.
             m.remove("route_break");
         }
-        serde_json::json!({"links": links, "macs": macs, "drops": drops})
+        serde_json::json!({"links": links, "macs": macs, "routing": routing, "drops": drops})
     }
 
     /// The simulation (tests).
