@@ -3,14 +3,15 @@
 On a shared medium the emulator runs the simulator itself in real time (docs/emulation.md):
 every frame of every station is a handful of events (backoff, RTS, CTS, data, ACK and the
 end of each at every listener), so the work per packet grows with the hop count. For each
-802.11 preset (``ns2``: 2 Mbit/s with RTS/CTS; ``80211b``: 11 Mbit/s; ``80211g``: 54 Mbit/s)
-and hop count, one kernel cubic flow runs for ``--seconds`` over ``airtcp.chain(hops)``;
+802.11 preset (``ns2``: 2 Mbit/s with RTS/CTS for every frame; ``80211b``: 11 Mbit/s, the
+sinr reception), with ns-2's ranges (250 m, carrier sense 550 m, nodes 200 m apart), and hop
+count, one kernel cubic flow runs for ``--seconds`` over ``airtcp.chain(hops)``;
 printed are its goodput, the packets the emulator released and their lateness (p50, p99,
 max), the simulator's events per second of wall time, and whether the run met the bound
 (p99 <= 1 ms and no packet dropped at a TUN queue). Then the TDMA mesh of
 scenarios/grid3x3_tdma.toml with its six flows. Needs root.
 
-    sudo python benches/emulate_media.py [--hops 1,2,4,8,16] [--presets ns2,80211b,80211g]
+    sudo python benches/emulate_media.py [--hops 1,2,4,8,16,32,64] [--presets ns2,80211b]
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ def one(sc: airtcp.Scenario) -> tuple[float, dict, int, bool, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hops", default="1,2,4,8,16")
-    ap.add_argument("--presets", default="ns2,80211b,80211g")
+    ap.add_argument("--hops", default="1,2,4,8,16,32,64")
+    ap.add_argument("--presets", default="ns2,80211b")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--no-tdma", action="store_true")
     a = ap.parse_args(argv)
@@ -57,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for preset in a.presets.split(","):
         for hops in (int(h) for h in a.hops.split(",")):
-            sc = airtcp.chain(hops, duration=a.seconds, cc="cubic", medium={"preset": preset})
+            # Every preset with ns-2's ranges, so each node reaches only its neighbours.
+            medium = {"preset": preset, "range": 250.0, "cs_range": 550.0}
+            sc = airtcp.chain(hops, duration=a.seconds, cc="cubic", medium=medium)
             runs.append((f"chain {hops:2d} {preset}", sc, preset, hops))
     if not a.no_tdma:
         grid = airtcp.load(Path(__file__).parents[1] / "scenarios" / "grid3x3_tdma.toml")

@@ -420,9 +420,10 @@ def emulate(
     strict: bool = False,
 ) -> Result:
     """Run the scenario's flows as real Linux TCP connections (and ``cbr`` flows as UDP)
-    over its links and media, emulated in real time, and return a :class:`Result` laid out like a simulated one (``backend =
-    "linux"``). ``duration`` (seconds or ``"5s"``) overrides the scenario's; the run takes
-    that long in wall time. ``seed`` seeds the link models' random streams.
+    over its links and media, emulated in real time, and return a :class:`Result` laid out
+    like a simulated one (``backend = "linux"``). ``duration`` (seconds or ``"5s"``)
+    overrides the scenario's; the run takes that long in wall time. ``seed`` seeds the link
+    models' random streams.
 
     The result's ``emulation`` block reports the emulator's lateness (p50/p99/max of each
     packet's release after its due time); a run whose p99 exceeds 1 ms is marked ``late``
