@@ -207,7 +207,7 @@ def test_emulate_tcp_over_a_two_hop_80211_chain():
     sc = airtcp.chain(2, duration=3, cc="cubic")
     r = airtcp.emulate(sc)
     em = r.raw["emulation"]
-    assert em["engine"] == "simulator"
+    assert em["engine"] == "simulator" and em["unmatched_packets"] == 0
     f = r.flow("ftp")
     assert f["backend"] == "linux" and f["kernel_cc"] == "cubic"
     macs = {m["node"]: m for m in r.raw["macs"]}

@@ -654,6 +654,7 @@ def _result(
     if report.get("engine"):
         raw["emulation"]["engine"] = report["engine"]
         raw["emulation"]["events"] = report["events"]
+        raw["emulation"]["unmatched_packets"] = report["unmatched_packets"]
     if late:
         msg = (
             f"{raw['name']}: the emulator could not keep up (release lateness p99 "

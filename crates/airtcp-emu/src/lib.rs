@@ -121,6 +121,7 @@ fn emulate_media(
     let (delivered, in_flight) = (emu.delivered, emu.in_flight());
     let (not_ipv4, unknown) = (emu.ignored_not_ipv4, emu.ignored_unknown_dst);
     let events = emu.events();
+    let unmatched = emu.unmatched;
     let tables = emu.close(io.ended_at);
     let out = serde_json::json!({
         "elapsed_s": io.ended_at as f64 / SEC as f64,
@@ -128,6 +129,7 @@ fn emulate_media(
         "realtime": io.realtime,
         "engine": "simulator",
         "events": events,
+        "unmatched_packets": unmatched,
         "read_packets": io.read_packets,
         "delivered_packets": delivered,
         "in_flight_packets": in_flight,
