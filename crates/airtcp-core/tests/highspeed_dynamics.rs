@@ -1,0 +1,246 @@
+//! Window dynamics of the high-speed schemes end to end, read from the cwnd trace of one flow
+//! on a clean drop-tail path: Scalable's constant recovery time, BIC's binary search towards
+//! W_max, H-TCP's increase α(Δ). The readings are quoted in docs/schemes/<scheme>.md.
+
+mod common;
+use airtcp_core::RunResult;
+use common::Path;
+
+/// Bits on the wire of one full-sized segment (1000 bytes of payload, 40 of headers).
+const PKT_BITS: f64 = 1040.0 * 8.0;
+
+/// One `cc` flow, SACK, 1 Gb/s access, a `rate_mbps` bottleneck, base RTT 60 ms
+/// (2 x (10 + 10 + 10) ms), a drop-tail buffer of `queue` packets, cwnd traced.
+fn traced(cc: &'static str, params: &str, rate_mbps: f64, queue: u64, duration: f64) -> RunResult {
+    traced_with(cc, params, rate_mbps, queue, duration, "")
+}
+
+/// As [`traced`], with more `[tcp]` lines.
+fn traced_with(
+    cc: &'static str,
+    params: &str,
+    rate_mbps: f64,
+    queue: u64,
+    duration: f64,
+    tcp: &str,
+) -> RunResult {
+    let rate = format!("{rate_mbps}Mbps");
+    let p = Path {
+        cc,
+        access_rate: "1Gbps",
+        bottleneck_rate: Box::leak(rate.into_boxed_str()),
+        bottleneck_delay: "10ms",
+        queue,
+        duration,
+        tcp: format!("rcv_window = \"64MiB\"\nsack = true\n{tcp}"),
+        ..Default::default()
+    };
+    let mut t = p.toml();
+    if !params.is_empty() {
+        t = t.replace(
+            &format!("cc = \"{cc}\""),
+            &format!("cc = \"{cc}\"\ncc_params = {{ {params} }}"),
+        );
+    }
+    airtcp_core::run_toml(&(t + "[trace]\ncwnd = true\n")).unwrap()
+}
+
+/// Bandwidth-delay product in packets of a `rate_mbps` bottleneck at the 60 ms base RTT.
+fn bdp(rate_mbps: f64) -> f64 {
+    rate_mbps * 1e6 * 0.060 / PKT_BITS
+}
+
+#[test]
+fn scalable_recovers_in_the_same_number_of_round_trips_at_any_rate() {
+    // Kelly 2003: each ACK adds a = 0.01, a congestion event takes b = 1/8, so the window
+    // regains its pre-event size after ln(1/(1-b))/ln(1+a) = 13.4 round trips whatever the
+    // rate (Reno's halving needs W/2). On a path where every event is a buffer overflow, an
+    // epoch between events is that regrowth, less the one round of growth (1%) between the
+    // drop and its detection, plus that round and the round of recovery: 13.4 + 1 = 14.4
+    // round trips. The round trip is read as the flow's mean RTT (the buffer, a quarter of a
+    // BDP, moves it by at most 25%); 20% covers that and the slow-start epoch at the start.
+    // NewReno's epochs on the same paths would last W/2 = 45 and 180 round trips. Slow start
+    // stops at one BDP (initial_ssthresh): its overshoot into a quarter-BDP buffer at 40 Mb/s
+    // otherwise ends in timeouts that the sawtooth has nothing to do with.
+    let a: f64 = 0.01;
+    let b: f64 = 0.125;
+    let want = (1.0 / (1.0 - b)).ln() / (1.0 + a).ln() + 1.0;
+    let mut epochs = Vec::new();
+    for rate in [10.0, 40.0] {
+        let dur = 30.0;
+        let ss = format!("initial_ssthresh = \"{}KiB\"", (bdp(rate) as u64));
+        let r = traced_with("scalable", "", rate, (bdp(rate) / 4.0) as u64, dur, &ss);
+        let f = &r.flows[0];
+        let events = (f.fast_retransmits + f.timeouts) as f64;
+        let rtt = f.rtt_mean_s.unwrap();
+        let epoch = dur / events / rtt;
+        println!(
+            "{rate} Mb/s: {events} events, mean RTT {:.1} ms, epoch {epoch:.1} round trips (want {want:.1})",
+            rtt * 1e3
+        );
+        assert_eq!(f.timeouts, 0);
+        assert!((epoch / want - 1.0).abs() < 0.2, "{rate} Mb/s: {epoch}");
+        epochs.push(epoch);
+    }
+    // The same recovery time at four times the rate, within 15% (both readings carry the
+    // same bias of the mean RTT).
+    assert!((epochs[1] / epochs[0] - 1.0).abs() < 0.15, "{epochs:?}");
+}
+
+/// The congestion-avoidance epochs of a cwnd trace: (index where avoidance starts at
+/// cwnd = ssthresh, index of the last point before the next event). An event is a new
+/// ssthresh or a drop of cwnd by over 5% (a cut to the ssthresh of the last event leaves
+/// ssthresh as it was).
+fn epochs(r: &RunResult) -> Vec<(usize, usize)> {
+    let s = &r.series.cwnd["f0"];
+    let n = s.t.len();
+    let events: Vec<usize> = (1..n)
+        .filter(|&i| {
+            (s.ssthresh[i] != s.ssthresh[i - 1] && s.ssthresh[i - 1] < 1e5)
+                || s.cwnd[i] < 0.95 * s.cwnd[i - 1]
+        })
+        .collect();
+    let mut out = Vec::new();
+    for w in events.windows(2) {
+        let (e, next) = (w[0], w[1]);
+        let th = s.ssthresh[e];
+        let mut j = e;
+        // Recovery (window above ssthresh) and any slow start after a timeout.
+        while j < next && s.cwnd[j] > th {
+            j += 1;
+        }
+        while j < next && s.cwnd[j] < th {
+            j += 1;
+        }
+        if j < next {
+            out.push((j, next - 1));
+        }
+    }
+    out
+}
+
+/// The trace's cwnd at time `t` (the last value set at or before it).
+fn cwnd_at(r: &RunResult, t: f64) -> f64 {
+    let s = &r.series.cwnd["f0"];
+    let i = s.t.partition_point(|&x| x <= t);
+    s.cwnd[i.max(1) - 1]
+}
+
+#[test]
+fn bic_halves_its_distance_to_w_max_each_round() {
+    // Xu, Harfoush & Rhee 2004: after a loss at W_max the window, cut to (1 - beta) W_max, is
+    // set each round trip to the midpoint between itself and W_max (steps between S_min and
+    // S_max = 32), so the distance to W_max halves per round; past W_max, max probing starts
+    // at S_min. 20 Mb/s, BDP 144, buffer 50: W_max about 194, a first distance of
+    // 0.125 x 194 = 24 segments, below 2 S_max so every step is a halving. Fast convergence
+    // off: W_max is then the flight at the loss, ssthresh/(1 - beta).
+    let rate = 20.0;
+    let r = traced("bic", "fast_convergence = 0", rate, 50, 20.0);
+    let rtt_min = r.flows[0].rtt_min_s.unwrap();
+    let s = &r.series.cwnd["f0"];
+    // A round is a window of ACKs: cwnd packet times on the busy bottleneck, at least the
+    // base RTT.
+    let round = |w: f64| (w * PKT_BITS / (rate * 1e6)).max(rtt_min);
+    let mut checked = 0;
+    for (j, m) in epochs(&r) {
+        let w_max = s.ssthresh[j] / (1.0 - 0.125);
+        // The rounds are counted from the first increase: cwnd = ssthresh holds through the
+        // recovery before it.
+        let Some(g) = (j..=m).find(|&k| s.cwnd[k] > s.ssthresh[j]) else {
+            continue;
+        };
+        let mut t = s.t[g];
+        let mut d = vec![w_max - s.ssthresh[j]];
+        for _ in 0..3 {
+            t += round(cwnd_at(&r, t));
+            if t >= s.t[m] {
+                break;
+            }
+            d.push(w_max - cwnd_at(&r, t));
+        }
+        if d.len() < 4 {
+            continue;
+        }
+        // Each round halves the distance; a reading taken a fraction of a round off moves
+        // every distance by the same fraction of its step, so the ratio stays 1/2 up to the
+        // whole-segment rounding of cwnd (1 segment of a last distance of 3).
+        for k in 1..4 {
+            let ratio = d[k] / d[k - 1];
+            assert!(
+                (0.4..=0.6).contains(&ratio),
+                "epoch at {:.2} s: distances {d:?}",
+                s.t[j]
+            );
+        }
+        // The binary search never overshoots W_max.
+        let top = s.cwnd[j..=m]
+            .iter()
+            .zip(&s.t[j..=m])
+            .filter(|(_, &x)| x <= t)
+            .map(|(c, _)| *c)
+            .fold(0.0, f64::max);
+        assert!(top <= w_max, "{top} > {w_max}");
+        checked += 1;
+        println!(
+            "epoch at {:.2} s: W_max {w_max:.1}, distances {d:.2?}",
+            s.t[j]
+        );
+    }
+    assert!(checked >= 3, "only {checked} epochs checked");
+}
+
+#[test]
+fn htcp_increase_follows_alpha_of_the_time_since_the_last_event() {
+    // Leith & Shorten 2004: Delta seconds after a congestion event the window grows by
+    // 2(1 - beta) alpha(Delta) segments per round trip, alpha = 1 up to Delta_L = 1 s and
+    // 1 + 10 (Delta - 1) + ((Delta - 1)/2)^2 after; beta = RTT_min/RTT_max in [0.5, 0.8] is
+    // read from the trace as the cut ssthresh/cwnd. 50 Mb/s, BDP 360, buffer 90 (so beta
+    // 0.8): epochs of several seconds. The growth per round trip is the slope over 0.2 s
+    // times the round trip at that window (its packet times on the busy link, at least the
+    // base RTT). 25% covers the slope's whole-segment steps and the round trip read from the
+    // window; a Reno-like increase would read 1 where 2(1 - beta) x 11.25 = 4.5 is due at
+    // Delta = 2 s, and alpha(1.5 s) = 6.06 is about half alpha(2 s).
+    let rate = 50.0;
+    let r = traced("htcp", "", rate, 90, 20.0);
+    let rtt_min = r.flows[0].rtt_min_s.unwrap();
+    let s = &r.series.cwnd["f0"];
+    let alpha = |d: f64| {
+        if d <= 1.0 {
+            1.0
+        } else {
+            1.0 + 10.0 * (d - 1.0) + ((d - 1.0) / 2.0).powi(2)
+        }
+    };
+    let mut checked = 0;
+    for (j, m) in epochs(&r) {
+        // The event's time: where ssthresh changed.
+        let mut e = j;
+        while e > 0 && s.ssthresh[e - 1] == s.ssthresh[j] {
+            e -= 1;
+        }
+        let (t_ev, w_before) = (s.t[e], s.cwnd[e - 1]);
+        let beta = s.ssthresh[j] / w_before;
+        let mut readings = Vec::new();
+        // At 0.5 s the slope is read over 0.6 s (under one segment per round trip is due).
+        for (delta, h) in [(0.5, 0.3), (1.5, 0.1), (2.0, 0.1)] {
+            let (t0, t1) = (t_ev + delta - h, t_ev + delta + h);
+            if t1 >= s.t[m] || t0 <= s.t[j] {
+                continue;
+            }
+            let (w0, w1) = (cwnd_at(&r, t0), cwnd_at(&r, t1));
+            let rtt = ((w0 + w1) / 2.0 * PKT_BITS / (rate * 1e6)).max(rtt_min);
+            let got = (w1 - w0) / (t1 - t0) * rtt;
+            let want = 2.0 * (1.0 - beta) * alpha(delta);
+            readings.push((delta, got, want));
+            assert!(
+                (got / want - 1.0).abs() < 0.25,
+                "event at {t_ev:.2} s, beta {beta:.2}: Delta {delta}: {got:.2} per RTT, want {want:.2}"
+            );
+        }
+        if !readings.is_empty() {
+            checked += 1;
+            println!("event at {t_ev:.2} s, beta {beta:.2}: {readings:.2?}");
+        }
+    }
+    assert!(checked >= 3, "only {checked} epochs read");
+}
