@@ -119,7 +119,7 @@ fn illinois_increase_falls_with_the_queueing_delay() {
         let cut = (1..s.t.len())
             .filter(|&i| s.t[i] <= t && s.ssthresh[i] != s.ssthresh[i - 1])
             .map(|i| s.t[i])
-            .last()
+            .next_back()
             .unwrap_or(0.0);
         let qs: Vec<f64> =
             q.t.iter()
