@@ -325,3 +325,56 @@ fn bic_probes_past_w_max_doubling_its_step_up_to_s_max() {
         "{doubled} doubling, {capped} capped rounds"
     );
 }
+
+#[test]
+fn highspeed_mean_window_follows_the_rfc_3649_response_function_under_periodic_loss() {
+    // RFC 3649 section 5: HighSpeed's a(w) and b(w) are set so that a flow losing one packet
+    // in every 1/p keeps an average window of w = 0.12/p^0.835 segments (Reno: 1.2/sqrt(p)).
+    // Its derivation takes the deterministic model: a loss every 1/p packets, nothing else.
+    // Here a drop every 10,000th data packet on the last hop (p = 10^-4: w = 262, Reno's
+    // 120) of a 100 Mb/s path with 100 ms base RTT (BDP 1200: no queue, no other loss once
+    // slow start stops at 200 segments instead of overflowing the buffer).
+    // The time-averaged cwnd over whole loss epochs after the second loss, within 15% of w:
+    // the sawtooth spans (1 - b(w)) w to w, about 0.6 w to w here, over which a(w) and b(w)
+    // change, which the RFC's model treats as constant.
+    let n = 10_000u64;
+    let p = Path {
+        cc: "highspeed",
+        access_rate: "100Mbps",
+        bottleneck_rate: "100Mbps",
+        duration: 30.0,
+        tcp: "rcv_window = \"64MiB\"\nsack = true\ninitial_ssthresh = \"200KiB\"".into(),
+        ..Default::default()
+    };
+    let drops: Vec<String> = (1..=10).map(|k| (k * n).to_string()).collect();
+    let t = p.toml().replace(
+        "error = { model = \"bernoulli\", per = 0, applies_to = \"data\" }",
+        &format!(
+            "error = {{ model = \"list\", packets = [{}], applies_to = \"data\" }}",
+            drops.join(", ")
+        ),
+    );
+    assert!(t.contains("\"list\""));
+    let r = airtcp_core::run_toml(&(t + "[trace]\ncwnd = true\n")).unwrap();
+    let f = &r.flows[0];
+    assert_eq!(f.lost_congestion, 0);
+    assert_eq!(f.timeouts, 0);
+    let s = &r.series.cwnd["f0"];
+    let cuts: Vec<usize> = (1..s.t.len())
+        .filter(|&i| s.cwnd[i] < 0.95 * s.cwnd[i - 1])
+        .collect();
+    assert!(cuts.len() >= 5, "{} cuts", cuts.len());
+    // Time average of cwnd from the second cut to the last.
+    let (a, b) = (cuts[1], cuts[cuts.len() - 1]);
+    let area: f64 = (a..b).map(|i| s.cwnd[i] * (s.t[i + 1] - s.t[i])).sum();
+    let w = area / (s.t[b] - s.t[a]);
+    let want = 0.12 / (1.0 / n as f64).powf(0.835);
+    println!(
+        "{} cuts; mean window {w:.1} from {:.1} s to {:.1} s, RFC 3649 {want:.1}, Reno {:.1}",
+        cuts.len(),
+        s.t[a],
+        s.t[b],
+        1.2 * (n as f64).sqrt()
+    );
+    assert!((w / want - 1.0).abs() < 0.15, "{w} vs {want}");
+}
