@@ -157,7 +157,7 @@ fn yeah_keeps_its_queue_below_q_max_in_fast_mode() {
     // Baiocchi, Castellani & Vacirca 2007: in Fast mode (Scalable increase) YeAH estimates
     // the packets it keeps queued, Q = (RTT - RTT_base) cwnd/RTT, once per round trip, and
     // when Q > Q_max = 80 removes Q from the window (precautionary decongestion): a lone flow
-    // keeps about Q_max queued without loss, where a loss-based flow fills the buffer. Fast
+    // keeps at most about Q_max queued without loss, where a loss-based flow fills the buffer. Fast
     // mode needs the queueing delay below RTT_base/phi (phi = 8) at Q_max, so a BDP above
     // 8 x 80 = 640 packets: 20 Mb/s, base RTT 300 ms (BDP 721), a 2000-packet buffer. Q is
     // read from the round's smallest RTT, so the queue at the start of a round, and the

@@ -1,6 +1,8 @@
-//! Window dynamics of the high-speed schemes end to end, read from the cwnd trace of one flow
-//! on a clean drop-tail path: Scalable's constant recovery time, BIC's binary search towards
-//! W_max, H-TCP's increase α(Δ). The readings are quoted in docs/schemes/<scheme>.md.
+//! Window dynamics of the high-speed schemes end to end, read from the cwnd trace of one flow:
+//! Scalable's constant recovery time, BIC's binary search towards W_max and its max probing
+//! past it, H-TCP's increase α(Δ) (drop-tail paths without random loss), and HighSpeed's
+//! response function under periodic loss. The readings are quoted in
+//! docs/schemes/<scheme>.md.
 
 mod common;
 use airtcp_core::RunResult;
