@@ -32,9 +32,17 @@ pub fn hosts_json(text: &str, files: &FileAccess) -> Result<Vec<String>, Scenari
 }
 
 /// Whether the scenario needs the simulator itself in real time (`simnet.rs`): a shared
-/// medium or a link with ARQ. Point-to-point paths without ARQ keep their own engine.
+/// medium, a link with ARQ, or a flow endpoint with more than one link (the simulated node
+/// then routes the host's packets over its links). Point-to-point paths without ARQ between
+/// single-link hosts keep their own engine.
 pub fn on_media_path(sc: &airtcp_core::Scenario) -> bool {
-    !sc.media.is_empty() || sc.links.iter().any(|l| l.arq.is_some())
+    let links = |h: &str| sc.links.iter().filter(|l| l.a == h || l.b == h).count();
+    !sc.media.is_empty()
+        || sc.links.iter().any(|l| l.arq.is_some())
+        || sc
+            .flows
+            .iter()
+            .any(|f| links(&f.src) > 1 || links(&f.dst) > 1)
 }
 
 /// One host's interface: its TUN descriptor (open, attached) and its IPv4 address.

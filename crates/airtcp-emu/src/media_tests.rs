@@ -271,7 +271,7 @@ fn aodv_finds_the_route_before_the_first_packet_crosses() {
 }
 
 #[test]
-fn media_path_takes_media_and_arq_and_refuses_agents_and_multi_homed_hosts() {
+fn media_path_takes_media_arq_and_multi_link_hosts_and_refuses_agents() {
     use crate::on_media_path;
     let dumbbell = parse_toml(include_str!("../../../scenarios/dumbbell.toml")).unwrap();
     assert!(!on_media_path(&dumbbell));
@@ -287,14 +287,43 @@ fn media_path_takes_media_and_arq_and_refuses_agents_and_multi_homed_hosts() {
         .err()
         .unwrap();
     assert_eq!(e.path, "agents[0].kind");
-    // A is a station and also has a wired link: two interfaces.
-    let two = scenario(&pair, "1Mbps", 500, 1)
-        + "[[nodes]]\nname = \"C\"\n[[links]]\na = \"A\"\nb = \"C\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
-    let e = plan(&parse_toml(&two).unwrap(), &FileAccess::default())
-        .err()
-        .unwrap();
-    assert_eq!(e.path, "flows[0].src");
-    assert!(e.message.contains("2 devices"), "{}", e.message);
+    // Hosts with two links, no medium: the simulator routes for them.
+    let two = "duration = \"1s\"\n[[nodes]]\nname = \"A\"\n[[nodes]]\nname = \"B\"\n\
+        [[nodes]]\nname = \"R\"\nkind = \"router\"\n\
+        [[links]]\na = \"A\"\nb = \"B\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"A\"\nb = \"R\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"R\"\nb = \"B\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+        [[flows]]\nsrc = \"A\"\ndst = \"B\"\napp = { kind = \"bulk\" }\n";
+    assert!(on_media_path(&parse_toml(two).unwrap()));
+}
+
+#[test]
+fn a_host_with_a_radio_and_a_wire_is_routed_by_its_node() {
+    // A and B are 802.11 stations 200 m apart and also joined by wires through R: the
+    // radio is one hop, the wires two, so A's node sends over the radio; the namespace's
+    // one interface is the way into the node, which routes as for its own endpoints.
+    let body = "[[nodes]]\nname = \"A\"\nposition = [0, 0]\n\
+        [[nodes]]\nname = \"B\"\nposition = [200, 0]\n\
+        [[nodes]]\nname = \"R\"\nkind = \"router\"\n\
+        [[links]]\na = \"A\"\nb = \"R\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        [[links]]\na = \"R\"\nb = \"B\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+        [[media]]\nname = \"air\"\nkind = \"wifi\"\npreset = \"ns2\"\nnodes = [\"A\", \"B\"]\n";
+    let b = run_both(&scenario(body, "400kbps", 1000, 2), 400_000, 1000, 2);
+    assert!(b.emu_delivered.abs_diff(b.sim_delivered) <= 2);
+    assert!(
+        b.emu_delivered + 3 >= b.sent,
+        "{} of {}",
+        b.emu_delivered,
+        b.sent
+    );
+    assert!(mac(&b.emu, "A")["data_frames"].as_u64().unwrap() >= b.emu_delivered);
+    let wired: u64 = b.emu["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["tx_packets"].as_u64().unwrap())
+        .sum();
+    assert_eq!(wired, 0);
 }
 
 #[test]

@@ -28,8 +28,7 @@ use std::rc::Rc;
 type R<T> = Result<T, ScenarioError>;
 
 const SUPPORTED: &str = "the emulator runs 802.11 media, TDMA media and point-to-point links \
-     (with or without ARQ), with static or dynamic routing, between hosts attached by one \
-     device each";
+     (with or without ARQ), with static or dynamic routing";
 
 /// What the media path needs from a scenario: the hosts (flow endpoints) that become
 /// namespaces, in order of first mention, as the point-to-point planner lists them.
@@ -39,31 +38,23 @@ pub struct SimPlan {
 
 /// Check that the simulator can carry `sc` for real stacks and list its hosts.
 pub fn plan(sc: &Scenario, files: &FileAccess) -> R<SimPlan> {
-    let sim = airtcp_core::scenario::build_with(sc, files)?;
+    // Everything the simulator checks holds here too.
+    airtcp_core::scenario::build_with(sc, files)?;
     if !sc.agents.is_empty() {
         return Err(ScenarioError::new(
             "agents[0].kind",
             format!(
-                "node agents are not emulated on a path with a shared medium or ARQ (the SNR \
-                 gate runs on point-to-point paths): {SUPPORTED}"
+                "node agents are not emulated on a path with a shared medium, ARQ or a host \
+                 with several links (the SNR gate runs on point-to-point paths): {SUPPORTED}"
             ),
         ));
     }
+    // A host with several devices (links or media) keeps one interface in its namespace:
+    // its node in the simulation picks the device for each packet, as its routing does for
+    // the simulator's own endpoints.
     let mut hosts: Vec<String> = Vec::new();
-    for (i, f) in sc.flows.iter().enumerate() {
-        for (k, h) in [("src", &f.src), ("dst", &f.dst)] {
-            let node = sim.node_named(h).expect("the builder checked the names");
-            let n = sim.nodes[node.idx()].devices.len();
-            if n != 1 {
-                return Err(ScenarioError::new(
-                    format!("flows[{i}].{k}"),
-                    format!(
-                        "endpoint '{h}' has {n} devices (links or media); an emulated \
-                         endpoint is a namespace with one interface, so it needs exactly one: \
-                         {SUPPORTED}"
-                    ),
-                ));
-            }
+    for f in &sc.flows {
+        for h in [&f.src, &f.dst] {
             if !hosts.contains(h) {
                 hosts.push(h.clone());
             }
