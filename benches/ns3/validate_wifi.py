@@ -45,6 +45,8 @@ CROSS_BEGIN = "<!-- ns3-wifi-cross:begin (benches/ns3/validate_wifi.py --write) 
 CROSS_END = "<!-- ns3-wifi-cross:end -->"
 SAT_BEGIN = "<!-- ns3-wifi-saturation:begin (benches/ns3/validate_wifi.py --write) -->"
 SAT_END = "<!-- ns3-wifi-saturation:end -->"
+TRACE_BEGIN = "<!-- ns3-wifi-cross-trace:begin (benches/ns3/validate_wifi.py --cross-trace 4) -->"
+TRACE_END = "<!-- ns3-wifi-cross-trace:end -->"
 PER_BEGIN = "<!-- ns3-wifi-per:begin (benches/ns3/validate_wifi.py --per --write) -->"
 PER_END = "<!-- ns3-wifi-per:end -->"
 # The link of the PER check: 10 m under the ns3 preset's log-distance loss (46.6777 dB at 1 m,
@@ -487,6 +489,85 @@ def cross_table(rows: list[dict], seeds: int, duration: float, build: str) -> st
     return "\n".join(out)
 
 
+def sender_timeline(lines: list[str], flow: int) -> dict:
+    """One sender's loss recovery from ``wifi_chain.cc --trace`` lines: timeouts (entries into
+    CA_LOSS) and the first one's time, fast recoveries (entries into CA_RECOVERY) and how many
+    of them began before the third duplicate ACK, retransmitted segments."""
+    out = {"timeouts": 0, "first_timeout": None, "recoveries": 0, "early_recoveries": 0}
+    last_ack, dups, highest, retx, state = -1, 0, 0, 0, "CA_OPEN"
+    for ln in lines:
+        f = ln.split()
+        if f[0] != "tcp" or int(f[2]) != flow:
+            continue
+        t, what = float(f[1]), f[3]
+        if what == "ack":
+            ack = int(f[4])
+            dups = dups + 1 if ack == last_ack else 0
+            last_ack = ack
+        elif what == "tx":
+            seq = int(f[4])
+            if seq < highest:
+                retx += 1
+            highest = max(highest, seq + int(f[5]))
+        elif what == "state":
+            if f[4] == "CA_LOSS":
+                out["timeouts"] += 1
+                out["first_timeout"] = out["first_timeout"] or t
+            elif f[4] == "CA_RECOVERY" and state != "CA_RECOVERY":
+                out["recoveries"] += 1
+                out["early_recoveries"] += dups < 3
+            state = f[4]
+    out["retx"] = retx
+    return out
+
+
+def cross_trace_table(hops: int, seeds: int, duration: float) -> str:
+    """What the two senders of the crossing chains did in each run: ns-3 from its timeline
+    (``wifi_chain.cc --trace``), airtcp from its result."""
+    exe = chain.build_ns3(ROOT / ".ns3venv")
+    out = [
+        f"Loss recovery of the two senders on the {hops}-hop crossing chains, per run "
+        f"({duration:g} s): goodput (kbit/s), timeouts, fast recoveries (ns-3: in brackets "
+        "those it entered before the third duplicate ACK) and retransmitted segments; ns-3 "
+        f"from `wifi_chain --run=SEED --hops={hops} --cross --ns2Rx=0 --trace` (the first "
+        "timeout's time in s after the @), airtcp from its result.",
+        "",
+        "| seed | flow | ns-3 goodput | timeouts | recoveries | retx | airtcp goodput "
+        "| timeouts | recoveries | retx |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    from airtcp import _core
+
+    for seed in range(1, seeds + 1):
+        cmd = [str(exe), f"--run={seed}", f"--duration={duration:g}", f"--hops={hops}"]
+        cmd += ["--ns2Rx=0", "--cross=1", "--trace=1"]
+        p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        line = [ln for ln in p.stderr.splitlines() if ln.startswith("wall_s=")][-1]
+        kv = dict(x.split("=", 1) for x in line.split())
+        sc = json.dumps(scenario(hops, seed, duration, True))
+        r = json.loads(_core.run_json(sc, series=False))
+        lines = p.stdout.splitlines()
+        for flow, gk in ((1, "goodput_kbps"), (2, "goodput2_kbps")):
+            n = sender_timeline(lines, flow)
+            a = r["flows"][flow - 1]
+            first = f" @{n['first_timeout']:.2f}" if n["first_timeout"] else ""
+            out.append(
+                f"| {seed} | {flow} | {float(kv[gk]):.1f} | {n['timeouts']}{first} "
+                f"| {n['recoveries']} ({n['early_recoveries']}) | {n['retx']} "
+                f"| {a['goodput_bps'] / 1e3:.1f} | {a['timeouts']} | {a['fast_retransmits']} "
+                f"| {a['retransmissions']} |"
+            )
+        print(f"cross-trace seed {seed}: done", file=sys.stderr, flush=True)
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    out += [
+        "",
+        f"*Written by `python benches/ns3/validate_wifi.py --cross-trace {hops} --write` on "
+        f"{day}: ns-3.44 from the `ns3==3.44.post0` wheel, RngRun and airtcp seeds 1-{seeds}, "
+        f"core build {airtcp_build()}.*",
+    ]
+    return "\n".join(out)
+
+
 def write_between(begin: str, end: str, text: str) -> None:
     doc = DOC.read_text()
     i, j = doc.index(begin) + len(begin), doc.index(end)
@@ -500,6 +581,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=50.0)
     ap.add_argument("--cross", default="", help="hop counts of the crossing chains, e.g. 4,8")
     ap.add_argument("--per", action="store_true", help="PER against SNR per mode, only")
+    ap.add_argument(
+        "--cross-trace",
+        type=int,
+        default=0,
+        help="the senders' loss recovery per run on crossing chains of this many hops, only",
+    )
     ap.add_argument(
         "--saturation", default="", help="station counts of the saturation check, e.g. 1,5,10,20"
     )
@@ -520,6 +607,12 @@ def main(argv: list[str] | None = None) -> int:
             venv, HERE / "ns3_defaults.cc", chain.OUT / "ns3_defaults", defines
         )
         subprocess.run([str(exe)], check=True)
+        return 0
+    if a.cross_trace:
+        text = cross_trace_table(a.cross_trace, a.seeds, a.duration)
+        print(text)
+        if a.write:
+            write_between(TRACE_BEGIN, TRACE_END, text)
         return 0
     if a.per:
         text = per_table(min(a.duration, 40.0), a.per_step)
