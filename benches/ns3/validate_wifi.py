@@ -16,6 +16,10 @@ stored run. Not in CI: each ns-3 run takes seconds of a core.
     python benches/ns3/validate_wifi.py --seeds 10 --side ns3 --hops 1,2,3,4
     python benches/ns3/validate_wifi.py --seeds 10 --cross 4,8 --hops ''
     python benches/ns3/validate_wifi.py --seeds 10 --table-only --write
+    python benches/ns3/validate_wifi.py --cross-trace 4,8 --write
+
+``--cross-trace`` runs ns-3 with ``wifi_chain.cc --trace`` and tabulates each run's timeouts and
+fast recoveries per sender beside airtcp's.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ CROSS_BEGIN = "<!-- ns3-wifi-cross:begin (benches/ns3/validate_wifi.py --write) 
 CROSS_END = "<!-- ns3-wifi-cross:end -->"
 SAT_BEGIN = "<!-- ns3-wifi-saturation:begin (benches/ns3/validate_wifi.py --write) -->"
 SAT_END = "<!-- ns3-wifi-saturation:end -->"
-TRACE_BEGIN = "<!-- ns3-wifi-cross-trace:begin (benches/ns3/validate_wifi.py --cross-trace 4) -->"
+TRACE_BEGIN = "<!-- ns3-wifi-cross-trace:begin (benches/ns3/validate_wifi.py --cross-trace 4,8) -->"
 TRACE_END = "<!-- ns3-wifi-cross-trace:end -->"
 PER_BEGIN = "<!-- ns3-wifi-per:begin (benches/ns3/validate_wifi.py --per --write) -->"
 PER_END = "<!-- ns3-wifi-per:end -->"
@@ -70,7 +74,28 @@ RX_DBM = 10 * math.log10(3.652e-10) + 30
 CS_DBM = 10 * math.log10(1.559e-11) + 30
 
 
-def scenario(hops: int, seed: int, duration: float, cross: bool = False) -> dict:
+# wifi_chain.cc's TCP settings on airtcp's `ns3` profile (ns-3's own loss recovery, as far as
+# the profile models it): handshake, 1460-byte segments without timestamps, initial window 2,
+# an ACK per segment, 20000-byte receive window, MinRto 0.2 s, the SYN's 3 s timeout, no SACK,
+# limited transmit, classic (not PRR) recovery.
+NS3_TCP = {
+    "profile": "ns3",
+    "segment_size": 1460,
+    "header_size": 40,
+    "initial_cwnd": 2,
+    "rcv_window": 20000,
+    "min_rto": 0.2,
+    "initial_rto": 3,
+    "delayed_ack": False,
+    "sack": False,
+    "timestamps": False,
+    "limited_transmit": True,
+    "prr": False,
+    "handshake": True,
+}
+
+
+def scenario(hops: int, seed: int, duration: float, cross: bool = False, tcp: str = "ns2") -> dict:
     nodes = [
         {
             "name": f"n{i}",
@@ -124,7 +149,7 @@ def scenario(hops: int, seed: int, duration: float, cross: bool = False) -> dict
         "name": f"ns3{'cross' if cross else 'chain'}{hops}",
         "duration": duration,
         "seed": seed,
-        "tcp": {"profile": "ns2", "segment_size": 1460},
+        "tcp": NS3_TCP if tcp == "ns3" else {"profile": "ns2", "segment_size": 1460},
         "nodes": nodes,
         "media": [medium],
         "flows": flows,
@@ -521,47 +546,66 @@ def sender_timeline(lines: list[str], flow: int) -> dict:
     return out
 
 
-def cross_trace_table(hops: int, seeds: int, duration: float) -> str:
+def cross_trace_table(hops_list: list[int], seeds: int, duration: float, tcp: str) -> str:
     """What the two senders of the crossing chains did in each run: ns-3 from its timeline
     (``wifi_chain.cc --trace``), airtcp from its result."""
     exe = chain.build_ns3(ROOT / ".ns3venv")
+    hl = ",".join(str(h) for h in hops_list)
+    opt = f" --airtcp-tcp {tcp}" if tcp != "ns2" else ""
     out = [
-        f"Loss recovery of the two senders on the {hops}-hop crossing chains, per run "
-        f"({duration:g} s): goodput (kbit/s), timeouts, fast recoveries (ns-3: in brackets "
-        "those it entered before the third duplicate ACK) and retransmitted segments; ns-3 "
-        f"from `wifi_chain --run=SEED --hops={hops} --cross --ns2Rx=0 --trace` (the first "
-        "timeout's time in s after the @), airtcp from its result.",
+        f"Loss recovery of the two senders on the crossing chains, per run ({duration:g} s): "
+        "goodput (kbit/s), timeouts (ns-3: the first one's time in s after the @), fast "
+        "recoveries (ns-3: in brackets those it entered before the third duplicate ACK) and "
+        "retransmitted segments; ns-3 from `wifi_chain --run=SEED --hops=HOPS --cross "
+        f"--ns2Rx=0 --trace`, airtcp (TCP profile `{tcp}`) from its result.",
         "",
-        "| seed | flow | ns-3 goodput | timeouts | recoveries | retx | airtcp goodput "
+        "| hops | seed | flow | ns-3 goodput | timeouts | recoveries | retx | airtcp goodput "
         "| timeouts | recoveries | retx |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     from airtcp import _core
 
-    for seed in range(1, seeds + 1):
-        cmd = [str(exe), f"--run={seed}", f"--duration={duration:g}", f"--hops={hops}"]
-        cmd += ["--ns2Rx=0", "--cross=1", "--trace=1"]
-        p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        line = [ln for ln in p.stderr.splitlines() if ln.startswith("wall_s=")][-1]
-        kv = dict(x.split("=", 1) for x in line.split())
-        sc = json.dumps(scenario(hops, seed, duration, True))
-        r = json.loads(_core.run_json(sc, series=False))
-        lines = p.stdout.splitlines()
-        for flow, gk in ((1, "goodput_kbps"), (2, "goodput2_kbps")):
-            n = sender_timeline(lines, flow)
-            a = r["flows"][flow - 1]
-            first = f" @{n['first_timeout']:.2f}" if n["first_timeout"] else ""
-            out.append(
-                f"| {seed} | {flow} | {float(kv[gk]):.1f} | {n['timeouts']}{first} "
-                f"| {n['recoveries']} ({n['early_recoveries']}) | {n['retx']} "
-                f"| {a['goodput_bps'] / 1e3:.1f} | {a['timeouts']} | {a['fast_retransmits']} "
-                f"| {a['retransmissions']} |"
+    calm = []
+    for hops in hops_list:
+        sums: dict[int, tuple[float, float]] = {}
+        for seed in range(1, seeds + 1):
+            cmd = [str(exe), f"--run={seed}", f"--duration={duration:g}", f"--hops={hops}"]
+            cmd += ["--ns2Rx=0", "--cross=1", "--trace=1"]
+            p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            line = [ln for ln in p.stderr.splitlines() if ln.startswith("wall_s=")][-1]
+            kv = dict(x.split("=", 1) for x in line.split())
+            sc = scenario(hops, seed, duration, True, tcp)
+            r = json.loads(_core.run_json(json.dumps(sc), series=False))
+            lines = p.stdout.splitlines()
+            quiet = True
+            for flow, gk in ((1, "goodput_kbps"), (2, "goodput2_kbps")):
+                n = sender_timeline(lines, flow)
+                quiet = quiet and n["timeouts"] == 0
+                a = r["flows"][flow - 1]
+                first = f" @{n['first_timeout']:.2f}" if n["first_timeout"] else ""
+                out.append(
+                    f"| {hops} | {seed} | {flow} | {float(kv[gk]):.1f} | {n['timeouts']}{first} "
+                    f"| {n['recoveries']} ({n['early_recoveries']}) | {n['retx']} "
+                    f"| {a['goodput_bps'] / 1e3:.1f} | {a['timeouts']} "
+                    f"| {a['fast_retransmits']} | {a['retransmissions']} |"
+                )
+            if quiet:
+                ga = sum(f["goodput_bps"] for f in r["flows"][:2]) / 1e3
+                sums[seed] = (float(kv["goodput_kbps"]) + float(kv["goodput2_kbps"]), ga)
+            print(f"cross-trace {hops} hops, seed {seed}: done", file=sys.stderr, flush=True)
+        if len(sums) > 1:
+            b, a = [x[0] for x in sums.values()], [x[1] for x in sums.values()]
+            r, lo, hi = ratio_ci(a, b)
+            calm.append(
+                f"{hops} hops, seeds {', '.join(map(str, sums))} (no ns-3 timeout): sum "
+                f"{statistics.fmean(b):.1f} (ns-3) and {statistics.fmean(a):.1f} (airtcp), "
+                f"ratio {r:.3f} [{lo:.3f}, {hi:.3f}]."
             )
-        print(f"cross-trace seed {seed}: done", file=sys.stderr, flush=True)
     day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    out += ["", "Runs in which neither ns-3 sender timed out: " + " ".join(calm)] if calm else []
     out += [
         "",
-        f"*Written by `python benches/ns3/validate_wifi.py --cross-trace {hops} --write` on "
+        f"*Written by `python benches/ns3/validate_wifi.py --cross-trace {hl}{opt} --write` on "
         f"{day}: ns-3.44 from the `ns3==3.44.post0` wheel, RngRun and airtcp seeds 1-{seeds}, "
         f"core build {airtcp_build()}.*",
     ]
@@ -583,9 +627,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per", action="store_true", help="PER against SNR per mode, only")
     ap.add_argument(
         "--cross-trace",
-        type=int,
-        default=0,
-        help="the senders' loss recovery per run on crossing chains of this many hops, only",
+        default="",
+        help="the senders' loss recovery per run on crossing chains of these hop counts, only",
+    )
+    ap.add_argument(
+        "--airtcp-tcp",
+        choices=("ns2", "ns3"),
+        default="ns2",
+        help="--cross-trace: airtcp's TCP profile (ns3: with wifi_chain.cc's TCP settings)",
     )
     ap.add_argument(
         "--saturation", default="", help="station counts of the saturation check, e.g. 1,5,10,20"
@@ -609,9 +658,10 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([str(exe)], check=True)
         return 0
     if a.cross_trace:
-        text = cross_trace_table(a.cross_trace, a.seeds, a.duration)
+        hl = [int(h) for h in a.cross_trace.split(",") if h]
+        text = cross_trace_table(hl, a.seeds, a.duration, a.airtcp_tcp)
         print(text)
-        if a.write:
+        if a.write and a.airtcp_tcp == "ns2":
             write_between(TRACE_BEGIN, TRACE_END, text)
         return 0
     if a.per:
