@@ -129,6 +129,8 @@ def scenario(hops: int, seed: int, duration: float, cross: bool = False, tcp: st
         "rx_threshold_dbm": RX_DBM,
         "cs_threshold_dbm": CS_DBM,
         "rx_sensitivity_dbm": CS_DBM,
+        # wifi_chain.cc's CcaEdThreshold: every sensed signal holds the medium busy.
+        "cca_ed_threshold_dbm": CS_DBM,
         "rts_threshold": 0,
         "queue": {"kind": "droptail", "limit": 50},
     }
