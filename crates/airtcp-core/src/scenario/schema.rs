@@ -318,6 +318,9 @@ pub struct MediumSpec {
     pub preamble_snr_db: Option<f64>,
     /// Weakest signal that still counts as interference (`sinr`; below carrier sense).
     pub rx_sensitivity_dbm: Option<f64>,
+    /// Energy that holds the medium busy without a detected preamble (`sinr`; ns-3's
+    /// `CcaEdThreshold`).
+    pub cca_ed_threshold_dbm: Option<f64>,
     /// Rate of ACK frames (default: the preset's rule).
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
@@ -383,6 +386,7 @@ impl MediumSpec {
             noise_figure_db,
             preamble_snr_db,
             rx_sensitivity_dbm,
+            cca_ed_threshold_dbm,
             ack_rate,
             fading,
             rate_control,
