@@ -529,7 +529,9 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "ttl_threshold", "int", "hops", "7", ANY, "AODV: TTL_THRESHOLD (>= 1)."),
     p(RT, "", "tc_interval", "duration", S, "5", ANY, "OLSR: TC_INTERVAL (> 0)."),
     p(RT, "", "willingness", "int", "", "3", ANY, "OLSR: willingness to carry traffic for others (0..7; RFC 3626 18.8)."),
-    p(RT, "", "jitter", "duration", S, "aodv: 0.01, olsr: 0.5", ANY, "Largest jitter of a broadcast (>= 0)."),
+    p(RT, "", "jitter", "duration", S, "aodv: 0.01, olsr: hello_interval / 4", ANY, "Largest jitter of a broadcast (>= 0; OLSR: MAXJITTER, every message waits up to it)."),
+    p(RT, "", "bundle", "bool", "", "true", ANY, "OLSR: messages waiting together leave in one packet (RFC 3626 3.4); false: a packet per message."),
+    p(RT, "", "hysteresis", "bool", "", "false", ANY, "OLSR: link hysteresis (RFC 3626 14): a link is used once its quality passes 0.8 and dropped below 0.3."),
     // --- trace ---
     p(TR, "", "cwnd", "bool", "", "false", ANY, "Record every flow's cwnd series."),
     p(TR, "", "verdicts", "bool", "", "false", ANY, "Record every loss-cause verdict (time, segment, verdict, true cause)."),
@@ -539,4 +541,5 @@ pub const PARAMS: &[Param] = &[
     p(TR, "", "positions", "duration", S, NONE, ANY, "Sample every radio node's position at this interval (series.positions)."),
     p(TR, "", "rssi", "list", "", "[]", ANY, "802.11 media (or \"*\") whose stations record the power of every frame they sense (series.rssi)."),
     p(TR, "", "pcap_dir", "string", "", "pcap", ANY, "Directory of the pcap files (<name>.pcap)."),
+    p(TR, "", "routes", "bool", "", "false", ANY, "Record the route each flow's data takes, at each change (the routes table)."),
 ];

@@ -124,6 +124,10 @@ pub struct RoutingSpec {
     pub willingness: Option<u8>,
     /// Largest broadcast jitter.
     pub jitter: Option<Duration>,
+    /// OLSR: messages waiting together leave in one packet (RFC 3626 3.4).
+    pub bundle: Option<bool>,
+    /// OLSR: link hysteresis (RFC 3626 14).
+    pub hysteresis: Option<bool>,
 }
 
 impl RoutingSpec {
@@ -150,7 +154,9 @@ impl RoutingSpec {
             ttl_threshold,
             tc_interval,
             willingness,
-            jitter
+            jitter,
+            bundle,
+            hysteresis
         )
     }
 }
@@ -962,6 +968,9 @@ pub struct TraceSpec {
     /// (`series.rssi`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rssi: Vec<String>,
+    /// Record the route each flow's data takes, at each change (the `routes` table).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub routes: bool,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -977,6 +986,7 @@ impl Default for TraceSpec {
             pcap_dir: None,
             positions: None,
             rssi: vec![],
+            routes: false,
         }
     }
 }
