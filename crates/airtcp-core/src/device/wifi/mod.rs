@@ -87,6 +87,8 @@ pub struct WifiNet {
     pub moving: Option<Box<Moving>>,
     /// The power of each frame each station senses, when traced.
     pub rssi: Option<Box<RssiLog>>,
+    /// Scratch space of the `sinr` reception (the cuts of a frame into pieces).
+    cuts: Vec<Time>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -139,6 +141,7 @@ impl WifiNet {
             broadcasts: false,
             moving: None,
             rssi: None,
+            cuts: Vec::new(),
         }
     }
 

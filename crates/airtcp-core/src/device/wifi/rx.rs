@@ -1,7 +1,7 @@
 //! Reception: what a station makes of a frame it sensed, from the signals that overlapped it,
 //! by the medium's reception model ([`Reception`]; sources in docs/mac.md).
 
-use super::params::Reception;
+use super::params::{Reception, WifiParams};
 use super::station::{Frame, Kind, Sig};
 use super::WifiNet;
 use crate::device::DevCtx;
@@ -21,6 +21,15 @@ pub(super) enum Rx {
     /// another frame) or the PLCP header failed; the station saw energy only, no EIFS.
     /// `true` if interference played a part.
     Missed(bool),
+}
+
+/// The two parts of a frame that the `sinr` reception judges apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The PLCP preamble and header, at the header's mode.
+    Header,
+    /// The rest, at the frame's rate.
+    Payload,
 }
 
 /// Whether signals `a` and `b` overlap in time.
@@ -186,56 +195,60 @@ impl WifiNet {
             return ok;
         }
         let f = self.frames[g.fid as usize];
-        let (ph, _, _) = self.sinr_success(&self.stations[r].signals, k, &f);
+        let sigs = &self.stations[r].signals;
+        let ph = Self::sinr_success(&self.p, sigs, k, &f, Part::Header, &mut self.cuts);
         let ok = ph >= 1.0 || self.stations[r].rx_rng.uniform() < ph;
         self.stations[r].signals[k].header_ok = Some(ok);
         ok
     }
 
-    /// `sinr`: the probability that signal `i` (frame `f`) survives at station `r`, as
-    /// (PLCP preamble and header, the rest of the frame), and whether any interference
-    /// overlapped it.
-    /// Every start and end of another signal within the frame opens a new piece of constant
-    /// SINR; a piece's bits are its duration times its mode's rate.
-    fn sinr_success(&self, sigs: &[Sig], i: usize, f: &Frame) -> (f64, f64, bool) {
+    /// `sinr`: the probability that `part` of signal `i` (frame `f`) survives at a station
+    /// whose signals are `sigs`. Every start and end of another signal within the part opens
+    /// a new piece of constant SINR; a piece's bits are its duration times its mode's rate.
+    /// `cuts` is scratch space.
+    fn sinr_success(
+        p: &WifiParams,
+        sigs: &[Sig],
+        i: usize,
+        f: &Frame,
+        part: Part,
+        cuts: &mut Vec<Time>,
+    ) -> f64 {
         let sig = sigs[i];
-        let p = &self.p;
-        let mode = p.mode(f.rate);
-        let header = mode.header_mode();
         let header_end = (sig.start + p.plcp).min(sig.end);
-        let mut cuts = vec![sig.start, header_end, sig.end];
-        let others: Vec<&Sig> = sigs
-            .iter()
-            .enumerate()
-            .filter(|&(j, g)| j != i && !g.own && overlap(g, &sig))
-            .map(|(_, g)| g)
-            .collect();
-        for g in &others {
+        let (mode, from, to) = match part {
+            Part::Header => (p.mode(f.rate).header_mode(), sig.start, header_end),
+            Part::Payload => (p.mode(f.rate), header_end, sig.end),
+        };
+        let others = || {
+            sigs.iter()
+                .enumerate()
+                .filter(move |&(j, g)| j != i && !g.own && overlap(g, &sig))
+                .map(|(_, g)| g)
+        };
+        cuts.clear();
+        cuts.extend([from, to]);
+        for g in others() {
             for t in [g.start, g.end] {
-                if t > sig.start && t < sig.end {
+                if t > from && t < to {
                     cuts.push(t);
                 }
             }
         }
         cuts.sort_unstable();
         cuts.dedup();
-        let (mut ph, mut pp) = (1.0, 1.0);
+        let mut ps = 1.0;
         for w in cuts.windows(2) {
             let (a, b) = (w[0], w[1]);
-            let interference: f64 = others
-                .iter()
+            let interference: f64 = others()
                 .filter(|g| g.start <= a && a < g.end)
                 .map(|g| g.power)
                 .sum();
             let sinr = sig.power / (p.noise_w + interference);
             let secs = (b - a) as f64 * 1e-9;
-            if b <= header_end {
-                ph *= header.chunk_success(sinr, secs * header.rate_bps());
-            } else {
-                pp *= mode.chunk_success(sinr, secs * mode.rate_bps());
-            }
+            ps *= mode.chunk_success(sinr, secs * mode.rate_bps());
         }
-        (ph, pp, !others.is_empty())
+        ps
     }
 
     /// Judge signal `i` at station `r`.
@@ -299,7 +312,9 @@ impl WifiNet {
                 if !self.sinr_header_ok(r, i) {
                     return Rx::Missed(crowded);
                 }
-                let (_, payload, _) = self.sinr_success(&self.stations[r].signals, i, f);
+                let sigs = &self.stations[r].signals;
+                let payload =
+                    Self::sinr_success(&self.p, sigs, i, f, Part::Payload, &mut self.cuts);
                 if payload < 1.0 && self.stations[r].rx_rng.uniform() >= payload {
                     return if crowded { Rx::Collision } else { Rx::Channel };
                 }
