@@ -130,6 +130,10 @@ impl Waypoint {
     }
 
     pub fn leg(&mut self, now: Time) -> Leg {
+        if now < self.leg.t1 || self.leg.t1 == Time::MAX {
+            // Still on the current leg: nothing to draw (the medium asks at every frame).
+            return self.leg;
+        }
         let mut moving = self.moving;
         let mut rng = self.rng.clone();
         let area = self.area;

@@ -95,6 +95,15 @@ impl WifiMode {
         }
     }
 
+    /// The SINR (linear) from which [`Self::chunk_success`] is exactly 1.0 for any number
+    /// of bits; infinite where no such bound is worked out (CCK, OFDM).
+    pub fn certain_sinr(self) -> f64 {
+        match self {
+            WifiMode::Dsss(m) => dsss_certain_sinr(m),
+            WifiMode::Ofdm(_) => f64::INFINITY,
+        }
+    }
+
     /// Probability that `bits` bits sent in this mode survive a (linear) SINR.
     pub fn chunk_success(self, sinr: f64, bits: f64) -> f64 {
         if bits <= 0.0 {
@@ -102,7 +111,7 @@ impl WifiMode {
         }
         match self {
             WifiMode::Dsss(m) => {
-                if sinr >= dsss_certain_sinr(m) {
+                if sinr >= self.certain_sinr() {
                     // The full evaluation gives exactly 1.0 here; skipping it saves a log10,
                     // two powf and an exp (which underflows: a slow path) per stretch.
                     return 1.0;
@@ -311,8 +320,9 @@ mod tests {
                 dsss_success(m, below, 1e4)
             );
         }
-        // CCK is never shortcut.
-        assert_eq!(dsss_certain_sinr(Modulation::Cck11), f64::INFINITY);
+        // CCK and OFDM are never shortcut.
+        assert_eq!(WifiMode::Dsss(Modulation::Cck11).certain_sinr(), f64::INFINITY);
+        assert_eq!(WifiMode::Ofdm(6).certain_sinr(), f64::INFINITY);
     }
 
     #[test]

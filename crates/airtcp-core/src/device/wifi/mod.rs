@@ -87,8 +87,9 @@ pub struct WifiNet {
     pub moving: Option<Box<Moving>>,
     /// The power of each frame each station senses, when traced.
     pub rssi: Option<Box<RssiLog>>,
-    /// Scratch space of the `sinr` reception (the cuts of a frame into pieces).
-    cuts: Vec<Time>,
+    /// Buffers of the `sinr` reception, reused from frame to frame.
+    scratch: rx::Scratch,
+    detectable: Vec<bool>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -141,7 +142,8 @@ impl WifiNet {
             broadcasts: false,
             moving: None,
             rssi: None,
-            cuts: Vec::new(),
+            scratch: Default::default(),
+            detectable: Vec::new(),
         }
     }
 

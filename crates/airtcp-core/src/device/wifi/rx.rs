@@ -32,6 +32,10 @@ enum Part {
     Payload,
 }
 
+/// Buffers of [`WifiNet::sinr_success`]: the cuts of a frame into pieces, and the (start,
+/// end, power) of the signals that overlap it.
+pub(super) type Scratch = (Vec<Time>, Vec<(Time, Time, f64)>);
+
 /// Whether signals `a` and `b` overlap in time.
 fn overlap(a: &Sig, b: &Sig) -> bool {
     a.start < b.end && b.start < a.end
@@ -170,19 +174,24 @@ impl WifiNet {
         if !self.sinr_detectable(&self.stations[r].signals, i) {
             return false;
         }
-        loop {
-            let sigs = &self.stations[r].signals;
-            // Signals that start after signal i play no part.
-            let detectable: Vec<bool> = (0..sigs.len())
-                .map(|k| sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
-                .collect();
-            match sinr_lock(sigs, &detectable, i, self.p.plcp) {
-                Ok(lock) => return lock,
+        // Signals that start after signal i play no part. Drawing a header's fate below
+        // changes no signal's detectability, so this is computed once (in a reused buffer).
+        let mut detectable = std::mem::take(&mut self.detectable);
+        detectable.clear();
+        let sigs = &self.stations[r].signals;
+        detectable.extend((0..sigs.len()).map(|k| {
+            k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
+        }));
+        let lock = loop {
+            match sinr_lock(&self.stations[r].signals, &detectable, i, self.p.plcp) {
+                Ok(lock) => break lock,
                 Err(k) => {
                     self.sinr_header_ok(r, k);
                 }
             }
-        }
+        };
+        self.detectable = detectable;
+        lock
     }
 
     /// `sinr`: did the PLCP header of signal `k`, whose preamble station `r` detected,
@@ -196,7 +205,7 @@ impl WifiNet {
         }
         let f = self.frames[g.fid as usize];
         let sigs = &self.stations[r].signals;
-        let ph = Self::sinr_success(&self.p, sigs, k, &f, Part::Header, &mut self.cuts);
+        let ph = Self::sinr_success(&self.p, sigs, k, &f, Part::Header, &mut self.scratch);
         let ok = ph >= 1.0 || self.stations[r].rx_rng.uniform() < ph;
         self.stations[r].signals[k].header_ok = Some(ok);
         ok
@@ -205,14 +214,14 @@ impl WifiNet {
     /// `sinr`: the probability that `part` of signal `i` (frame `f`) survives at a station
     /// whose signals are `sigs`. Every start and end of another signal within the part opens
     /// a new piece of constant SINR; a piece's bits are its duration times its mode's rate.
-    /// `cuts` is scratch space.
+    /// `scratch` holds buffers reused from call to call.
     fn sinr_success(
         p: &WifiParams,
         sigs: &[Sig],
         i: usize,
         f: &Frame,
         part: Part,
-        cuts: &mut Vec<Time>,
+        scratch: &mut Scratch,
     ) -> f64 {
         let sig = sigs[i];
         let header_end = (sig.start + p.plcp).min(sig.end);
@@ -220,16 +229,28 @@ impl WifiNet {
             Part::Header => (p.mode(f.rate).header_mode(), sig.start, header_end),
             Part::Payload => (p.mode(f.rate), header_end, sig.end),
         };
-        let others = || {
+        // The other signals that overlap this one, in index order (the order their powers
+        // are summed in).
+        let (cuts, others) = scratch;
+        others.clear();
+        others.extend(
             sigs.iter()
                 .enumerate()
-                .filter(move |&(j, g)| j != i && !g.own && overlap(g, &sig))
-                .map(|(_, g)| g)
-        };
+                .filter(|&(j, g)| j != i && !g.own && overlap(g, &sig))
+                .map(|(_, g)| (g.start, g.end, g.power)),
+        );
+        // No piece has more interference than all the overlapping signals together (the
+        // same non-negative terms in the same order, some left out, and rounding is
+        // monotone), so no piece's SINR is below this one; where that is certain, so is every
+        // piece, and the product is exactly 1.0.
+        let all: f64 = others.iter().map(|g| g.2).sum();
+        if sig.power / (p.noise_w + all) >= mode.certain_sinr() {
+            return 1.0;
+        }
         cuts.clear();
         cuts.extend([from, to]);
-        for g in others() {
-            for t in [g.start, g.end] {
+        for &(start, end, _) in others.iter() {
+            for t in [start, end] {
                 if t > from && t < to {
                     cuts.push(t);
                 }
@@ -240,9 +261,10 @@ impl WifiNet {
         let mut ps = 1.0;
         for w in cuts.windows(2) {
             let (a, b) = (w[0], w[1]);
-            let interference: f64 = others()
-                .filter(|g| g.start <= a && a < g.end)
-                .map(|g| g.power)
+            let interference: f64 = others
+                .iter()
+                .filter(|g| g.0 <= a && a < g.1)
+                .map(|g| g.2)
                 .sum();
             let sinr = sig.power / (p.noise_w + interference);
             let secs = (b - a) as f64 * 1e-9;
@@ -314,7 +336,7 @@ impl WifiNet {
                 }
                 let sigs = &self.stations[r].signals;
                 let payload =
-                    Self::sinr_success(&self.p, sigs, i, f, Part::Payload, &mut self.cuts);
+                    Self::sinr_success(&self.p, sigs, i, f, Part::Payload, &mut self.scratch);
                 if payload < 1.0 && self.stations[r].rx_rng.uniform() >= payload {
                     return if crowded { Rx::Collision } else { Rx::Channel };
                 }
