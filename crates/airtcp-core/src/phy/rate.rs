@@ -321,7 +321,10 @@ mod tests {
             );
         }
         // CCK and OFDM are never shortcut.
-        assert_eq!(WifiMode::Dsss(Modulation::Cck11).certain_sinr(), f64::INFINITY);
+        assert_eq!(
+            WifiMode::Dsss(Modulation::Cck11).certain_sinr(),
+            f64::INFINITY
+        );
         assert_eq!(WifiMode::Ofdm(6).certain_sinr(), f64::INFINITY);
     }
 

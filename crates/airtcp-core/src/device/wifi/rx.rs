@@ -55,10 +55,11 @@ fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<
     let before = |j: usize, k: usize| {
         sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
     };
-    let mut order: Vec<usize> = (0..sigs.len())
-        .filter(|&j| j == i || before(j, i))
-        .collect();
-    order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+    // Sized up front (collecting a filter grows the vector step by step); the key
+    // (start, index) is unique, so an unstable sort gives the same order.
+    let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+    order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
+    order.sort_unstable_by_key(|&a| (sigs[a].start, a));
     // Only the latest time the receiver is held to matters.
     let mut busy_until: Option<Time> = None;
     for (n, &k) in order.iter().enumerate() {
@@ -104,10 +105,10 @@ impl WifiNet {
         let before = |j: usize, k: usize| {
             sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
         };
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| j == i || before(j, i))
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+        // Sized up front and sorted as in `sinr_lock`.
+        let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+        order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
+        order.sort_unstable_by_key(|&a| (sigs[a].start, a));
         let mut lock = vec![false; sigs.len()];
         for (n, &k) in order.iter().enumerate() {
             let busy = order[..n]
@@ -124,10 +125,13 @@ impl WifiNet {
     /// `capture` times stronger, else both collide and the receiver stays with whichever ends
     /// later, which is lost too (Mac802_11::recv, capture and collision in ns-2.35).
     pub(super) fn ns2_clean(sigs: &[Sig], i: usize, capture: f64) -> bool {
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| !sigs[j].own && sigs[j].sensed && sigs[j].start < sigs[i].end)
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+        // Sized up front and sorted as in `sinr_lock`.
+        let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+        order.extend(
+            (0..sigs.len())
+                .filter(|&j| !sigs[j].own && sigs[j].sensed && sigs[j].start < sigs[i].end),
+        );
+        order.sort_unstable_by_key(|&a| (sigs[a].start, a));
         // (signal received, its end, collided)
         let mut cur: Option<(usize, Time, bool)> = None;
         for k in order {
@@ -179,9 +183,11 @@ impl WifiNet {
         let mut detectable = std::mem::take(&mut self.detectable);
         detectable.clear();
         let sigs = &self.stations[r].signals;
-        detectable.extend((0..sigs.len()).map(|k| {
-            k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
-        }));
+        detectable.extend(
+            (0..sigs.len()).map(|k| {
+                k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
+            }),
+        );
         let lock = loop {
             match sinr_lock(&self.stations[r].signals, &detectable, i, self.p.plcp) {
                 Ok(lock) => break lock,
