@@ -34,10 +34,12 @@ pub struct RadioModel {
 }
 
 impl RadioModel {
+    #[inline]
     pub fn wavelength(&self) -> f64 {
         C / self.frequency_hz
     }
 
+    #[inline]
     fn friis(&self, d: f64) -> f64 {
         let l = self.wavelength();
         let den = (4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss;
@@ -45,6 +47,7 @@ impl RadioModel {
     }
 
     /// Received power (W) at distance `d` metres, before shadowing.
+    #[inline]
     pub fn rx_power(&self, d: f64) -> f64 {
         // Closer than a wavelength the far-field formulas blow up; hold the power there.
         let d = d.max(self.wavelength());
@@ -102,11 +105,13 @@ pub fn w_to_dbm(w: f64) -> f64 {
 }
 
 /// Distance between two points in the plane.
+#[inline]
 pub fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
 /// Propagation delay over `d` metres.
+#[inline]
 pub fn prop_delay(d: f64) -> Time {
     (d / C * SEC as f64).round() as Time
 }
