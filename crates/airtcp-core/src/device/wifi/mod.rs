@@ -90,6 +90,7 @@ pub struct WifiNet {
     /// Buffers of the `sinr` reception, reused from frame to frame.
     scratch: rx::Scratch,
     detectable: Vec<bool>,
+    order: Vec<usize>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -144,6 +145,7 @@ impl WifiNet {
             rssi: None,
             scratch: Default::default(),
             detectable: Vec::new(),
+            order: Vec::new(),
         }
     }
 

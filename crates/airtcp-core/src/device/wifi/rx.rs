@@ -41,23 +41,34 @@ fn overlap(a: &Sig, b: &Sig) -> bool {
     a.start < b.end && b.start < a.end
 }
 
+/// [`sinr_lock_with`] with a buffer of its own.
+#[cfg(test)]
+fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
+    sinr_lock_with(sigs, detectable, i, plcp, &mut Vec::new())
+}
+
 /// `sinr`: is the receiver free to lock onto signal `i` (`detectable` says which signals'
 /// preambles it could detect, `plcp` is the preamble and header's duration)? In start order
 /// (ties to the earlier index), a signal is locked onto if detectable and no earlier own or
 /// locked signal still holds the receiver when it starts. A locked frame whose PLCP header
 /// failed holds it only to the header's end (ns-3.44 `PhyEntity`: the reception is aborted
 /// there and the PHY goes back to CCA busy). `Err(k)`: the answer needs the fate of signal
-/// `k`'s header, not yet drawn.
-fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
+/// `k`'s header, not yet drawn. `order` is a buffer reused from frame to frame.
+fn sinr_lock_with(
+    sigs: &[Sig],
+    detectable: &[bool],
+    i: usize,
+    plcp: Time,
+    order: &mut Vec<usize>,
+) -> Result<bool, usize> {
     if !detectable[i] {
         return Ok(false);
     }
     let before = |j: usize, k: usize| {
         sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
     };
-    // Sized up front (collecting a filter grows the vector step by step); the key
-    // (start, index) is unique, so an unstable sort gives the same order.
-    let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+    // The key (start, index) is unique, so an unstable sort gives the same order.
+    order.clear();
     order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
     order.sort_unstable_by_key(|&a| (sigs[a].start, a));
     // Only the latest time the receiver is held to matters.
@@ -105,7 +116,8 @@ impl WifiNet {
         let before = |j: usize, k: usize| {
             sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
         };
-        // Sized up front and sorted as in `sinr_lock`.
+        // Sized up front (collecting a filter grows it step by step); the key (start, index)
+        // is unique, so an unstable sort gives the same order.
         let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
         order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
         order.sort_unstable_by_key(|&a| (sigs[a].start, a));
@@ -125,7 +137,8 @@ impl WifiNet {
     /// `capture` times stronger, else both collide and the receiver stays with whichever ends
     /// later, which is lost too (Mac802_11::recv, capture and collision in ns-2.35).
     pub(super) fn ns2_clean(sigs: &[Sig], i: usize, capture: f64) -> bool {
-        // Sized up front and sorted as in `sinr_lock`.
+        // Sized up front (collecting a filter grows it step by step); the key (start, index)
+        // is unique, so an unstable sort gives the same order.
         let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
         order.extend(
             (0..sigs.len())
@@ -188,8 +201,10 @@ impl WifiNet {
                 k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
             }),
         );
+        let mut order = std::mem::take(&mut self.order);
         let lock = loop {
-            match sinr_lock(&self.stations[r].signals, &detectable, i, self.p.plcp) {
+            let sigs = &self.stations[r].signals;
+            match sinr_lock_with(sigs, &detectable, i, self.p.plcp, &mut order) {
                 Ok(lock) => break lock,
                 Err(k) => {
                     self.sinr_header_ok(r, k);
@@ -197,6 +212,7 @@ impl WifiNet {
             }
         };
         self.detectable = detectable;
+        self.order = order;
         lock
     }
 
