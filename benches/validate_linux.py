@@ -55,6 +55,8 @@ T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 
 TARGET = 0.10
 #: what else determines a kernel run: the endpoints' scheduling (airtcp._emu_endpoint)
 TESTBED = f"endpoints SCHED_FIFO {RT_PRIORITY}"
+#: what a kernel run's key holds beside the scenario
+KERNEL = f"{os.uname().release}|{TESTBED}"
 #: the dumbbell's FTP flows (the paper's main case, wmecn.MAIN_N)
 DUMBBELL_FLOWS = wmecn.MAIN_N
 
@@ -204,6 +206,76 @@ def run_sim(sc: airtcp.Scenario) -> dict[str, Any]:
     return rec
 
 
+def dynamics(t: list[float], cwnd: list[float], ssthresh: list[float]) -> dict[str, Any]:
+    """Window reductions (ssthresh falling) and congestion-avoidance growth (segments per
+    second, by cwnd band of 4) of one flow's cwnd series sampled every 10 ms."""
+    red = sum(1 for a, b in zip(ssthresh, ssthresh[1:], strict=False) if b < a)
+    bands: dict[int, list[float]] = {}
+    for i in range(1, len(t)):
+        c0, s0 = cwnd[i - 1], ssthresh[i - 1]
+        if ssthresh[i] == s0 and s0 < 1e6 and c0 >= s0 and cwnd[i] >= c0:
+            b = int(c0) // 4 * 4
+            acc = bands.setdefault(b, [0.0, 0.0])
+            acc[0] += t[i] - t[i - 1]
+            acc[1] += cwnd[i] - c0
+    return {"reductions": red, "bands": bands}
+
+
+def sampled(t: list[float], v: list[float], step: float, end: float) -> list[float]:
+    """A step series (value from each t on) read every ``step`` s as whole segments."""
+    out, j, n = [], 0, int(end / step)
+    for i in range(1, n):
+        at = i * step
+        while j + 1 < len(t) and t[j + 1] <= at:
+            j += 1
+        out.append(math.floor(v[j]))
+    return out
+
+
+def compare(path: str, cc: str, per: float, seconds: float, runs: int, series: Path) -> None:
+    """The kernel's stored cwnd series beside a simulated trace of the same seeds (flow 1)."""
+    sums: dict[str, dict[str, Any]] = {}
+    for seed in range(1, runs + 1):
+        sc = scenario(path, cc, per, seconds, seed)
+        key = f"{point_key(path, cc, per, seconds)}|{seed}"
+        kfile = series / f"{key}|{digest(sc, KERNEL)}.json".replace("|", "_")
+        if not kfile.exists():
+            continue
+        name = sc.get("flows")[0].get("name") or "flow0"
+        k = json.loads(kfile.read_text())[name]
+        data = sc.to_dict()
+        data["trace"] = {"cwnd": True}
+        t, cw, ss = airtcp.run(airtcp.Scenario(data)).cwnd(name)
+        step = 0.01
+        ts = [i * step for i in range(1, int(seconds / step))]
+        sim = (
+            ts,
+            sampled(list(t), list(cw), step, seconds),
+            sampled(list(t), list(ss), step, seconds),
+        )
+        for side, (a, b, c) in (("kernel", (k["t"], k["cwnd"], k["ssthresh"])), ("sim", sim)):
+            d = dynamics(a, b, c)
+            acc = sums.setdefault(side, {"reductions": [], "bands": {}})
+            acc["reductions"].append(d["reductions"])
+            for band, (dt, n) in d["bands"].items():
+                x = acc["bands"].setdefault(band, [0.0, 0.0])
+                x[0] += dt
+                x[1] += n
+    if not sums:
+        print(f"{path} {cc} PER {per:g}: no stored kernel series")
+        return
+    print(f"{path} {cc} PER {per:g}: window reductions per run")
+    for side, acc in sums.items():
+        print(f"  {side}: {acc['reductions']}")
+    print("  congestion-avoidance growth, segments/s (time at the band) kernel | simulated")
+    for band in sorted(set(sums["kernel"]["bands"]) | set(sums.get("sim", {}).get("bands", {}))):
+        cells = []
+        for side in ("kernel", "sim"):
+            dt, n = sums.get(side, {}).get("bands", {}).get(band, (0.0, 0.0))
+            cells.append(f"{n / dt if dt else 0:5.1f} ({dt:5.1f} s)")
+        print(f"  cwnd {band:3d}-{band + 3:3d}: {cells[0]} | {cells[1]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -222,7 +294,19 @@ def main(argv: list[str] | None = None) -> int:
         "--rerun-late", action="store_true", help="run again the kernel runs marked late"
     )
     ap.add_argument("--write", action="store_true", help="write the table into validation.md")
+    ap.add_argument(
+        "--compare",
+        action="store_true",
+        help="print, per point, window reductions and congestion-avoidance growth from the "
+        "stored kernel cwnd series beside a simulated trace (runs nothing on the kernel)",
+    )
     a = ap.parse_args(argv)
+    if a.compare:
+        for path in a.path.split(","):
+            for cc in a.cc.split(","):
+                for per in [float(x) for x in a.per.split(",")]:
+                    compare(path, cc, per, a.seconds, a.runs, Path(a.out).with_suffix(""))
+        return 0
     if a.side != "sim" and os.geteuid() != 0:
         print("error: needs root (network namespaces, TUN devices)", file=sys.stderr)
         return 2
@@ -230,8 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     pers = [float(x) for x in a.per.split(",")]
     out = Path(a.out)
     runs: dict[str, dict[str, Any]] = json.loads(out.read_text()) if out.exists() else {}
-    build = str(_core.__build__)
-    kernel = f"{os.uname().release}|{TESTBED}"
+    build, kernel = str(_core.__build__), KERNEL
 
     def save() -> None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -114,3 +114,20 @@ def test_tcp_endpoints_run_under_sched_fifo_below_the_emulator():
     assert prio == RT_PRIORITY
     # Below the emulator thread's priority (docs/emulation.md: SCHED_FIFO 10).
     assert 0 < RT_PRIORITY < 10
+
+
+def test_dynamics_counts_reductions_and_growth_in_congestion_avoidance():
+    # 10 ms samples: slow start to 8 (ssthresh unset), a cut to 4, then +1 every 50 ms.
+    t = [i * 0.01 for i in range(12)]
+    cwnd = [2, 4, 8, 4, 4, 4, 4, 4, 5, 5, 5, 5]
+    ss = [1e9, 1e9, 1e9, 4, 4, 4, 4, 4, 4, 4, 4, 4]
+    d = vl.dynamics(t, cwnd, ss)
+    assert d["reductions"] == 1
+    # Congestion avoidance from the sample after the cut: 0.08 s in the 4-7 band, one added.
+    dt, n = d["bands"][4]
+    assert abs(dt - 0.08) < 1e-9 and n == 1
+    assert set(d["bands"]) == {4}
+
+
+def test_sampled_reads_a_step_series_in_whole_segments():
+    assert vl.sampled([0.0, 0.025, 0.031], [10.0, 12.7, 6.2], 0.01, 0.05) == [10, 10, 12, 6]
