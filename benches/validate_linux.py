@@ -7,7 +7,9 @@ bbr at PER 0, 0.5, 1, 2 and 5 %, on two paths:
 - ``dumbbell``: seed paper 000's dumbbell (``airtcp.papers.wmecn``, §5.1) with its four FTP
   flows: S_i -10 Mbit/s, 2 ms- R1 -1 Mbit/s, 30 ms, RED- R2 -10 Mbit/s, 4 ms- D_i, the PER on
   every wireless last hop R2-D_i (data direction), 1000-byte segments. The paper's UDP on/off
-  source is left out: the emulator runs TCP flows only. Goodput is the four flows' sum.
+  source is left out: the emulator runs TCP flows only. Goodput is the four flows' sum;
+- ``dumbbell-droptail``: the same with scenarios/dumbbell.toml's bottleneck, DropTail of 20
+  packets.
 
 Each point runs ``--runs`` seeds both ways (the seed drives the links' loss streams and RED's
 draws in both); the table gives mean goodput with a 95 % interval (t) on each side and the
@@ -48,7 +50,7 @@ DOC = ROOT / "docs" / "validation.md"
 BEGIN = "<!-- validate-linux:begin -->"
 END = "<!-- validate-linux:end -->"
 CCS = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
-PATHS = ("path", "dumbbell")
+PATHS = ("path", "dumbbell", "dumbbell-droptail")
 PERS = (0.0, 0.005, 0.01, 0.02, 0.05)
 T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
 #: the target: the simulated goodput within 10 % of the kernel's at every point
@@ -62,19 +64,20 @@ DUMBBELL_FLOWS = wmecn.MAIN_N
 
 
 def scenario(path: str, cc: str, per: float, seconds: float, seed: int) -> airtcp.Scenario:
-    if path == "dumbbell":
-        sc = dumbbell(
+    if path in ("dumbbell", "dumbbell-droptail"):
+        # The paper's RED bottleneck, or scenarios/dumbbell.toml's 20-packet DropTail one.
+        red = {"kind": "red", **wmecn.QUEUE} if path == "dumbbell" else None
+        return dumbbell(
             DUMBBELL_FLOWS,
             cc=CCS[cc],
             duration=seconds,
             seed=seed,
             per=per,
             wireless=list(range(1, DUMBBELL_FLOWS + 1)),
-            bottleneck_queue={"kind": "red", **wmecn.QUEUE},
+            bottleneck_queue=red,
             tcp={"profile": "linux"},
-            name=f"linux-dumbbell-{cc}-{per:g}",
+            name=f"linux-{path}-{cc}-{per:g}",
         )
-        return sc
     link: dict[str, Any] = {
         "name": "path",
         "a": "S",
@@ -280,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=20.0)
-    ap.add_argument("--path", default=",".join(PATHS), help="comma-separated: path,dumbbell")
+    ap.add_argument(
+        "--path", default=",".join(PATHS), help="comma-separated: path,dumbbell,dumbbell-droptail"
+    )
     ap.add_argument("--cc", default=",".join(CCS), help="comma-separated: reno,cubic,bbr")
     ap.add_argument("--per", default=",".join(f"{p:g}" for p in PERS))
     ap.add_argument("--out", default=str(ROOT / "out" / "validate-linux.json"))
