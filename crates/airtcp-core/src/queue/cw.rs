@@ -39,6 +39,7 @@ impl QueuePolicy for CongestionWarning {
         // The average counts every arrival, also one the queue then refuses (as RED does).
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         if !self.limit.fits(fifo, pkt.size) {
+            self.est.refused(now);
             return Verdict::Drop(DropCause::QueueOverflow);
         }
         if avg >= self.threshold && pkt.ip.ecn.is_ect() {

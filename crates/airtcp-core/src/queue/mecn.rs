@@ -111,6 +111,14 @@ impl Mecn {
     }
 
     pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
+        let v = self.judge(now, pkt, fifo);
+        if matches!(v, Verdict::Drop(_)) {
+            self.est.refused(now);
+        }
+        v
+    }
+
+    fn judge(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         match self.decide(avg) {
             Decision::Drop => {
@@ -190,6 +198,7 @@ impl Wmecn {
     pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         if !self.limit.fits(fifo, pkt.size) {
+            self.est.refused(now);
             return Verdict::Drop(DropCause::QueueOverflow);
         }
         // Packets that cannot carry a mark pass: this queue drops only on overflow.

@@ -24,6 +24,8 @@ pub struct RedAverage {
     pub typical_tx: Time,
     /// When the queue last went idle (link idle and queue empty), if it is idle now.
     idle_since: Option<Time>,
+    /// Whether the latest arrival found the queue idle.
+    arrived_idle: bool,
 }
 
 impl RedAverage {
@@ -34,11 +36,13 @@ impl RedAverage {
             typical_tx: typical_tx.max(1),
             // The queue starts idle at time zero.
             idle_since: Some(0),
+            arrived_idle: false,
         }
     }
 
     /// Update on an arrival that finds `q` queued (packets or bytes, the queue's unit).
     pub fn on_arrival(&mut self, now: Time, q: f64) -> f64 {
+        self.arrived_idle = self.idle_since.is_some();
         if let Some(since) = self.idle_since.take() {
             let m = now.saturating_sub(since) as f64 / self.typical_tx as f64;
             self.avg *= (1.0 - self.weight).powf(m);
@@ -50,6 +54,18 @@ impl RedAverage {
     /// The link finished sending and nothing is queued.
     pub fn on_idle(&mut self, now: Time) {
         self.idle_since = Some(now);
+    }
+
+    /// The latest arrival was refused. If it found the queue idle, the queue is still empty
+    /// and the link still idle, so the idle period goes on from `now` (the average has been
+    /// decayed up to here): otherwise, with no departure to mark the queue idle again, later
+    /// arrivals would never decay an average left above max_th, and every packet would be
+    /// refused (Floyd & Jacobson §4 decay at every arrival to an empty queue; Linux's
+    /// red_dequeue restarts the idle period whenever it finds the queue empty).
+    pub fn refused(&mut self, now: Time) {
+        if self.arrived_idle {
+            self.idle_since = Some(now);
+        }
     }
 }
 
@@ -142,6 +158,14 @@ impl Red {
     }
 
     pub fn admit(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
+        let v = self.judge(now, pkt, fifo);
+        if matches!(v, Verdict::Drop(_)) {
+            self.est.refused(now);
+        }
+        v
+    }
+
+    fn judge(&mut self, now: Time, pkt: &mut Wire, fifo: &Fifo) -> Verdict {
         let avg = self.est.on_arrival(now, occupancy(self.limit, fifo));
         let chosen = match self.base_probability(avg) {
             Some(pb) if pb <= 0.0 => {
@@ -280,6 +304,25 @@ pub(crate) mod tests {
         // Not idle any more: a plain EWMA step.
         let a = e.on_arrival(131 * MS, 3.0);
         assert!((a - 1.75).abs() < 1e-12, "{a}");
+    }
+
+    #[test]
+    fn a_refused_arrival_at_an_idle_queue_leaves_it_idle() {
+        let mut r = red(false, false);
+        r.est.avg = 20.0;
+        r.est.on_idle(0);
+        let empty = Fifo::default();
+        // 80 ms idle = 10 typical packets: 20 * 0.998^10 is still above max_th: dropped.
+        let v = r.admit(80 * MS, &mut pkt(Ecn::NOT_ECT), &empty);
+        assert!(matches!(v, Verdict::Drop(DropCause::Aqm)));
+        // The queue stayed empty and the link idle: the next arrival, 8 s later, decays the
+        // average by another 1000 typical packets, where an arrival that ended the idle
+        // period would have taken a single EWMA step.
+        let before = r.est.avg;
+        r.admit(8080 * MS, &mut pkt(Ecn::NOT_ECT), &empty);
+        let want = before * 0.998f64.powf(1000.0) * 0.998;
+        assert!((r.est.avg - want).abs() < 1e-9, "{} vs {want}", r.est.avg);
+        assert!(r.est.avg < 5.0);
     }
 
     #[test]
