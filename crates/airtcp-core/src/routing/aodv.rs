@@ -158,6 +158,7 @@ pub struct Aodv {
     /// Neighbours heard from (HELLO or any control message): when their link counts as lost.
     neighbours: BTreeMap<NodeId, Time>,
     next_hello: Time,
+    /// When it last broadcast something other than a HELLO.
     last_broadcast: Option<Time>,
     /// When the RERRs of the last second went out (RERR_RATELIMIT, 6.11).
     rerr_times: std::collections::VecDeque<Time>,
@@ -310,7 +311,11 @@ impl Aodv {
         while k < self.outbox.len() {
             if self.outbox[k].0 <= now {
                 let (_, msg) = self.outbox.remove(k);
-                self.last_broadcast = Some(now);
+                // The node's own HELLOs do not count: with a jittered interval the last one
+                // is often just under HELLO_INTERVAL old and would cancel every other HELLO.
+                if msg.kind() != "hello" {
+                    self.last_broadcast = Some(now);
+                }
                 out.push(Act::Send {
                     to: BROADCAST,
                     msg: super::Msg::Aodv(msg),

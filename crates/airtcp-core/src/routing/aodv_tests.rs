@@ -622,3 +622,48 @@ fn on_break_keep_leaves_the_mac_queue_alone() {
         assert_eq!(out.contains(&Act::LinkDown(n(3))), down, "{b:?}");
     }
 }
+
+#[test]
+fn a_jittered_hello_interval_does_not_cancel_every_other_hello() {
+    // 6.9: every HELLO_INTERVAL the node checks whether it broadcast within the last
+    // interval; its own HELLO, sent one jittered interval ago, is not such a broadcast.
+    let cfg = Config {
+        max_jitter: 10 * MS,
+        hello_from: HelloFrom::All,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(1), cfg, Rng::new(3));
+    let mut times = Vec::new();
+    loop {
+        let now = a.poll_timeout().unwrap();
+        if now > 10_500 * MS {
+            break;
+        }
+        let mut out = Vec::new();
+        a.timeout(now, &mut out);
+        if !sent(&out).is_empty() {
+            times.push(now);
+        }
+    }
+    assert_eq!(times.len(), 10, "{times:?}");
+    assert!(times.windows(2).all(|w| w[1] - w[0] < 1005 * MS));
+    // A RREQ relayed in between stands in for the next HELLO (the RFC's check).
+    let mut out = Vec::new();
+    let t = times[9] + 500 * MS;
+    a.receive(t, n(0), &AnyMsg::Aodv(Msg::Rreq(rreq(0, 1, 5, 3, 0))), &mut out);
+    let mut kinds = Vec::new();
+    loop {
+        let now = a.poll_timeout().unwrap();
+        if now > times[9] + 2010 * MS {
+            break;
+        }
+        let mut out = Vec::new();
+        a.timeout(now, &mut out);
+        kinds.extend(sent(&out).iter().map(|(_, m)| (now / MS, m.kind())));
+    }
+    // The relayed RREQ, no HELLO at the next check, a HELLO at the one after.
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+    assert_eq!(kinds[0].1, "rreq");
+    assert_eq!(kinds[1].1, "hello");
+    assert!(kinds[1].0 * MS > times[9] + 1995 * MS, "{kinds:?}");
+}
