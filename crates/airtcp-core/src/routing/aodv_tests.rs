@@ -492,7 +492,10 @@ fn hello_from_all_sends_hellos_without_an_active_route() {
                 break;
             }
             a.timeout(now, &mut out);
-            count += sent(&out).iter().filter(|(_, m)| m.kind() == "hello").count();
+            count += sent(&out)
+                .iter()
+                .filter(|(_, m)| m.kind() == "hello")
+                .count();
         }
         assert_eq!(count, hellos, "{from:?}");
     }
@@ -540,7 +543,10 @@ fn data_from_a_neighbour_keeps_its_link_alive_with_data_liveness() {
             }
             if now == (k + 1) * 500 * MS {
                 k += 1;
-                assert_eq!(a.route(now, PacketId(k as u32), n(0), n(3), &mut out), Route::Via(n(2)));
+                assert_eq!(
+                    a.route(now, PacketId(k as u32), n(0), n(3), &mut out),
+                    Route::Via(n(2))
+                );
             }
         }
         if live {
@@ -650,7 +656,12 @@ fn a_jittered_hello_interval_does_not_cancel_every_other_hello() {
     // A RREQ relayed in between stands in for the next HELLO (the RFC's check).
     let mut out = Vec::new();
     let t = times[9] + 500 * MS;
-    a.receive(t, n(0), &AnyMsg::Aodv(Msg::Rreq(rreq(0, 1, 5, 3, 0))), &mut out);
+    a.receive(
+        t,
+        n(0),
+        &AnyMsg::Aodv(Msg::Rreq(rreq(0, 1, 5, 3, 0))),
+        &mut out,
+    );
     let mut kinds = Vec::new();
     loop {
         let now = a.poll_timeout().unwrap();

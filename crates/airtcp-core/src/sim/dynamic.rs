@@ -76,7 +76,11 @@ impl Sim {
                 }
             }
             let (now, src) = (self.now(), self.pool.get(id).src);
-            if let Some(a) = self.routing.as_mut().and_then(|l| l.agents[node.idx()].as_mut()) {
+            if let Some(a) = self
+                .routing
+                .as_mut()
+                .and_then(|l| l.agents[node.idx()].as_mut())
+            {
                 a.delivered(now, src);
             }
             self.deliver(id);
