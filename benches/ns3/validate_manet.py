@@ -317,16 +317,27 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
     if kind == "walk":
         # Goodput per bin from the delivered bytes of the same run cut at each bin's end (a
         # run is deterministic for its seed, so a shorter one is the longer one's prefix).
-        cum = [0.0]
+        # The delivery ratio per bin likewise: data packets received by the sink over those
+        # its TCP sent, retransmissions included (as manet.cc counts ns-3's).
+        cum, sent, got = [0.0], [0], [0]
         for k in range(1, int(CHAIN_END / BIN) + 1):
             if k * BIN <= CHAIN_START:
                 # Nothing is sent before the flow starts (and a run must outlast it).
                 cum.append(0.0)
+                sent.append(0)
+                got.append(0)
                 continue
             sc = airtcp_scenario(kind, size, routing, seed, pause, k * BIN)
-            cum.append(float(airtcp_run(sc)["flows"][0]["delivered_bytes"]))
+            f = airtcp_run(sc)["flows"][0]
+            cum.append(float(f["delivered_bytes"]))
+            sent.append(int(f.get("sent_packets", 0)))
+            got.append(int(f.get("received_packets", 0)))
         out["bin_goodput_kbps"] = [
             (b - a) * 8 / BIN / 1e3 for a, b in zip(cum, cum[1:], strict=False)
+        ]
+        out["bin_delivery_ratio"] = [
+            (g1 - g0) / (s1 - s0) if s1 > s0 else -1.0
+            for s0, s1, g0, g1 in zip(sent, sent[1:], got, got[1:], strict=False)
         ]
     return out
 
@@ -345,13 +356,13 @@ def breakdown(kind: str, size: int, routing: str, seed: int, pause: float) -> st
     docs/validation.md cite)."""
     dur = CBR_DURATION if kind == "cbr" else CHAIN_END
     lines = []
-    # AODV also with link-layer feedback alone and with HELLOs alone (ns-3's setting here: its
-    # AODV finds no MAC address for a neighbour in the pre-filled ARP caches, so the MAC's
-    # give-ups never reach it).
-    variants = [{}, {"hello": False}, {"link_feedback": False}] if routing == "aodv" else [{}]
+    # AODV also with link-layer feedback alone, with HELLOs alone, and with ns-3's choices.
+    variants = [{}, {"hello": False}, {"link_feedback": False}, aodv_keys("ns3")]
+    if routing != "aodv":
+        variants = [{}]
     for extra in variants:
         sc = airtcp_scenario(kind, size, routing, seed, pause, dur)
-        sc.get("routing", {}).update(extra)
+        sc.get("routing", {}).update(extra)  # over --aodv's keys
         r = airtcp_run(sc)
         rows = r.get("routing", [])
         fields = ["hello_packets", "rreq_packets", "rrep_packets", "rerr_packets", "tc_packets"]
@@ -510,8 +521,9 @@ def tables(res: dict, build: str) -> str:
             "kbit/s, ns-3 delivery ratio of TCP data segments, goodput ratio airtcp / ns-3 "
             "[95% CI] within 15%.",
             "",
-            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | goodput ratio |",
-            "|---|---|---|---|---|",
+            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | airtcp delivery "
+            "| goodput ratio | delivery ratio |",
+            "|---|---|---|---|---|---|---|",
         ]
         arun = list(ai.get(k, {}).values())
         for b in range(int(CHAIN_START / BIN), bins):
@@ -526,8 +538,13 @@ def tables(res: dict, build: str) -> str:
                 ratio = "no (" + ("ns-3" if mean(ng) == 0 else "airtcp") + " 0)"
             else:
                 ratio = compare(ag, ng, TARGET_BIN)
+            adr = [x["bin_delivery_ratio"][b] for x in arun if "bin_delivery_ratio" in x]
+            adr = [x for x in adr if x >= 0]
+            dratio = compare(adr, dr, TARGET_BIN) if dr and adr else "-"
+            ad = f"{mean(adr):.3f}" if adr else "-"
             out.append(
-                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ratio} |"
+                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ad} "
+                f"| {ratio} | {dratio} |"
             )
         out.append("")
     return "\n".join(out)
@@ -606,6 +623,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if AODV_KEYS == {"link_feedback": False}:
         suffix = "/aodv-link-feedback-off"
+    elif a.aodv == "ns3":
+        suffix = "/aodv-ns3"
     else:
         suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(AODV_KEYS.items()))
     build = airtcp_build() + suffix
