@@ -518,8 +518,8 @@ def tables(res: dict, build: str) -> str:
         out += [
             f"Walk ({k}, {len(runs)} seeds; middle node off at {WALK_LEAVE:g} s, back at "
             f"{WALK_BACK:g} s): per {BIN:g} s bin from {CHAIN_START:g} s, mean goodput "
-            "kbit/s, ns-3 delivery ratio of TCP data segments, goodput ratio airtcp / ns-3 "
-            "[95% CI] within 15%.",
+            "kbit/s and delivery ratio of TCP data segments (received by the sink / sent by "
+            "the source, retransmissions included), ratios airtcp / ns-3 [95% CI] within 15%.",
             "",
             "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | airtcp delivery "
             "| goodput ratio | delivery ratio |",
@@ -541,6 +541,8 @@ def tables(res: dict, build: str) -> str:
             adr = [x["bin_delivery_ratio"][b] for x in arun if "bin_delivery_ratio" in x]
             adr = [x for x in adr if x >= 0]
             dratio = compare(adr, dr, TARGET_BIN) if dr and adr else "-"
+            if dr and adr and max(dr) == 0 and max(adr) == 0:
+                dratio = "both 0"
             ad = f"{mean(adr):.3f}" if adr else "-"
             out.append(
                 f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ad} "
