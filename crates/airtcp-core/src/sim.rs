@@ -15,6 +15,7 @@ use crate::tcp::{TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
 mod dynamic;
+mod external;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -148,6 +149,9 @@ pub struct Sim {
     /// Position samples (taken when the result is built) and received-power logs of the
     /// radio nodes (`trace.positions`, `trace.rssi`).
     pub radio_trace: Option<Box<crate::mobility::series::RadioTrace>>,
+    /// The flows' endpoints live outside (real stacks, `sim/external.rs`): the simulator's
+    /// own senders never start.
+    external_endpoints: bool,
 }
 
 impl DevSched for Scheduler<Ev> {
@@ -246,6 +250,7 @@ impl Sim {
             free_notes: Vec::new(),
             capture: None,
             radio_trace: None,
+            external_endpoints: false,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -903,6 +908,9 @@ impl Sim {
     }
 
     fn start_flow(&mut self, f: FlowId) {
+        if self.external_endpoints {
+            return;
+        }
         let now = self.now();
         let flow = &mut self.flows[f.idx()];
         match (&flow.app, &mut flow.transport) {

@@ -6,7 +6,10 @@
 //! - congestion avoidance: W ← W + ρ²/W per ACK,
 //!
 //! and the loss reaction is standard TCP's. ρ is taken at least 1 (a connection shorter than
-//! RTT₀ behaves as standard TCP, as in Linux and ns-3), from the smoothed RTT. A slow-start
+//! RTT₀ behaves as standard TCP, as in Linux and ns-3), from the smallest smoothed RTT seen
+//! (as Linux's `minrtt`): the paper's RTT is the connection's round trip, and one that took
+//! in the queueing delay would raise ρ, and the growth by ρ², with the queue the flow itself
+//! builds (on a shared buffer the long flow's growth outran the short one's). A slow-start
 //! step stops at ssthresh and at the receiver's window (beyond either it could not be used).
 //! The paper pairs the rules with packet spacing, since a step of 2^ρ − 1 segments per ACK
 //! would otherwise leave in one burst: segments are paced at 1.1·cwnd/SRTT (the window spread
@@ -43,7 +46,7 @@ pub struct Hybla {
     pub rho: f64,
     carry: f64,
     srtt: Option<Time>,
-    /// ns-3's `m_minRtt`: the smallest SRTT so far.
+    /// The smallest SRTT so far (ns-3's `m_minRtt` under `ns3`).
     min_srtt: Option<Time>,
 }
 
@@ -97,8 +100,11 @@ impl CongestionControl for Hybla {
                     self.update_rho(Some(s));
                 }
             }
-        } else {
-            self.update_rho(ack.srtt);
+        } else if let Some(s) = ack.srtt {
+            if self.min_srtt.is_none_or(|m| s < m) {
+                self.min_srtt = Some(s);
+                self.update_rho(Some(s));
+            }
         }
         if ack.in_recovery || ack.acked_bytes == 0 {
             return;
@@ -193,6 +199,23 @@ mod tests {
         // A path shorter than RTT0 is standard TCP (rho = 1).
         h.on_ack(&ack(10 * MS), &mut st);
         assert_eq!(h.rho, 1.0);
+    }
+
+    #[test]
+    fn queueing_delay_does_not_raise_rho() {
+        let mut h = hybla(false);
+        let mut st = CcState {
+            cwnd: 100_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        // A 50 ms path (rho 2) whose SRTT grows to 130 ms with the queue: rho stays 2.
+        h.on_ack(&ack(50 * MS), &mut st);
+        h.on_ack(&ack(130 * MS), &mut st);
+        assert_eq!(h.rho, 2.0);
+        // A smaller SRTT than any before lowers it.
+        h.on_ack(&ack(40 * MS), &mut st);
+        assert!((h.rho - 1.6).abs() < 1e-9, "{}", h.rho);
     }
 
     #[test]
