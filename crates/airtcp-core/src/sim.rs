@@ -127,6 +127,9 @@ pub struct Sim {
     pub queue_interval: Time,
     /// Report every loss-cause verdict in the results' series.
     pub trace_verdicts: bool,
+    /// Record the flows' routes (`trace.routes`): with dynamic routing in
+    /// `routing.paths`, with static routing once per flow from `routes`.
+    pub trace_routes: bool,
     /// Verdicts from this time on are also scored as the steady state.
     pub warmup: Time,
     /// SNR series of SNR-driven channels (indexed by their error models).
@@ -237,6 +240,7 @@ impl Sim {
             queue_trace: Vec::new(),
             queue_interval: 0,
             trace_verdicts: false,
+            trace_routes: false,
             warmup: 0,
             snr,
             finished: false,
