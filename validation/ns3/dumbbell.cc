@@ -35,9 +35,12 @@
 
 using namespace ns3;
 
-// Loss-recovery episodes of every socket: entries into fast recovery and timeouts.
+// Loss-recovery episodes of every socket: entries into fast recovery and into CA_LOSS
+// ("timeouts"), and every retransmission timeout ("rtos": a repeated timeout of one episode
+// leaves the state CA_LOSS, which the state trace does not report).
 static uint64_t g_recoveries = 0;
-static uint64_t g_timeouts = 0;
+static uint64_t g_lossEntries = 0;
+static uint64_t g_rtos = 0;
 
 static void
 CongStateChange(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to)
@@ -48,7 +51,19 @@ CongStateChange(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongStat
     }
     if (to == TcpSocketState::CA_LOSS)
     {
-        g_timeouts++;
+        g_lossEntries++;
+    }
+}
+
+// ReTxTimeout doubles the RTO (up to 60 s); an RTT sample sets it to SRTT + 4 RTTVAR, at least
+// MinRto, which is never exactly twice the last value. A timeout that leaves the RTO at the
+// 60 s cap (unreported) would follow a 60 s wait, longer than the runs here.
+static void
+RtoChange(Time from, Time to)
+{
+    if (to == Min(from + from, Seconds(60)))
+    {
+        g_rtos++;
     }
 }
 
@@ -205,6 +220,8 @@ ConnectTraces()
 {
     Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/CongState",
                                   MakeCallback(&CongStateChange));
+    Config::ConnectWithoutContext("/NodeList/0/$ns3::TcpL4Protocol/SocketList/*/RTO",
+                                  MakeCallback(&RtoChange));
     if (g_trace)
     {
         Config::ConnectWithoutContext(
@@ -362,7 +379,8 @@ main(int argc, char* argv[])
         bytes += DynamicCast<PacketSink>(sinks.Get(f))->GetTotalRx();
     }
     std::cout << "{\"goodput_bps\": " << bytes * 8.0 / duration
-              << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_timeouts << "}"
+              << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_lossEntries
+              << ", \"rtos\": " << g_rtos << "}"
               << std::endl;
     Simulator::Destroy();
     return 0;

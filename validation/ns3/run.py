@@ -266,18 +266,19 @@ def seeds_wanted(a: list[float], n: list[float], have: int, least: int, most: in
 
 def table(rows: list[dict]) -> str:
     """Markdown table of the comparison (rows: flows, cc, per, and per seed the ``airtcp`` and
-    ``ns3`` results: goodput in bit/s, recovery entries, timeouts; a row with ``missing`` set
-    says why it has no results)."""
+    ``ns3`` results: goodput in bit/s, recovery entries, timeouts (ns-3's: entries into
+    CA_LOSS, and ``rtos`` every timeout); a row with ``missing`` set says why it has no
+    results)."""
     out = [
         "| flows | scheme | PER | seeds | airtcp (Mbit/s) | ns-3 (Mbit/s) | airtcp / ns-3 "
         "| 95 % interval | within 10% | recoveries per run airtcp / ns-3 "
-        "| timeouts per run airtcp / ns-3 entries into CA_LOSS |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "| timeouts per run airtcp / ns-3 entries into CA_LOSS | ns-3 timeouts per run |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for r in rows:
         head = f"| {r['flows']} | {r['cc']} | {r['per'] * 100:g} % |"
         if r.get("missing"):
-            out.append(f"{head} – | – | – | – | – | {r['missing']} | – | – |")
+            out.append(f"{head} – | – | – | – | – | {r['missing']} | – | – | – |")
             continue
         ga = [x["goodput_bps"] for x in r["airtcp"]]
         gn = [x["goodput_bps"] for x in r["ns3"]]
@@ -291,9 +292,14 @@ def table(rows: list[dict]) -> str:
             n = mean([x[k] for x in r["ns3"]])
             return f"{a:.1f} / {n:.1f}"
 
+        # Every timeout, as airtcp counts them: only runs of the program that counts them
+        # (``rtos``) have it.
+        rtos = [x.get("rtos") for x in r["ns3"]]
+        every = "–" if None in rtos else f"{mean(rtos):.1f}"
         out.append(
             f"{head} {seeds} | {a / 1e6:.3f} | {n / 1e6:.3f} | {ratio:.2f} | "
-            f"{ratio_interval(ga, gn)} | {ok} | {per_run('recoveries')} | {per_run('timeouts')} |"
+            f"{ratio_interval(ga, gn)} | {ok} | {per_run('recoveries')} | {per_run('timeouts')} "
+            f"| {every} |"
         )
     return "\n".join(out)
 
@@ -435,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
     res = {"ns3": {}, "airtcp": {}} if a.quick else load_results(a.results)
     for path in a.merge:
         merge_results(res, load_results(path))
+    if not a.table_only:
+        # Runs of other core builds are rerun, not kept.
+        res["airtcp"] = {core: res["airtcp"].get(core, {})}
     if a.merge:
         save_results(a.results, res)
     if not a.table_only:

@@ -99,7 +99,7 @@ def ns3_trace(
             d = json.loads(line)
             print(
                 f"ns-3:   goodput {d['goodput_bps'] / 1e6:.4f} Mbit/s, {d['recoveries']}"
-                f" recoveries, {d['timeouts']} entries into CA_LOSS"
+                f" recoveries, {d['rtos']} timeouts ({d['timeouts']} entries into CA_LOSS)"
             )
         if line.startswith("W "):
             _, t, cw, st = line.split()

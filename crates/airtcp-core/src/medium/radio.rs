@@ -34,10 +34,12 @@ pub struct RadioModel {
 }
 
 impl RadioModel {
+    #[inline]
     pub fn wavelength(&self) -> f64 {
         C / self.frequency_hz
     }
 
+    #[inline]
     fn friis(&self, d: f64) -> f64 {
         let l = self.wavelength();
         let den = (4.0 * std::f64::consts::PI * d).powi(2) * self.system_loss;
@@ -45,6 +47,7 @@ impl RadioModel {
     }
 
     /// Received power (W) at distance `d` metres, before shadowing.
+    #[inline]
     pub fn rx_power(&self, d: f64) -> f64 {
         // Closer than a wavelength the far-field formulas blow up; hold the power there.
         let d = d.max(self.wavelength());
@@ -102,13 +105,28 @@ pub fn w_to_dbm(w: f64) -> f64 {
 }
 
 /// Distance between two points in the plane.
+#[inline]
 pub fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
 }
 
 /// Propagation delay over `d` metres.
+#[inline]
 pub fn prop_delay(d: f64) -> Time {
-    (d / C * SEC as f64).round() as Time
+    round_ns(d / C * SEC as f64)
+}
+
+/// `x.round() as Time` (half away from zero, saturating), without the library call `round`
+/// is on x86-64 without SSE4.1: the truncation is one instruction, and `x - t` is exact (both
+/// lie within one of each other, or `x` is already an integer).
+#[inline]
+fn round_ns(x: f64) -> Time {
+    let t = x as Time;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
 }
 
 /// A normal draw (Box–Muller), for shadowing.
@@ -179,5 +197,36 @@ mod tests {
     #[test]
     fn propagation_delay_is_distance_over_c() {
         assert_eq!(prop_delay(299.792_458), 1_000);
+    }
+
+    #[test]
+    fn rounding_to_nanoseconds_is_the_library_round() {
+        let mut rng = Rng::new(5);
+        let mut xs = vec![
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            4503599627370495.5,
+        ];
+        xs.extend([
+            f64::NAN,
+            -0.7,
+            -3.0,
+            f64::INFINITY,
+            1e30,
+            2f64.powi(52),
+            2f64.powi(63),
+        ]);
+        for _ in 0..100_000 {
+            let u = rng.uniform();
+            // Integers and halves, and numbers of every size up to 2^60.
+            xs.push((u * 4096.0).floor() * 0.5);
+            xs.push(u * 2f64.powf(60.0 * rng.uniform()));
+        }
+        for x in xs {
+            assert_eq!(round_ns(x), x.round() as Time, "{x}");
+        }
     }
 }

@@ -51,6 +51,7 @@ impl Leg {
     }
 
     /// Position at `t` (clamped to the leg).
+    #[inline]
     pub fn at(&self, t: Time) -> Pos {
         let t = t.clamp(self.t0, self.t1.max(self.t0));
         let dt = (t - self.t0) as f64 / SEC as f64;
@@ -125,6 +126,7 @@ pub enum Model {
 impl Model {
     /// The leg that holds `now`. Queries must not go back in time before the current leg
     /// (the medium asks in event order); an earlier `now` is answered at the leg's start.
+    #[inline]
     pub fn leg(&mut self, now: Time) -> Leg {
         match self {
             Model::Fixed(p) => Leg::pause(0, *p, Time::MAX),
@@ -141,6 +143,7 @@ impl Model {
         }
     }
 
+    #[inline]
     pub fn position(&mut self, now: Time) -> Pos {
         self.leg(now).at(now)
     }

@@ -129,7 +129,18 @@ impl Waypoint {
         }
     }
 
+    #[inline]
     pub fn leg(&mut self, now: Time) -> Leg {
+        if now < self.leg.t1 || self.leg.t1 == Time::MAX {
+            // Still on the current leg: nothing to draw (the medium asks at every frame).
+            return self.leg;
+        }
+        self.next_legs(now)
+    }
+
+    /// Move on to the leg that holds `now`.
+    #[inline(never)]
+    fn next_legs(&mut self, now: Time) -> Leg {
         let mut moving = self.moving;
         let mut rng = self.rng.clone();
         let area = self.area;

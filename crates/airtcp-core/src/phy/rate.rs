@@ -95,6 +95,15 @@ impl WifiMode {
         }
     }
 
+    /// The SINR (linear) from which [`Self::chunk_success`] is exactly 1.0 for any number
+    /// of bits; infinite where no such bound is worked out (CCK, OFDM).
+    pub fn certain_sinr(self) -> f64 {
+        match self {
+            WifiMode::Dsss(m) => dsss_certain_sinr(m),
+            WifiMode::Ofdm(_) => f64::INFINITY,
+        }
+    }
+
     /// Probability that `bits` bits sent in this mode survive a (linear) SINR.
     pub fn chunk_success(self, sinr: f64, bits: f64) -> f64 {
         if bits <= 0.0 {
@@ -102,12 +111,12 @@ impl WifiMode {
         }
         match self {
             WifiMode::Dsss(m) => {
-                let db = 10.0 * sinr.max(1e-30).log10();
-                match m {
-                    Modulation::Dsss1 | Modulation::Dsss2 => (1.0 - m.ber(db)).powf(bits),
-                    // Symbol error rates: per symbol of 4 or 8 bits.
-                    _ => m.success_rate(db, 1).powf(bits / 8.0),
+                if sinr >= self.certain_sinr() {
+                    // The full evaluation gives exactly 1.0 here; skipping it saves a log10,
+                    // two powf and an exp (which underflows: a slow path) per stretch.
+                    return 1.0;
                 }
+                dsss_success(m, sinr, bits)
             }
             WifiMode::Ofdm(r) => {
                 let (m, (num, den)) = ofdm_params(r);
@@ -126,6 +135,31 @@ impl WifiMode {
                 (1.0 - pu).powf(bits)
             }
         }
+    }
+}
+
+/// `chunk_success` of a DSSS/CCK mode, evaluated in full.
+fn dsss_success(m: Modulation, sinr: f64, bits: f64) -> f64 {
+    let db = 10.0 * sinr.max(1e-30).log10();
+    match m {
+        Modulation::Dsss1 | Modulation::Dsss2 => (1.0 - m.ber(db)).powf(bits),
+        // Symbol error rates: per symbol of 4 or 8 bits.
+        _ => m.success_rate(db, 1).powf(bits / 8.0),
+    }
+}
+
+/// The SINR (linear) from which a DBPSK or DQPSK stretch of any length survives with
+/// probability exactly 1.0 in floating point: the bit error rate is below 2^-54 there, so
+/// 1 − BER rounds to 1.0 and so does any power of it. DBPSK: ½·exp(−22·snr) ≤ 2^-54 from
+/// snr = 1.67; DQPSK: x = 11·snr, 0.405·x^(−½)·exp(−0.586·x) ≤ 2^-54 from snr = 5.4. The
+/// thresholds are set higher (the BER there is 6 and 60 times below 2^-54), far beyond the
+/// last-place errors of the log10/powf round trip. CCK is not covered (its symbol error rate
+/// has no closed form here).
+fn dsss_certain_sinr(m: Modulation) -> f64 {
+    match m {
+        Modulation::Dsss1 => 1.75,
+        Modulation::Dsss2 => 6.0,
+        Modulation::Cck5_5 | Modulation::Cck11 => f64::INFINITY,
     }
 }
 
@@ -261,6 +295,37 @@ mod tests {
             let ack = 1.0 - mode.chunk_success(db(s), 8.0 * 14.0);
             assert!(ack < 0.02, "{mode:?}: ACK PER {ack} at {s} dB");
         }
+    }
+
+    #[test]
+    fn dsss_shortcut_is_the_full_evaluation() {
+        // From the shortcut's threshold up, the full evaluation is exactly 1.0 for any stretch
+        // (log-spaced SINRs up to 150 dB, 1 bit to a megabit): the shortcut changes no result.
+        for m in [Modulation::Dsss1, Modulation::Dsss2] {
+            let t = dsss_certain_sinr(m);
+            for k in 0..20_000 {
+                let sinr = t * 10f64.powf(k as f64 * 7.5e-4);
+                for bits in [1.0, 8.0, 192.0, 1e4, 1.2e4, 1e6] {
+                    assert_eq!(dsss_success(m, sinr, bits), 1.0, "{m:?} {sinr} {bits}");
+                    let mode = WifiMode::Dsss(m);
+                    assert_eq!(mode.chunk_success(sinr, bits), 1.0);
+                }
+            }
+            // Below it the curve still matters: a long frame just under the threshold is not
+            // certain at 1 Mbit/s below 1.67 or at 2 Mbit/s below 5.4.
+            let below = if m == Modulation::Dsss1 { 1.6 } else { 5.0 };
+            assert!(dsss_success(m, below, 1e4) < 1.0);
+            assert_eq!(
+                WifiMode::Dsss(m).chunk_success(below, 1e4),
+                dsss_success(m, below, 1e4)
+            );
+        }
+        // CCK and OFDM are never shortcut.
+        assert_eq!(
+            WifiMode::Dsss(Modulation::Cck11).certain_sinr(),
+            f64::INFINITY
+        );
+        assert_eq!(WifiMode::Ofdm(6).certain_sinr(), f64::INFINITY);
     }
 
     #[test]

@@ -1500,6 +1500,10 @@ fn transport(
             params
                 .entry("linux".into())
                 .or_insert(f64::from(cfg.linux_cubic));
+            if cfg.linux_cubic == 1 {
+                // The kernel's clock: CONFIG_HZ = 250, the common distribution setting.
+                params.entry("hz".into()).or_insert(250.0);
+            }
         }
         if cfg.ns3_schemes {
             cc::apply_ns3_defaults(&cc_name, &mut params);

@@ -440,7 +440,7 @@ pub const PARAMS: &[Param] = &[
     p(TCP, "", "rescue_retransmit", "bool", "", "true", ANY, "RFC 6675 NextSeg() rule 4."),
     p(TCP, "", "fast_retransmit_restarts_rto", "bool", "", "true", ANY, "Restart the RTO timer when the fast retransmission is sent."),
     p(TCP, "", "partial_ack_retransmit", "bool", "", "false", ANY, "In SACK recovery, resend the new head on a partial ACK (ns-3)."),
-    p(TCP, "", "timeout_keeps_ssthresh", "bool", "", "false", ANY, "A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux)."),
+    p(TCP, "", "timeout_keeps_ssthresh", "bool", "", "false", ANY, "A repeated timeout of one loss episode keeps ssthresh (Linux)."),
     p(TCP, "", "exit_ack_grows", "bool", "", "false", ANY, "The ACK that ends fast recovery grows the window (ns-3, Linux)."),
     p(TCP, "", "ack_first_segment", "bool", "", "false", ANY, "With delayed ACKs, acknowledge the first data segment at once (ns-3)."),
     p(TCP, "", "ts_echo_earliest", "bool", "", "false", ANY, "Echo the timestamp of the earliest segment an ACK answers (RFC 7323 4.3)."),

@@ -240,9 +240,10 @@ impl Profile {
                 linux_cubic: 2,
                 // Scheme parameters where ns-3.44's TcpCongestionOps depart from their sources.
                 ns3_schemes: true,
-                // TcpSocketBase::ReTxTimeout: GetSsThresh unless in CA_LOSS with the head
-                // already retransmitted.
-                timeout_keeps_ssthresh: true,
+                // TcpSocketBase::ReTxTimeout skips GetSsThresh in CA_LOSS with the head
+                // retransmitted, but tests that after SetSentListLost has cleared every
+                // retransmitted flag: every timeout sets ssthresh from the flight before it.
+                timeout_keeps_ssthresh: false,
                 // TcpSocketBase::ProcessAck: cwnd = ssthresh, then IncreaseWindow in CA_OPEN.
                 exit_ack_grows: true,
                 // TcpSocketBase::ProcessSynRcvd/ProcessSynSent: m_delAckCount = m_delAckMaxCount

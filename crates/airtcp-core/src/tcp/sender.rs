@@ -1059,6 +1059,7 @@ impl TcpSender {
             explicit_rate: h.explicit_rate_echo,
             ack_seq: h.ack,
             ts_val: self.cfg.timestamps.then_some(h.ts_val),
+            ts_ecr: (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr),
             linux_growth: self.cfg.linux_growth,
             snd_nxt: self.snd_max,
             ..Default::default()
@@ -1537,8 +1538,8 @@ impl TcpSender {
         // RFC 5682 step 1: not when a timeout's recovery is already under way.
         let frto = self.cfg.frto && !self.loss_state && self.snd_una < self.snd_max;
         // A timeout of the head already resent after an earlier timeout belongs to the same
-        // loss episode: ns-3 and Linux keep that episode's ssthresh (ReTxTimeout skips
-        // GetSsThresh in CA_LOSS; tcp_enter_loss recomputes only on a new episode).
+        // loss episode: Linux keeps that episode's ssthresh (tcp_enter_loss recomputes only
+        // on a new episode).
         let repeated = self.cfg.timeout_keeps_ssthresh
             && self.loss_state
             && self.board.retransmitted(self.snd_una);
@@ -2070,8 +2071,9 @@ mod tests {
     fn a_repeated_timeout_of_one_episode_keeps_ssthresh_when_asked() {
         // CUBIC cuts from cwnd. Twenty segments out, all unanswered: the first timeout sets
         // ssthresh to 0.7 x 20 = 14 segments and cwnd to one; the second, of the head resent
-        // after it, would cut from that one segment (2 segments, the floor). ns-3 and Linux
-        // keep 14.
+        // after it, would cut from that one segment (2 segments, the floor), as ns-3 does
+        // (its test of a resent head follows SetSentListLost, which clears the flag). Linux
+        // keeps 14.
         for (keep, want) in [(false, 2_000), (true, 14_000)] {
             let (c, r) = cc::build_default("cubic");
             let mut s = TcpSender::new(TcpConfig::default(), c, r, 0);

@@ -87,6 +87,10 @@ pub struct WifiNet {
     pub moving: Option<Box<Moving>>,
     /// The power of each frame each station senses, when traced.
     pub rssi: Option<Box<RssiLog>>,
+    /// Buffers of the `sinr` reception, reused from frame to frame.
+    scratch: rx::Scratch,
+    detectable: Vec<bool>,
+    order: Vec<usize>,
 }
 
 /// A medium's packet trace (802.11 frames with radiotap headers).
@@ -139,6 +143,9 @@ impl WifiNet {
             broadcasts: false,
             moving: None,
             rssi: None,
+            scratch: Default::default(),
+            detectable: Vec::new(),
+            order: Vec::new(),
         }
     }
 

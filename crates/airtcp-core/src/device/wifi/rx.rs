@@ -1,7 +1,7 @@
 //! Reception: what a station makes of a frame it sensed, from the signals that overlapped it,
 //! by the medium's reception model ([`Reception`]; sources in docs/mac.md).
 
-use super::params::Reception;
+use super::params::{Reception, WifiParams};
 use super::station::{Frame, Kind, Sig};
 use super::WifiNet;
 use crate::device::DevCtx;
@@ -23,9 +23,28 @@ pub(super) enum Rx {
     Missed(bool),
 }
 
+/// The two parts of a frame that the `sinr` reception judges apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// The PLCP preamble and header, at the header's mode.
+    Header,
+    /// The rest, at the frame's rate.
+    Payload,
+}
+
+/// Buffers of [`WifiNet::sinr_success`]: the cuts of a frame into pieces, and the (start,
+/// end, power) of the signals that overlap it.
+pub(super) type Scratch = (Vec<Time>, Vec<(Time, Time, f64)>);
+
 /// Whether signals `a` and `b` overlap in time.
 fn overlap(a: &Sig, b: &Sig) -> bool {
     a.start < b.end && b.start < a.end
+}
+
+/// [`sinr_lock_with`] with a buffer of its own.
+#[cfg(test)]
+fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
+    sinr_lock_with(sigs, detectable, i, plcp, &mut Vec::new())
 }
 
 /// `sinr`: is the receiver free to lock onto signal `i` (`detectable` says which signals'
@@ -34,18 +53,24 @@ fn overlap(a: &Sig, b: &Sig) -> bool {
 /// locked signal still holds the receiver when it starts. A locked frame whose PLCP header
 /// failed holds it only to the header's end (ns-3.44 `PhyEntity`: the reception is aborted
 /// there and the PHY goes back to CCA busy). `Err(k)`: the answer needs the fate of signal
-/// `k`'s header, not yet drawn.
-fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
+/// `k`'s header, not yet drawn. `order` is a buffer reused from frame to frame.
+fn sinr_lock_with(
+    sigs: &[Sig],
+    detectable: &[bool],
+    i: usize,
+    plcp: Time,
+    order: &mut Vec<usize>,
+) -> Result<bool, usize> {
     if !detectable[i] {
         return Ok(false);
     }
     let before = |j: usize, k: usize| {
         sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
     };
-    let mut order: Vec<usize> = (0..sigs.len())
-        .filter(|&j| j == i || before(j, i))
-        .collect();
-    order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+    // The key (start, index) is unique, so an unstable sort gives the same order.
+    order.clear();
+    order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
+    order.sort_unstable_by_key(|&a| (sigs[a].start, a));
     // Only the latest time the receiver is held to matters.
     let mut busy_until: Option<Time> = None;
     for (n, &k) in order.iter().enumerate() {
@@ -91,10 +116,11 @@ impl WifiNet {
         let before = |j: usize, k: usize| {
             sigs[j].start < sigs[k].start || (sigs[j].start == sigs[k].start && j < k)
         };
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| j == i || before(j, i))
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+        // Sized up front (collecting a filter grows it step by step); the key (start, index)
+        // is unique, so an unstable sort gives the same order.
+        let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+        order.extend((0..sigs.len()).filter(|&j| j == i || before(j, i)));
+        order.sort_unstable_by_key(|&a| (sigs[a].start, a));
         let mut lock = vec![false; sigs.len()];
         for (n, &k) in order.iter().enumerate() {
             let busy = order[..n]
@@ -111,10 +137,14 @@ impl WifiNet {
     /// `capture` times stronger, else both collide and the receiver stays with whichever ends
     /// later, which is lost too (Mac802_11::recv, capture and collision in ns-2.35).
     pub(super) fn ns2_clean(sigs: &[Sig], i: usize, capture: f64) -> bool {
-        let mut order: Vec<usize> = (0..sigs.len())
-            .filter(|&j| !sigs[j].own && sigs[j].sensed && sigs[j].start < sigs[i].end)
-            .collect();
-        order.sort_by(|&a, &b| sigs[a].start.cmp(&sigs[b].start).then(a.cmp(&b)));
+        // Sized up front (collecting a filter grows it step by step); the key (start, index)
+        // is unique, so an unstable sort gives the same order.
+        let mut order: Vec<usize> = Vec::with_capacity(sigs.len());
+        order.extend(
+            (0..sigs.len())
+                .filter(|&j| !sigs[j].own && sigs[j].sensed && sigs[j].start < sigs[i].end),
+        );
+        order.sort_unstable_by_key(|&a| (sigs[a].start, a));
         // (signal received, its end, collided)
         let mut cur: Option<(usize, Time, bool)> = None;
         for k in order {
@@ -161,19 +191,29 @@ impl WifiNet {
         if !self.sinr_detectable(&self.stations[r].signals, i) {
             return false;
         }
-        loop {
+        // Signals that start after signal i play no part. Drawing a header's fate below
+        // changes no signal's detectability, so this is computed once (in a reused buffer).
+        let mut detectable = std::mem::take(&mut self.detectable);
+        detectable.clear();
+        let sigs = &self.stations[r].signals;
+        detectable.extend(
+            (0..sigs.len()).map(|k| {
+                k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
+            }),
+        );
+        let mut order = std::mem::take(&mut self.order);
+        let lock = loop {
             let sigs = &self.stations[r].signals;
-            // Signals that start after signal i play no part.
-            let detectable: Vec<bool> = (0..sigs.len())
-                .map(|k| sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
-                .collect();
-            match sinr_lock(sigs, &detectable, i, self.p.plcp) {
-                Ok(lock) => return lock,
+            match sinr_lock_with(sigs, &detectable, i, self.p.plcp, &mut order) {
+                Ok(lock) => break lock,
                 Err(k) => {
                     self.sinr_header_ok(r, k);
                 }
             }
-        }
+        };
+        self.detectable = detectable;
+        self.order = order;
+        lock
     }
 
     /// `sinr`: did the PLCP header of signal `k`, whose preamble station `r` detected,
@@ -186,56 +226,73 @@ impl WifiNet {
             return ok;
         }
         let f = self.frames[g.fid as usize];
-        let (ph, _, _) = self.sinr_success(&self.stations[r].signals, k, &f);
+        let sigs = &self.stations[r].signals;
+        let ph = Self::sinr_success(&self.p, sigs, k, &f, Part::Header, &mut self.scratch);
         let ok = ph >= 1.0 || self.stations[r].rx_rng.uniform() < ph;
         self.stations[r].signals[k].header_ok = Some(ok);
         ok
     }
 
-    /// `sinr`: the probability that signal `i` (frame `f`) survives at station `r`, as
-    /// (PLCP preamble and header, the rest of the frame), and whether any interference
-    /// overlapped it.
-    /// Every start and end of another signal within the frame opens a new piece of constant
-    /// SINR; a piece's bits are its duration times its mode's rate.
-    fn sinr_success(&self, sigs: &[Sig], i: usize, f: &Frame) -> (f64, f64, bool) {
+    /// `sinr`: the probability that `part` of signal `i` (frame `f`) survives at a station
+    /// whose signals are `sigs`. Every start and end of another signal within the part opens
+    /// a new piece of constant SINR; a piece's bits are its duration times its mode's rate.
+    /// `scratch` holds buffers reused from call to call.
+    fn sinr_success(
+        p: &WifiParams,
+        sigs: &[Sig],
+        i: usize,
+        f: &Frame,
+        part: Part,
+        scratch: &mut Scratch,
+    ) -> f64 {
         let sig = sigs[i];
-        let p = &self.p;
-        let mode = p.mode(f.rate);
-        let header = mode.header_mode();
         let header_end = (sig.start + p.plcp).min(sig.end);
-        let mut cuts = vec![sig.start, header_end, sig.end];
-        let others: Vec<&Sig> = sigs
-            .iter()
-            .enumerate()
-            .filter(|&(j, g)| j != i && !g.own && overlap(g, &sig))
-            .map(|(_, g)| g)
-            .collect();
-        for g in &others {
-            for t in [g.start, g.end] {
-                if t > sig.start && t < sig.end {
+        let (mode, from, to) = match part {
+            Part::Header => (p.mode(f.rate).header_mode(), sig.start, header_end),
+            Part::Payload => (p.mode(f.rate), header_end, sig.end),
+        };
+        // The other signals that overlap this one, in index order (the order their powers
+        // are summed in).
+        let (cuts, others) = scratch;
+        others.clear();
+        others.extend(
+            sigs.iter()
+                .enumerate()
+                .filter(|&(j, g)| j != i && !g.own && overlap(g, &sig))
+                .map(|(_, g)| (g.start, g.end, g.power)),
+        );
+        // No piece has more interference than all the overlapping signals together (the
+        // same non-negative terms in the same order, some left out, and rounding is
+        // monotone), so no piece's SINR is below this one; where that is certain, so is every
+        // piece, and the product is exactly 1.0.
+        let all: f64 = others.iter().map(|g| g.2).sum();
+        if sig.power / (p.noise_w + all) >= mode.certain_sinr() {
+            return 1.0;
+        }
+        cuts.clear();
+        cuts.extend([from, to]);
+        for &(start, end, _) in others.iter() {
+            for t in [start, end] {
+                if t > from && t < to {
                     cuts.push(t);
                 }
             }
         }
         cuts.sort_unstable();
         cuts.dedup();
-        let (mut ph, mut pp) = (1.0, 1.0);
+        let mut ps = 1.0;
         for w in cuts.windows(2) {
             let (a, b) = (w[0], w[1]);
             let interference: f64 = others
                 .iter()
-                .filter(|g| g.start <= a && a < g.end)
-                .map(|g| g.power)
+                .filter(|g| g.0 <= a && a < g.1)
+                .map(|g| g.2)
                 .sum();
             let sinr = sig.power / (p.noise_w + interference);
             let secs = (b - a) as f64 * 1e-9;
-            if b <= header_end {
-                ph *= header.chunk_success(sinr, secs * header.rate_bps());
-            } else {
-                pp *= mode.chunk_success(sinr, secs * mode.rate_bps());
-            }
+            ps *= mode.chunk_success(sinr, secs * mode.rate_bps());
         }
-        (ph, pp, !others.is_empty())
+        ps
     }
 
     /// Judge signal `i` at station `r`.
@@ -299,7 +356,9 @@ impl WifiNet {
                 if !self.sinr_header_ok(r, i) {
                     return Rx::Missed(crowded);
                 }
-                let (_, payload, _) = self.sinr_success(&self.stations[r].signals, i, f);
+                let sigs = &self.stations[r].signals;
+                let payload =
+                    Self::sinr_success(&self.p, sigs, i, f, Part::Payload, &mut self.scratch);
                 if payload < 1.0 && self.stations[r].rx_rng.uniform() >= payload {
                     return if crowded { Rx::Collision } else { Rx::Channel };
                 }

@@ -30,11 +30,19 @@ pub fn build(p: &mut Params) -> Result<Box<dyn CongestionControl>, (String, Stri
     if ![0.0, 1.0, 2.0].contains(&linux) {
         return Err(("linux".into(), format!("must be 0, 1 or 2, got {linux}")));
     }
+    let hz = p.get("hz", 0.0)?;
+    if !(0.0..=10_000.0).contains(&hz) || hz.fract() != 0.0 {
+        return Err((
+            "hz".into(),
+            format!("must be a whole number in 0..=10000, got {hz}"),
+        ));
+    }
     Ok(if linux == 0.0 {
         Box::new(rfc)
     } else {
         let mut l = LinuxCubic::new(rfc.c, rfc.beta, rfc.fast_convergence);
         l.ns3_slow_start = linux == 2.0;
+        l.hz = hz as u64;
         // HyStart is part of Linux's CUBIC (tcp_cubic.c's `hystart = 1`); ns-3's port
         // (linux = 2) leaves it out.
         l.hystart = (linux == 1.0).then(HyStart::default);
@@ -176,6 +184,14 @@ pub struct LinuxCubic {
     carry_bytes: u64,
     /// Linux's HyStart (`hystart = 1`), None when off.
     hystart: Option<HyStart>,
+    /// The kernel's clock rate (`CONFIG_HZ`) when `bictcp_update` runs on it (`hz` > 0): its
+    /// time in whole jiffies, and `cnt` recomputed at most once per jiffy, and not for
+    /// HZ/32 jiffies while cwnd stays the same. 0: exact time, `cnt` on every ACK.
+    hz: u64,
+    /// `cnt` as last computed, `last_cwnd` and `last_time` (jiffies) of that computation.
+    cnt: u32,
+    last_cwnd: u32,
+    last_time: u64,
 }
 
 /// HyStart as `tcp_cubic.c` runs it (`hystart_detect` = ACK train and delay): in slow start at
@@ -264,7 +280,15 @@ impl LinuxCubic {
             delay_min: 0,
             carry_bytes: 0,
             hystart: None,
+            hz: 0,
+            cnt: 0,
+            last_cwnd: 0,
+            last_time: 0,
         }
+    }
+
+    fn jiffies(&self, now: Time) -> u64 {
+        (now as u128 * self.hz as u128 / SEC as u128) as u64
     }
 
     /// Linux's `tcp_cong_avoid_ai(tp, w, acked)` (net/ipv4/tcp_cong.c): the segments to add
@@ -290,8 +314,28 @@ impl LinuxCubic {
     /// `bictcp_update`: segments to acknowledge per one-segment increase.
     fn update(&mut self, now: Time, seg_cwnd: u32, acked: u32) -> u32 {
         self.ack_cnt += acked;
+        if self.hz > 0 {
+            let j = self.jiffies(now);
+            // The cubic part runs at most once per HZ/32 jiffies while cwnd stays (the
+            // Reno-friendly count is not brought up to date either) and once per jiffy.
+            if self.last_cwnd == seg_cwnd && j.saturating_sub(self.last_time) <= self.hz / 32 {
+                return self.cnt;
+            }
+            if self.epoch_start.is_some() && j == self.last_time {
+                self.cnt = self.friendliness(self.cnt, seg_cwnd);
+                return self.cnt;
+            }
+            self.last_cwnd = seg_cwnd;
+            self.last_time = j;
+        }
         if self.epoch_start.is_none() {
-            self.epoch_start = Some(now);
+            // On the kernel's clock an epoch begins at the jiffy's start.
+            let at = if self.hz > 0 {
+                (self.jiffies(now) as u128 * SEC as u128 / self.hz as u128) as Time
+            } else {
+                now
+            };
+            self.epoch_start = Some(at);
             self.ack_cnt = acked;
             self.tcp_cwnd = seg_cwnd;
             if self.last_max <= seg_cwnd {
@@ -302,7 +346,15 @@ impl LinuxCubic {
                 self.origin = self.last_max;
             }
         }
-        let t = (now - self.epoch_start.unwrap_or(now) + self.delay_min) as f64 / SEC as f64;
+        let t = if self.hz > 0 {
+            // Whole jiffies since the epoch began plus delay_min rounded up to a jiffy
+            // (usecs_to_jiffies), in 1/1024 s (BICTCP_HZ).
+            let since = self.jiffies(now) - self.jiffies(self.epoch_start.unwrap_or(now));
+            let dmin = (self.delay_min as u128 * self.hz as u128).div_ceil(SEC as u128) as u64;
+            ((since + dmin) * 1024 / self.hz) as f64 / 1024.0
+        } else {
+            (now - self.epoch_start.unwrap_or(now) + self.delay_min) as f64 / SEC as f64
+        };
         let offs = (t - self.k).abs();
         let delta = (self.c * offs.powi(3)) as u32;
         let target = if t < self.k {
@@ -318,7 +370,13 @@ impl LinuxCubic {
         if self.last_max == 0 {
             cnt = cnt.min(self.cnt_clamp);
         }
-        // Reno-friendly window (Linux's tcp_friendliness, beta_scale = 15 for β = 0.7).
+        self.cnt = self.friendliness(cnt, seg_cwnd);
+        self.cnt
+    }
+
+    /// The Reno-friendly window (Linux's `tcp_friendliness`, beta_scale = 15 for β = 0.7)
+    /// bounds `cnt`, which is at least 2.
+    fn friendliness(&mut self, mut cnt: u32, seg_cwnd: u32) -> u32 {
         let scale = (8.0 * (1.0 + self.beta) / 3.0 / (1.0 - self.beta)) as u32;
         let per = ((seg_cwnd * scale) >> 3).max(1);
         while self.ack_cnt > per {
@@ -414,6 +472,7 @@ impl CongestionControl for LinuxCubic {
             *self = LinuxCubic {
                 ns3_slow_start: self.ns3_slow_start,
                 hystart: self.hystart.as_ref().map(|_| HyStart::default()),
+                hz: self.hz,
                 ..LinuxCubic::new(self.c, self.beta, self.fast_convergence)
             };
         }
@@ -526,6 +585,42 @@ mod tests {
         let target = 14 - (0.4 * (k - 0.1).powi(3)) as u32;
         assert_eq!(target, 10);
         assert_eq!(c.update(0, 9, 1), (9 / (target - 9)).max(2));
+    }
+
+    #[test]
+    fn on_the_kernel_clock_cnt_waits_hz_over_32_jiffies_while_cwnd_stays() {
+        // bictcp_update with HZ = 250: a jiffy is 4 ms, HZ/32 = 7 jiffies. No W_max yet, so
+        // cnt is clamped to 20 at the epoch's start (jiffy 0).
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        c.hz = 250;
+        assert_eq!(c.update(0, 10, 1), 20);
+        // 18 more segments acknowledged at jiffy 7: the Reno-friendly window would be one
+        // ahead, but with cwnd still 10 the kernel keeps cnt and does not count it yet.
+        assert_eq!(c.update(28 * MS, 10, 18), 20);
+        assert_eq!(c.tcp_cwnd, 10);
+        // At jiffy 8 it recomputes: cnt = 10 / (11 − 10).
+        assert_eq!(c.update(32 * MS, 10, 0), 10);
+        assert_eq!(c.tcp_cwnd, 11);
+        // On exact time the same ACKs give cnt = 10 at once.
+        let mut c = LinuxCubic::new(0.4, 0.7, true);
+        assert_eq!(c.update(0, 10, 1), 20);
+        assert_eq!(c.update(28 * MS, 10, 18), 10);
+    }
+
+    #[test]
+    fn on_the_kernel_clock_cnt_is_computed_once_per_jiffy() {
+        // After a loss at 14 segments, delay_min 100 ms (25 jiffies): the target one RTT into
+        // the epoch is 10, so at cwnd 9 cnt = 9. cwnd grows to 10 within the same jiffy:
+        // the kernel keeps cnt (only the Reno-friendly bound is applied); exact time
+        // recomputes (target 10 = cwnd: cnt = 100 · 10).
+        for (hz, want) in [(250, 9), (0, 1000)] {
+            let mut c = LinuxCubic::new(0.4, 0.7, true);
+            c.hz = hz;
+            c.last_max = 14;
+            c.delay_min = 100 * MS;
+            assert_eq!(c.update(0, 9, 1), 9, "hz = {hz}");
+            assert_eq!(c.update(MS, 10, 1), want, "hz = {hz}");
+        }
     }
 
     fn hystart_cubic() -> LinuxCubic {

@@ -19,7 +19,8 @@
 //! no standard-TCP regime at small windows (`RecalcParam` compares the window in bytes with
 //! W_thresh = 15, which no window is below); and congestion avoidance in whole segments
 //! (α per ACKed segment against the window truncated to segments, a segment added when the
-//! count reaches it).
+//! count reaches it), the count an integer that loses the fraction of α at every ACK and is
+//! kept across losses.
 
 use super::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
@@ -208,7 +209,9 @@ impl CongestionControl for Illinois {
         }
         if self.ns3 {
             let mut segs = (st.cwnd / st.mss).max(1);
-            self.carry += (ack.acked_bytes as f64 / mss).round() * self.alpha;
+            // ns-3 adds α per ACKed segment to an integer count, which drops the fraction
+            // at every ACK (α = 0.3 on an ACK of two segments adds nothing).
+            self.carry = (self.carry + (ack.acked_bytes as f64 / mss).round() * self.alpha).floor();
             let old = segs;
             while self.carry >= segs as f64 {
                 self.carry -= segs as f64;
@@ -244,7 +247,11 @@ impl CongestionControl for Illinois {
             self.cnt_rtt = 0;
             self.round_end = None;
         }
-        self.carry = 0.0;
+        if !self.ns3 {
+            // ns-3 keeps its ACK count across losses: after a cut to fewer segments than it
+            // holds, the first ACK of congestion avoidance adds a segment.
+            self.carry = 0.0;
+        }
         Reaction::cut((segs * mss) as u64)
     }
 }
@@ -395,5 +402,70 @@ mod tests {
         a.in_flight = 1 << 30;
         i.on_ack(&a, &mut st);
         assert_eq!(st.cwnd, 11_000);
+    }
+
+    #[test]
+    fn ns3_count_drops_the_fraction_of_alpha_at_every_ack() {
+        // α = 0.3 on ACKs of two segments: ns-3's integer count adds ⌊0 + 0.6⌋ = 0 and never
+        // grows (the paper's 0.6/w per ACK takes 10 segments to 14.8: w² = 100 + 1.2·ACKs).
+        // α = 1.7 adds ⌊3.4⌋ = 3 a time: 3, 6, 9, 12 → 11 segments (count 2), 5, 8, 11 → 12
+        // (count 0), 3, 6, 9; keeping the fraction would have reached 13.
+        for (ns3, alpha, acks, want) in [
+            (true, 0.3, 100, 10_000..=10_000),
+            (false, 0.3, 100, 14_700..=14_900),
+            (true, 1.7, 10, 12_000..=12_000),
+        ] {
+            let mut i = illinois(ns3);
+            i.alpha = alpha;
+            i.round_end = Some(u64::MAX);
+            let mut st = CcState {
+                cwnd: 10_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            for k in 0..acks {
+                let mut a = ack(2000 * (k + 1), 100 * MS);
+                a.acked_bytes = 2000;
+                i.on_ack(&a, &mut st);
+            }
+            assert!(
+                want.contains(&st.cwnd),
+                "ns3 = {ns3}, alpha = {alpha}: {}",
+                st.cwnd
+            );
+        }
+    }
+
+    #[test]
+    fn ns3_keeps_the_ack_count_across_a_loss() {
+        // A count of 12 at 20 segments; the loss cuts to 10 (β = 1/2): ns-3's first ACK of
+        // congestion avoidance then finds 12 ≥ 10 and adds a segment; the paper's rule starts
+        // from nothing and adds α/w = 0.3/10 of a segment.
+        for (ns3, want) in [(true, 11_000), (false, 10_030)] {
+            let mut i = illinois(ns3);
+            i.carry = 12.0;
+            i.alpha = 0.3;
+            i.beta = 0.5;
+            i.round_end = Some(u64::MAX);
+            let ev = CongestionEvent {
+                now: 0,
+                kind: CongestionKind::DupAcks,
+                in_flight: 20_000,
+                flight_size: 20_000,
+                min_rtt: None,
+                true_cause: None,
+            };
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let r = i.on_congestion(&ev, &st);
+            assert_eq!(r.ssthresh, 10_000);
+            st.cwnd = r.ssthresh;
+            st.ssthresh = r.ssthresh;
+            i.on_ack(&ack(1000, 100 * MS), &mut st);
+            assert_eq!(st.cwnd, want, "ns3 = {ns3}");
+        }
     }
 }

@@ -17,7 +17,11 @@
 //! `tcp_lp.c`): tested on every ACK, and after each reaction
 //! d_min and d_max restart from the smoothed delay (d_min = sd, d_max = 2·sd); its integer
 //! arithmetic in whole milliseconds (8·sd as a fixed point, the threshold's 15% of the range
-//! truncated, a zero delay taken for no sample).
+//! truncated, a zero delay taken for no sample); the delay is the ACK's TSval less its
+//! TSecr, both in whole milliseconds, taken from every ACK; the inference phase lasts
+//! 3·(now − TSecr) of the latest ACK; and the ACK that cuts the window still grows it (slow
+//! start, or congestion avoidance outside the inference phase), as `IncreaseWindow` runs
+//! after `PktsAcked`.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -58,6 +62,9 @@ pub struct Lp {
     inference_until: Option<Time>,
     /// Only ACKs beyond this (data sent after the last reaction) may cause a reaction.
     react_after: u64,
+    /// ns-3's inference phase: the time of the last cut and 3·(now − TSecr) of the last ACK.
+    last_drop: Option<Time>,
+    inference: Time,
     pub early_indications: u64,
 }
 
@@ -87,6 +94,8 @@ impl Lp {
             d_max_rsv: 0.0,
             inference_until: None,
             react_after: 0,
+            last_drop: None,
+            inference: 0,
             early_indications: 0,
         })
     }
@@ -147,16 +156,53 @@ impl Lp {
     }
 }
 
+impl Lp {
+    /// ns-3's step at every ACK (`TcpLp::PktsAcked`, then the socket's `IncreaseWindow`).
+    fn on_ack_ns3(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if let (Some(tsv), Some(ecr)) = (ack.ts_val, ack.ts_ecr) {
+            // Both stamps in whole milliseconds: the receiver's TSval less the echoed TSecr,
+            // from every ACK's option (duplicates too), not only ACKs with an RTT sample.
+            let owd = (tsv / MS * MS).abs_diff(ecr);
+            self.sample(owd as f64);
+            if ack.now / MS * MS > ecr {
+                self.inference = 3 * (ack.now - ecr);
+            }
+        }
+        let within = self.last_drop.is_some_and(|t| ack.now - t < self.inference);
+        if !ack.in_recovery && self.early_indication() {
+            self.early_indications += 1;
+            let s8 = self.sowd.unwrap_or(0.0) / MS as f64;
+            self.d_min = (s8 / 8.0).floor() * MS as f64;
+            self.d_max = (s8 / 4.0).floor() * MS as f64;
+            self.d_max_rsv = self.d_max;
+            st.cwnd = if within {
+                st.mss
+            } else {
+                (st.cwnd / 2).max(st.mss)
+            };
+            self.last_drop = Some(ack.now);
+        }
+        // The ACK that cut the window still grows it (the socket's IncreaseWindow follows
+        // PktsAcked): slow start always, congestion avoidance unless within inference as
+        // judged before the cut.
+        if ack.in_recovery || ack.acked_bytes == 0 || (st.cwnd >= st.ssthresh && within) {
+            return;
+        }
+        reno_increase(ack, st);
+    }
+}
+
 impl CongestionControl for Lp {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
+        if self.ns3 {
+            self.on_ack_ns3(ack, st);
+            return;
+        }
         if let (Some(tsv), Some(rtt)) = (ack.ts_val, ack.rtt) {
             self.sample(tsv.saturating_sub(ack.now.saturating_sub(rtt)) as f64);
         }
         let within = self.inference_until.is_some_and(|t| ack.now < t);
-        if !ack.in_recovery
-            && self.early_indication()
-            && (self.ns3 || ack.ack_seq > self.react_after)
-        {
+        if !ack.in_recovery && self.early_indication() && ack.ack_seq > self.react_after {
             self.early_indications += 1;
             st.cwnd = if within {
                 st.mss
@@ -166,12 +212,6 @@ impl CongestionControl for Lp {
             let rtt = ack.rtt.or(ack.srtt).unwrap_or(0) as f64;
             self.inference_until = Some(ack.now + (self.itt_rtts * rtt) as Time);
             self.react_after = ack.ack_seq + ack.in_flight;
-            if self.ns3 {
-                let s8 = self.sowd.unwrap_or(0.0) / MS as f64;
-                self.d_min = (s8 / 8.0).floor() * MS as f64;
-                self.d_max = (s8 / 4.0).floor() * MS as f64;
-                self.d_max_rsv = self.d_max;
-            }
             return;
         }
         if st.cwnd >= st.ssthresh && within {
@@ -210,6 +250,7 @@ mod tests {
             in_flight: 20_000,
             rtt: Some(2 * owd),
             ts_val: Some(now - owd),
+            ts_ecr: Some(now - 2 * owd),
             ..Default::default()
         }
     }
@@ -270,11 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn ns3_resets_min_and_max_after_a_reaction() {
+    fn ns3_resets_min_and_max_after_a_reaction_and_the_cutting_ack_still_grows() {
         let mut l = lp(true);
+        // Slow start (ssthresh not set yet), as on a path that has not lost a segment.
         let mut st = CcState {
             cwnd: 20_000,
-            ssthresh: 1,
+            ssthresh: u64::MAX,
             mss: 1000,
         };
         l.sample((10 * MS) as f64);
@@ -282,9 +324,40 @@ mod tests {
             l.sample((50 * MS) as f64);
         }
         l.on_ack(&ack(SEC, 1000, 50 * MS), &mut st);
-        assert_eq!(st.cwnd, 10_000);
+        // Halved, then the same ACK's slow start adds a segment.
+        assert_eq!(st.cwnd, 11_000);
         let s = (l.sowd.unwrap() / 8.0 / MS as f64).floor() * MS as f64;
         assert_eq!((l.d_min, l.d_max), (s, 2.0 * s));
+        // The inference phase is 3·(now − TSecr) = 300 ms: a second indication 100 ms later
+        // sets one segment, and slow start adds one.
+        for _ in 0..20 {
+            l.sample((90 * MS) as f64);
+        }
+        l.on_ack(&ack(SEC + 100 * MS, 2000, 90 * MS), &mut st);
+        assert_eq!(st.cwnd, 2000);
+        assert_eq!(l.early_indications, 2);
+    }
+
+    #[test]
+    fn ns3_delay_is_tsval_less_tsecr_in_whole_milliseconds_on_every_ack() {
+        // TSval 30.9 ms after a TSecr of 10 ms: ns-3 stamps 30 ms, so 20 ms, where the exact
+        // delay is 20.9 ms; a duplicate ACK (no RTT sample) is sampled too.
+        let mut l = lp(true);
+        let mut st = CcState {
+            cwnd: 10_000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        let a = AckInfo {
+            now: 50 * MS,
+            dup_ack: true,
+            ts_val: Some(30_900_000),
+            ts_ecr: Some(10 * MS),
+            ..Default::default()
+        };
+        l.on_ack(&a, &mut st);
+        assert_eq!(l.sowd, Some((8 * 20 * MS) as f64));
+        assert_eq!(l.inference, 3 * 40 * MS);
     }
 
     #[test]

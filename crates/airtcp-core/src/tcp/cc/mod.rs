@@ -108,6 +108,9 @@ pub struct AckInfo {
     /// The ACK's timestamp value (RFC 7323 TSval: the receiver's clock when it sent the ACK),
     /// when the option is on.
     pub ts_val: Option<Time>,
+    /// The ACK's timestamp echo (TSecr: the sender's clock, in its `ts_tick`s, when it sent
+    /// the segment echoed), when the option is on.
+    pub ts_ecr: Option<Time>,
     /// Reno-family and Linux CUBIC growth count `delivered_bytes`, as Linux's
     /// `tcp_reno_cong_avoid` and `tcp_cong_avoid_ai` do (`window_growth = "linux"`), rather
     /// than the ACKs (RFC 5681) or `acked_bytes`.

@@ -221,6 +221,7 @@ pub const CUBIC: &[ParamSpec] = &[
     ParamSpec::new("beta", 0.7, "beta_cubic, the window kept after a loss"),
     ParamSpec::new("fast_convergence", 1.0, "1: fast convergence on"),
     ParamSpec::new("linux", 0.0, "0: RFC 9438 in floating point, 1: Linux's integer arithmetic with HyStart (linux profile), 2: ns-3's port (ns3 profile)"),
+    ParamSpec::new("hz", 0.0, "with linux = 1 or 2: the kernel clock rate (jiffies per second) bictcp_update runs on; 0: exact time (linux profile: 250)"),
 ];
 pub const MECN: &[ParamSpec] = &[
     ParamSpec::new(

@@ -7,7 +7,8 @@
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpScalable`: one segment per
 //! min(cwnd, AIFactor = 50) acknowledged segments (Reno below 50 segments, a = 0.02 above),
-//! and the 0.125 cut at every window size.
+//! counted whole with the remainder dropped at each increase, and the 0.125 cut at every
+//! window size.
 
 use super::{
     half_flight, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction,
@@ -46,6 +47,29 @@ pub struct Scalable {
 /// ns-3's TcpScalable::AIFactor.
 const NS3_AI_FACTOR: f64 = 50.0;
 
+/// ns-3's `TcpScalable::CongestionAvoidance`: `count` adds the ACKed segments; once it
+/// reaches w = min(cwnd in whole segments, `ai_factor`), cwnd gains count/w whole segments
+/// (snapped to whole segments) and the count restarts from zero, the remainder dropped (a
+/// count left at w or above by a smaller window adds one segment first). Never reset by a
+/// loss.
+pub fn ns3_increase(count: &mut f64, st: &mut CcState, acked_segments: f64, ai_factor: f64) {
+    let mut segs = (st.cwnd / st.mss).max(1);
+    let old = segs;
+    let w = (segs as f64).min(ai_factor);
+    if *count >= w {
+        *count = 0.0;
+        segs += 1;
+    }
+    *count += acked_segments;
+    if *count >= w {
+        segs += (*count / w).floor() as u64;
+        *count = 0.0;
+    }
+    if segs != old {
+        st.cwnd = segs * st.mss;
+    }
+}
+
 impl Scalable {
     pub fn new(p: &mut Params) -> Result<Self, (String, String)> {
         let a = p.spec(PARAMS, "a")?;
@@ -81,12 +105,7 @@ impl CongestionControl for Scalable {
         let w = st.cwnd as f64 / mss;
         let acked = ack.acked_bytes as f64 / mss;
         if self.ns3 {
-            // A segment per min(cwnd, AIFactor) acknowledged segments, counted whole.
-            let per = w.floor().clamp(1.0, NS3_AI_FACTOR);
-            self.carry += acked;
-            let n = (self.carry / per).floor();
-            self.carry -= n * per;
-            st.cwnd += (n * mss) as u64;
+            ns3_increase(&mut self.carry, st, acked.round(), NS3_AI_FACTOR);
             return;
         }
         let inc = if w <= self.low_window {
@@ -222,5 +241,32 @@ mod tests {
         acks(&mut s, &mut st, 20);
         assert_eq!(st.cwnd, 21_000, "one per cwnd ACKs below 50");
         assert_eq!(cut(&mut s, 10), 8_000, "floor(10 x 0.875) = 8 segments");
+    }
+
+    #[test]
+    fn ns3_count_drops_the_remainder_at_each_increase() {
+        // 5 segments, ACKs of 2: the count reads 2, 4, 6 ≥ 5 → 6 segments, count 0 (the
+        // sixth segment's credit dropped, where a carried remainder would keep 1); then w = 6:
+        // 2, 4, 6 → 7 segments. Six ACKs, two segments.
+        let mut st = CcState {
+            cwnd: 5000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let mut count = 0.0;
+        for _ in 0..6 {
+            ns3_increase(&mut count, &mut st, 2.0, 50.0);
+        }
+        assert_eq!((st.cwnd, count), (7000, 0.0));
+        // A count left at the window or above (by a cut) adds a segment first.
+        let mut count = 7.0;
+        st.cwnd = 5000;
+        ns3_increase(&mut count, &mut st, 2.0, 50.0);
+        assert_eq!((st.cwnd, count), (6000, 2.0));
+        // Above AIFactor the step is AIFactor ACKed segments: 100 at 200 segments adds 2.
+        let mut count = 0.0;
+        st.cwnd = 200_000;
+        ns3_increase(&mut count, &mut st, 100.0, 50.0);
+        assert_eq!(st.cwnd, 202_000);
     }
 }

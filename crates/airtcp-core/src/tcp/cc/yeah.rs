@@ -19,7 +19,11 @@
 //! does through `TcpScalable` with `StcpAiFactor` 100: one segment per min(cwnd, 100) ACKs
 //! (Reno's rate below 100 segments); and, as there, the RTTs of the rounds are the SRTT at
 //! every ACK (the socket hands `PktsAcked` its SRTT), so the base and round minimum are the
-//! smallest SRTTs and Q and L follow the smoothed delay.
+//! smallest SRTTs and Q and L follow the smoothed delay; and Slow mode starts at any
+//! queueing delay (`L > 1/φ` with φ an integer, where 1/φ is 0) and Q is compared in whole
+//! segments; on loss ssthresh is the flight less the reduction (half the flight, at least 2
+//! segments, when competing with Reno) subtracted in 32 bits, which wraps to about 4 GB when
+//! the reduction exceeds the flight.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -64,7 +68,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT)",
+        "1: ns-3's TcpYeah (Fast mode a segment per min(cwnd, 100) ACKs, RTTs from the SRTT, Slow mode at any queueing delay)",
     ),
 ];
 
@@ -147,15 +151,48 @@ impl Yeah {
         (q_delay * w / rtt_min as f64, q_delay / base as f64)
     }
 
+    /// Slow mode above this queueing delay (relative to the base RTT): the paper's 1/φ; ns-3
+    /// divides 1 by its integer φ in integers, 0 for any φ above 1, so any queueing delay
+    /// at all means Slow mode there.
+    pub fn l_max(&self) -> f64 {
+        if self.ns3 {
+            (1.0 / self.phi).floor()
+        } else {
+            1.0 / self.phi
+        }
+    }
+
+    /// ns-3's reduction on loss, in segments of a flight of `w` (`TcpYeah::GetSsThresh`):
+    /// the paper's when not competing with Reno, else half the flight, at least 2.
+    fn ns3_reduction(&self, w: u64) -> u64 {
+        if self.slow_rounds < self.rho {
+            self.last_q.max(w >> self.delta).min((w >> 1).max(2))
+        } else {
+            (w >> 1).max(2)
+        }
+    }
+
+    /// ns-3's ssthresh: the flight less the reduction, at least 2 segments, subtracted in 32
+    /// bits, so a reduction larger than the flight (2 segments of a 1-segment flight) wraps
+    /// to about 4 GB, which ends recovery with a window only the receiver's limits.
+    pub fn ns3_ssthresh(flight: u64, mss: u64, reduction: u64) -> u64 {
+        let left = (flight as u32).wrapping_sub((reduction * mss) as u32);
+        u64::from(left).max(2 * mss)
+    }
+
     /// The once-per-round decision; may lower the window.
     fn end_round(&mut self, st: &mut CcState) {
         let (Some(rmin), Some(base)) = (self.round_min, self.base_rtt) else {
             return;
         };
         let mut w = st.cwnd / st.mss;
-        let (q, l) = Yeah::queue(w as f64, rmin, base);
+        let (mut q, l) = Yeah::queue(w as f64, rmin, base);
         let q_whole = q as u64;
-        if q > self.q_max || l > 1.0 / self.phi {
+        if self.ns3 {
+            // ns-3 keeps the backlog as a whole number of segments.
+            q = q.floor();
+        }
+        if q > self.q_max || l > self.l_max() {
             // Slow mode.
             if q > self.q_max && w > self.reno_count {
                 let reduction = ((q / self.gamma) as u64).min(w >> self.epsilon);
@@ -199,13 +236,13 @@ impl CongestionControl for Yeah {
             st.cwnd += ack.acked_bytes.min(st.mss);
         } else if self.slow_rounds == 0 {
             // Fast mode: Scalable TCP.
-            let w = st.cwnd as f64 / mss;
             let acked = ack.acked_bytes as f64 / mss;
-            let inc = if self.ns3 {
-                acked / w.floor().clamp(1.0, 100.0)
-            } else {
-                self.stcp_a * acked
-            };
+            if self.ns3 {
+                super::scalable::ns3_increase(&mut self.carry, st, acked.round(), 100.0);
+                self.round_check(ack, st);
+                return;
+            }
+            let inc = self.stcp_a * acked;
             self.carry += inc * mss;
             let whole = self.carry.floor();
             self.carry -= whole;
@@ -213,6 +250,21 @@ impl CongestionControl for Yeah {
         } else {
             reno_increase(ack, st);
         }
+        self.round_check(ack, st);
+    }
+
+    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.on_loss(ev, st)
+    }
+
+    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("yeah_decongestions", self.decongestions as f64));
+    }
+}
+
+impl Yeah {
+    /// Ends the round at the ACK that passes the data outstanding when it began.
+    fn round_check(&mut self, ack: &AckInfo, st: &mut CcState) {
         if self.round_end.is_none_or(|e| ack.ack_seq >= e) {
             if self.round_end.is_some() && self.cnt_rtt > 2 {
                 self.end_round(st);
@@ -223,9 +275,11 @@ impl CongestionControl for Yeah {
         }
     }
 
-    fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+    fn on_loss(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         let w = ev.in_flight / st.mss;
-        let ss = if self.slow_rounds < self.rho {
+        let ss = if self.ns3 {
+            Self::ns3_ssthresh(ev.in_flight, st.mss, self.ns3_reduction(w))
+        } else if self.slow_rounds < self.rho {
             let reduction = self.last_q.max(w >> self.delta).min((w >> 1).max(2));
             (ev.in_flight.saturating_sub(reduction * st.mss)).max(2 * st.mss)
         } else {
@@ -236,12 +290,11 @@ impl CongestionControl for Yeah {
         self.round_end = None;
         self.cnt_rtt = 0;
         self.round_min = None;
-        self.carry = 0.0;
+        if !self.ns3 {
+            // ns-3's Scalable count is never told of a loss.
+            self.carry = 0.0;
+        }
         Reaction::cut(ss)
-    }
-
-    fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("yeah_decongestions", self.decongestions as f64));
     }
 }
 
@@ -331,6 +384,75 @@ mod tests {
         // Competing (rho slow rounds): halve.
         y.slow_rounds = 16;
         assert_eq!(y.on_congestion(&ev, &st).ssthresh, 50_000);
+    }
+
+    #[test]
+    fn ns3_ssthresh_wraps_when_the_reduction_exceeds_the_flight() {
+        // 10 segments less 3: 7. A 1-segment flight less 2 segments: 536 − 1072 in 32 bits.
+        assert_eq!(Yeah::ns3_ssthresh(5360, 536, 3), 3752);
+        assert_eq!(Yeah::ns3_ssthresh(536, 536, 2), (1u64 << 32) - 536);
+        // Competing with Reno: 7 segments less max(7/2, 2) = 3, where the paper halves.
+        let mut m = BTreeMap::new();
+        m.insert("ns3".to_string(), 1.0);
+        let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+        y.slow_rounds = 16;
+        let ev = CongestionEvent {
+            now: 0,
+            kind: CongestionKind::DupAcks,
+            in_flight: 7000,
+            flight_size: 7000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        let st = CcState {
+            cwnd: 7000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, 4000);
+        // Not competing, last Q of 2 segments on a 1-segment flight: the wrap.
+        y.slow_rounds = 0;
+        y.last_q = 2;
+        let ev = CongestionEvent {
+            in_flight: 1000,
+            flight_size: 1000,
+            ..ev
+        };
+        assert_eq!(y.on_congestion(&ev, &st).ssthresh, (1u64 << 32) - 1000);
+    }
+
+    #[test]
+    fn ns3_enters_slow_mode_at_any_queueing_delay() {
+        // Rounds at 100 ms, then at 105 ms: L = 5/100 = 0.05, below the paper's 1/φ = 1/8
+        // (Fast mode stays), above ns-3's integer 1/8 = 0 (Slow mode). Q = 20 x 5/105 < 80.
+        for (ns3, slow) in [(false, 0), (true, 1)] {
+            let mut m = BTreeMap::new();
+            m.insert("ns3".to_string(), ns3 as u8 as f64);
+            let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+            assert_eq!(y.l_max(), if ns3 { 0.0 } else { 0.125 });
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let mut seq = 0;
+            for rtt in [100 * MS, 100 * MS, 105 * MS, 105 * MS] {
+                for _ in 0..4 {
+                    seq += 1000;
+                    let a = AckInfo {
+                        acked_bytes: 1000,
+                        ack_seq: seq,
+                        in_flight: 4000,
+                        rtt: Some(rtt),
+                        srtt: Some(rtt),
+                        ..Default::default()
+                    };
+                    y.on_ack(&a, &mut st);
+                }
+            }
+            assert_eq!(y.slow_rounds, slow, "ns3 = {ns3}");
+            assert_eq!(y.decongestions, 0);
+        }
     }
 
     #[test]
