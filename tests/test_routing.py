@@ -162,6 +162,30 @@ def test_the_cli_prints_the_routing_table(tmp_path, capsys):
     assert "n0" in out.split("routing\n", 1)[1]
 
 
+def test_aodv_hello_from_all_has_every_node_say_hello():
+    # RFC 3561 6.9: only nodes on an active route send HELLOs; `all` (ns-3's AODV) has every
+    # node send them, flow or not. No flow here: nobody is on a route.
+    def hellos(**keys):
+        sc = airtcp.chain(3, duration=10, routing={"protocol": "aodv", **keys})
+        sc = sc.set("flows", [])
+        return airtcp.run(sc).routing_overhead["hello_packets"]
+
+    assert hellos() == 0
+    # 4 nodes, one a second each from 1 s on (the jitter moves each by at most 5 ms): 9 each.
+    assert hellos(hello_from="all") == 4 * 9
+
+
+def test_aodv_ns3_settings_are_keys_and_the_other_protocol_refuses_them():
+    keys = {"hello_from": "all", "gratuitous_rrep": True, "on_break": "keep"}
+    keys |= {"data_liveness": True, "rreq_ratelimit": 5}
+    r = airtcp.run(airtcp.chain(3, duration=10, routing={"protocol": "aodv", **keys}))
+    assert r.flow("ftp")["pdr"] > 0.9
+    # `keep` leaves the MAC's queue alone: nothing is dropped from it at a break.
+    assert r.routing_overhead["mac_queue_dropped"] == 0
+    with pytest.raises(ValueError, match="hello_from: is an AODV setting"):
+        airtcp.run(airtcp.chain(3, duration=1, routing={"protocol": "olsr", "hello_from": "all"}))
+
+
 def walking_chain(routing: str | None = "aodv", duration: float = 20) -> Scenario:
     """n0-n1-n2-n3, 200 m apart, with a longer detour n0-m1-m2-n2 below; n1 walks north at
     20 m/s (out of n0's 250 m range after 7.5 s). One CBR flow n0 -> n3, its routes and

@@ -170,13 +170,21 @@ def test_walk_table_marks_bins_per_target_and_empty_bins():
         ]
     finally:
         vm.CHAIN_START = old
-    assert rows[0].endswith("| both 0 |")
-    assert rows[1].endswith("no |") and "0.6" in rows[1]
+    # No airtcp delivery ratio stored: its column is "-".
+    assert rows[0].endswith("| both 0 | - |")
+    assert rows[1].endswith("no | - |") and "0.6" in rows[1]
 
 
-def test_aodv_link_feedback_off_sets_only_aodv_and_keys_its_own_runs(tmp_path):
+def test_aodv_keys_set_only_aodv_and_ns3_side_keys_ns3_runs(tmp_path):
+    assert vm.aodv_keys("link_feedback=false,rreq_ratelimit=5,hello_from=all") == {
+        "link_feedback": False,
+        "rreq_ratelimit": 5,
+        "hello_from": "all",
+    }
+    ns3 = vm.aodv_keys("ns3")
+    assert ns3["hello_from"] == "all" and ns3["on_break"] == "keep"
     try:
-        vm.AODV_LINK_FEEDBACK[0] = False
+        vm.AODV_KEYS.update({"link_feedback": False})
         assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {
             "protocol": "aodv",
             "link_feedback": False,
@@ -185,9 +193,19 @@ def test_aodv_link_feedback_off_sets_only_aodv_and_keys_its_own_runs(tmp_path):
             "protocol": "olsr"
         }
     finally:
-        vm.AODV_LINK_FEEDBACK[0] = True
+        vm.AODV_KEYS.clear()
     assert "link_feedback" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"]
+    # ns-3 without link-layer feedback: its own side key and manet.cc's switch.
+    assert vm.ns3_side() == "ns3"
+    assert "--l2Feedback=0" not in vm.ns3_command(Path("m"), "chain", 4, "aodv", 1, 0.0)
+    vm.NS3_L2_FEEDBACK[0] = False
+    try:
+        assert vm.ns3_side() == "ns3/l2-feedback-off"
+        assert "--l2Feedback=0" in vm.ns3_command(Path("m"), "chain", 4, "aodv", 1, 0.0)
+        assert "--l2Feedback=0" not in vm.ns3_command(Path("m"), "chain", 4, "olsr", 1, 0.0)
+    finally:
+        vm.NS3_L2_FEEDBACK[0] = True
     path = tmp_path / "m.json"
-    vm.main(["--table-only", "--results", str(path), "--aodv-link-feedback", "off"])
-    assert vm.AODV_LINK_FEEDBACK[0] is False
-    vm.AODV_LINK_FEEDBACK[0] = True
+    vm.main(["--table-only", "--results", str(path), "--aodv", "ns3"])
+    assert vm.AODV_KEYS == ns3
+    vm.AODV_KEYS.clear()

@@ -57,10 +57,34 @@ SPEED = (1.0, 20.0)
 CBR_NODES, CBR_FLOWS, CBR_RATE, CBR_SIZE, CBR_DURATION = 50, 10, 4.0, 512, 200.0
 CBR_START = (10.0, 20.0)
 TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
-# airtcp's AODV with link-layer feedback (its default) or, as ns-3's AODV runs here (see
-# benches/ns3/README.md), with HELLOs alone; `--aodv-link-feedback off` stores those runs
-# under the build key with a suffix.
-AODV_LINK_FEEDBACK = [True]
+# airtcp's AODV keys over its defaults (`--aodv`, e.g. link_feedback=false): runs stored under
+# the build key with a suffix.
+AODV_KEYS: dict = {}
+# ns-3's choices where RFC 3561 leaves them open or ns-3 departs from it (aodv-routing-
+# protocol.cc): HELLOs from every node, the G flag on, the MAC queue of a broken link left
+# alone, and neighbours kept alive by the data they forward (its m_nb.Update on forwarding).
+AODV_NS3 = "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true"
+# ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
+# the first runs had it: stored under their own side key.
+NS3_L2_FEEDBACK = [True]
+
+
+def aodv_keys(text: str) -> dict:
+    """``k=v,...`` (or ``ns3``, ns-3's choices) as routing keys with TOML-like values."""
+    out: dict = {}
+    for item in filter(None, (AODV_NS3 if text == "ns3" else text).split(",")):
+        k, _, v = item.partition("=")
+        val: object = v
+        if v in ("true", "false"):
+            val = v == "true"
+        elif v.isdigit():
+            val = int(v)
+        out[k.strip()] = val
+    return out
+
+
+def ns3_side() -> str:
+    return "ns3" if NS3_L2_FEEDBACK[0] else "ns3/l2-feedback-off"
 
 
 # --- scenarios shared by both sides -------------------------------------------------------
@@ -136,6 +160,8 @@ def build_ns3() -> Path:
 
 def ns3_command(exe: Path, kind: str, size: int, routing: str, seed: int, pause: float) -> list:
     cmd = ["nice", str(exe), f"--run={seed}", f"--scenario={kind}", f"--routing={routing}"]
+    if routing == "aodv" and not NS3_L2_FEEDBACK[0]:
+        cmd.append("--l2Feedback=0")
     if kind == "chain":
         cmd += [f"--hops={size}", f"--start={CHAIN_START:g}", f"--duration={CHAIN_END:g}"]
     elif kind == "walk":
@@ -179,8 +205,8 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
     }
     if routing != "static":
         sc["routing"] = {"protocol": routing}
-        if routing == "aodv" and not AODV_LINK_FEEDBACK[0]:
-            sc["routing"]["link_feedback"] = False
+        if routing == "aodv":
+            sc["routing"].update(AODV_KEYS)
     if kind in ("chain", "walk"):
         n = size + 1
         mv = movement_file("walk", seed, pause, size).name if kind == "walk" else None
@@ -261,6 +287,13 @@ def control(r: dict) -> tuple[float, float]:
     )
 
 
+def kinds(r: dict) -> dict:
+    """AODV control packets sent, by type (as manet.cc counts ns-3's)."""
+    rows = r.get("routing", [])
+    names = ("rreq", "rrep", "rerr", "hello")
+    return {k: sum(x.get(f"{k}_packets", 0) for x in rows) for k in names}
+
+
 def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> dict:
     if kind == "cbr":
         r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CBR_DURATION))
@@ -269,7 +302,7 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
         weights = [CBR_DURATION - t for _, _, t in cbr_flows(seed, size)]
         pdr = sum(w * f["pdr"] for w, f in zip(weights, r["flows"], strict=True)) / sum(weights)
         p, b = control(r)
-        return {"pdr": pdr, "ctrl_packets": p, "ctrl_bytes": b}
+        return {"pdr": pdr, "ctrl_packets": p, "ctrl_bytes": b, "ctrl_kinds": kinds(r)}
     r = airtcp_run(airtcp_scenario(kind, size, routing, seed, pause, CHAIN_END))
     f = r["flows"][0]
     p, b = control(r)
@@ -279,20 +312,32 @@ def run_airtcp(kind: str, size: int, routing: str, seed: int, pause: float) -> d
         "delivery_ratio": f.get("pdr"),
         "ctrl_packets": p,
         "ctrl_bytes": b,
+        "ctrl_kinds": kinds(r),
     }
     if kind == "walk":
         # Goodput per bin from the delivered bytes of the same run cut at each bin's end (a
         # run is deterministic for its seed, so a shorter one is the longer one's prefix).
-        cum = [0.0]
+        # The delivery ratio per bin likewise: data packets received by the sink over those
+        # its TCP sent, retransmissions included (as manet.cc counts ns-3's).
+        cum, sent, got = [0.0], [0], [0]
         for k in range(1, int(CHAIN_END / BIN) + 1):
             if k * BIN <= CHAIN_START:
                 # Nothing is sent before the flow starts (and a run must outlast it).
                 cum.append(0.0)
+                sent.append(0)
+                got.append(0)
                 continue
             sc = airtcp_scenario(kind, size, routing, seed, pause, k * BIN)
-            cum.append(float(airtcp_run(sc)["flows"][0]["delivered_bytes"]))
+            f = airtcp_run(sc)["flows"][0]
+            cum.append(float(f["delivered_bytes"]))
+            sent.append(int(f.get("sent_packets", 0)))
+            got.append(int(f.get("received_packets", 0)))
         out["bin_goodput_kbps"] = [
             (b - a) * 8 / BIN / 1e3 for a, b in zip(cum, cum[1:], strict=False)
+        ]
+        out["bin_delivery_ratio"] = [
+            (g1 - g0) / (s1 - s0) if s1 > s0 else -1.0
+            for s0, s1, g0, g1 in zip(sent, sent[1:], got, got[1:], strict=False)
         ]
     return out
 
@@ -311,13 +356,13 @@ def breakdown(kind: str, size: int, routing: str, seed: int, pause: float) -> st
     docs/validation.md cite)."""
     dur = CBR_DURATION if kind == "cbr" else CHAIN_END
     lines = []
-    # AODV also with link-layer feedback alone and with HELLOs alone (ns-3's setting here: its
-    # AODV finds no MAC address for a neighbour in the pre-filled ARP caches, so the MAC's
-    # give-ups never reach it).
-    variants = [{}, {"hello": False}, {"link_feedback": False}] if routing == "aodv" else [{}]
+    # AODV also with link-layer feedback alone, with HELLOs alone, and with ns-3's choices.
+    variants = [{}, {"hello": False}, {"link_feedback": False}, aodv_keys("ns3")]
+    if routing != "aodv":
+        variants = [{}]
     for extra in variants:
         sc = airtcp_scenario(kind, size, routing, seed, pause, dur)
-        sc.get("routing", {}).update(extra)
+        sc.get("routing", {}).update(extra)  # over --aodv's keys
         r = airtcp_run(sc)
         rows = r.get("routing", [])
         fields = ["hello_packets", "rreq_packets", "rrep_packets", "rerr_packets", "tc_packets"]
@@ -363,7 +408,7 @@ def store(path: Path, side: str, key: str, seed: int, result: dict, build: str =
     """Adds one run to the store, re-reading it under the lock (other runs may have added)."""
     with locked(path):
         res = load(path)
-        node = res[side].setdefault(build, {}) if side == "airtcp" else res[side]
+        node = res[side].setdefault(build, {}) if side == "airtcp" else res.setdefault(side, {})
         node.setdefault(key, {})[str(seed)] = result
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(res, indent=0, sort_keys=True) + "\n")
@@ -390,7 +435,9 @@ def compare(a: list[float], n: list[float], target: float) -> str:
 
 
 def tables(res: dict, build: str) -> str:
-    ns, ai = res["ns3"], res["airtcp"].get(build, {})
+    # Rows ns-3's AODV setting does not touch (static, OLSR) come from the main side.
+    ns = {**res["ns3"], **res.get(ns3_side(), {})}
+    ai = res["airtcp"].get(build, {})
     out = []
 
     def col(side: dict, key: str, field: str) -> list[float]:
@@ -443,17 +490,40 @@ def tables(res: dict, build: str) -> str:
                 f"| {compare(col(ai, k, 'ctrl_packets'), c, TARGET_OVERHEAD)} |"
             )
         out.append("")
+    aodv_keys_ = [k for k in chain_keys + cbr_keys if "|aodv" in k]
+    aodv_keys_ += sorted(k for k in ns if k.startswith("walk|") and "|aodv" in k)
+    if any("ctrl_kinds" in v for k in aodv_keys_ for v in ns[k].values()):
+        out += [
+            "AODV control packets sent by type, mean over seeds (ns-3 / airtcp; ns-3 counts "
+            "RREP-ACKs as well).",
+            "",
+            "| point | RREQ | RREP | RERR | HELLO | RREP-ACK (ns-3) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for k in aodv_keys_:
+
+            def kind(side: dict, t: str, k: str = k) -> float:
+                xs = [float(v.get("ctrl_kinds", {}).get(t, 0)) for v in side.get(k, {}).values()]
+                return mean(xs) if xs and any("ctrl_kinds" in v for v in side[k].values()) else -1
+
+            cells = []
+            for t in ("rreq", "rrep", "rerr", "hello"):
+                a = kind(ai, t)
+                cells.append(f"{kind(ns, t):.0f} / " + (f"{a:.0f}" if a >= 0 else "-"))
+            out.append(f"| {k} | " + " | ".join(cells) + f" | {kind(ns, 'rrep_ack'):.0f} |")
+        out.append("")
     for k in sorted(k for k in ns if k.startswith("walk|")):
         runs = list(ns[k].values())
         bins = len(runs[0]["bin_goodput_kbps"])
         out += [
             f"Walk ({k}, {len(runs)} seeds; middle node off at {WALK_LEAVE:g} s, back at "
             f"{WALK_BACK:g} s): per {BIN:g} s bin from {CHAIN_START:g} s, mean goodput "
-            "kbit/s, ns-3 delivery ratio of TCP data segments, goodput ratio airtcp / ns-3 "
-            "[95% CI] within 15%.",
+            "kbit/s and delivery ratio of TCP data segments (received by the sink / sent by "
+            "the source, retransmissions included), ratios airtcp / ns-3 [95% CI] within 15%.",
             "",
-            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | goodput ratio |",
-            "|---|---|---|---|---|",
+            "| bin start s | ns-3 goodput | ns-3 delivery | airtcp goodput | airtcp delivery "
+            "| goodput ratio | delivery ratio |",
+            "|---|---|---|---|---|---|---|",
         ]
         arun = list(ai.get(k, {}).values())
         for b in range(int(CHAIN_START / BIN), bins):
@@ -468,8 +538,15 @@ def tables(res: dict, build: str) -> str:
                 ratio = "no (" + ("ns-3" if mean(ng) == 0 else "airtcp") + " 0)"
             else:
                 ratio = compare(ag, ng, TARGET_BIN)
+            adr = [x["bin_delivery_ratio"][b] for x in arun if "bin_delivery_ratio" in x]
+            adr = [x for x in adr if x >= 0]
+            dratio = compare(adr, dr, TARGET_BIN) if dr and adr else "-"
+            if dr and adr and max(dr) == 0 and max(adr) == 0:
+                dratio = "both 0"
+            ad = f"{mean(adr):.3f}" if adr else "-"
             out.append(
-                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ratio} |"
+                f"| {b * BIN:g} | {mean(ng):.1f} | {mean(dr):.3f} | {mean(ag):.1f} | {ad} "
+                f"| {ratio} | {dratio} |"
             )
         out.append("")
     return "\n".join(out)
@@ -518,18 +595,41 @@ def main(argv: list[str] | None = None) -> int:
         "--aodv-link-feedback",
         choices=("on", "off"),
         default="on",
-        help="airtcp's AODV with link-layer feedback (default) or HELLOs alone, as ns-3's "
-        "here; off: runs and tables under their own key",
+        help="airtcp's AODV with link-layer feedback (default) or HELLOs alone "
+        "(= --aodv link_feedback=false); off: runs and tables under their own key",
+    )
+    ap.add_argument(
+        "--aodv",
+        default="",
+        metavar="KEY=VALUE,...",
+        help="airtcp's AODV routing keys over its defaults, or `ns3` for ns-3's choices "
+        f"({AODV_NS3}); runs and tables under their own key",
+    )
+    ap.add_argument(
+        "--ns3-l2-feedback",
+        choices=("on", "off"),
+        default="on",
+        help="ns-3's AODV with MAC give-ups reaching it (ARP entries it accepts; default) or "
+        "HELLO loss alone, as the pre-filled ARP cache left it (manet.cc --l2Feedback=0)",
     )
     a = ap.parse_args(argv)
-    AODV_LINK_FEEDBACK[0] = a.aodv_link_feedback == "on"
+    NS3_L2_FEEDBACK[0] = a.ns3_l2_feedback == "on"
+    AODV_KEYS.update(aodv_keys(a.aodv))
+    if a.aodv_link_feedback == "off":
+        AODV_KEYS["link_feedback"] = False
     pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
     if a.breakdown is not None:
         check_airtcp()
         for kind, size, routing, pause in pts:
             print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
         return 0
-    build = airtcp_build() + ("" if AODV_LINK_FEEDBACK[0] else "/aodv-link-feedback-off")
+    if AODV_KEYS == {"link_feedback": False}:
+        suffix = "/aodv-link-feedback-off"
+    elif a.aodv == "ns3":
+        suffix = "/aodv-ns3"
+    else:
+        suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(AODV_KEYS.items()))
+    build = airtcp_build() + suffix
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None
         if a.print_command:
@@ -546,9 +646,10 @@ def main(argv: list[str] | None = None) -> int:
                 if seed > (a.cbr_seeds if kind == "cbr" else a.seeds):
                     continue
                 key = point_key(kind, size, routing, pause)
-                if a.side != "airtcp" and str(seed) not in done["ns3"].get(key, {}):
+                side = ns3_side() if routing == "aodv" else "ns3"
+                if a.side != "airtcp" and str(seed) not in done.get(side, {}).get(key, {}):
                     r = run_ns3(exe, kind, size, routing, seed, pause)
-                    store(a.results, "ns3", key, seed, r)
+                    store(a.results, side, key, seed, r)
                 if a.side != "ns3" and str(seed) not in done["airtcp"].get(build, {}).get(key, {}):
                     r = run_airtcp(kind, size, routing, seed, pause)
                     store(a.results, "airtcp", key, seed, r, build)

@@ -388,7 +388,7 @@ fn bad_routing_settings_name_their_field() {
     assert!(e.starts_with("routing.link_feedback"), "{e}");
     let e = err(&chain(
         2,
-        json!({"protocol": "aodv", "on_break": "keep"}),
+        json!({"protocol": "aodv", "on_break": "hold"}),
         5.0,
     ));
     assert!(e.contains("routing.on_break"), "{e}");

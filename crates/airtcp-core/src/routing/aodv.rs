@@ -5,9 +5,10 @@
 //! with a route reply (RREP) unicast back along the reverse route (6.6, 6.7). Destination
 //! sequence numbers order route information (6.1, 6.2). A broken link (the MAC gave up on a
 //! frame, or HELLOs stopped: 6.9, 6.10) invalidates the routes through it, and a route error
-//! (RERR) goes to the precursors that used them (6.11). Not modelled: local repair (6.12),
-//! gratuitous RREPs, RREP-ACK and blacklists (6.8), RREQ_RATELIMIT, and reboot handling
-//! (6.13).
+//! (RERR) goes to the precursors that used them (6.11). Originated RREQs are limited to
+//! RREQ_RATELIMIT per second (6.3); gratuitous RREPs (6.6.3) and data packets as signs of
+//! life (6.10) are settings. Not modelled: local repair (6.12), RREP-ACK and blacklists
+//! (6.8), and reboot handling (6.13).
 
 use super::{jitter, Act, Counters, Held, OnBreak, Protocol, Route};
 use crate::device::BROADCAST;
@@ -16,109 +17,11 @@ use crate::ids::{NodeId, PacketId};
 use crate::packet::DropCause;
 use std::collections::BTreeMap;
 
+#[path = "aodv_config.rs"]
+mod config;
+pub use config::{Config, HelloFrom};
+
 const MS: Time = 1_000_000;
-
-/// AODV's configuration; defaults are RFC 3561 section 10's.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Send HELLO messages and declare a link lost when they stop (6.9).
-    pub hello: bool,
-    /// Declare a link broken when the MAC gives up on a frame to it (6.10).
-    pub link_feedback: bool,
-    pub on_break: OnBreak,
-    pub active_route_timeout: Time,
-    pub hello_interval: Time,
-    pub allowed_hello_loss: u32,
-    pub net_diameter: u32,
-    pub node_traversal_time: Time,
-    pub rreq_retries: u32,
-    pub ttl_start: u32,
-    pub ttl_increment: u32,
-    pub ttl_threshold: u32,
-    pub timeout_buffer: u32,
-    /// K of DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
-    pub delete_k: u32,
-    /// Data packets held during a discovery, and for how long (RFC 3561 leaves both open;
-    /// ns-3's defaults).
-    pub buffer_packets: usize,
-    pub buffer_timeout: Time,
-    /// Broadcasts (relayed RREQs, RERRs, HELLOs) wait a uniform jitter up to this.
-    pub max_jitter: Time,
-    /// RERR_RATELIMIT: RERR messages a node sends per second at most.
-    pub rerr_ratelimit: u32,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            hello: true,
-            link_feedback: true,
-            on_break: OnBreak::Drop,
-            active_route_timeout: 3000 * MS,
-            hello_interval: 1000 * MS,
-            allowed_hello_loss: 2,
-            net_diameter: 35,
-            node_traversal_time: 40 * MS,
-            rreq_retries: 2,
-            ttl_start: 1,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            timeout_buffer: 2,
-            delete_k: 5,
-            buffer_packets: 64,
-            buffer_timeout: 30_000 * MS,
-            max_jitter: 10 * MS,
-            rerr_ratelimit: 10,
-        }
-    }
-}
-
-impl Config {
-    /// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
-    pub fn net_traversal_time(&self) -> Time {
-        2 * self.node_traversal_time * self.net_diameter as Time
-    }
-    /// PATH_DISCOVERY_TIME = 2 * NET_TRAVERSAL_TIME.
-    pub fn path_discovery_time(&self) -> Time {
-        2 * self.net_traversal_time()
-    }
-    /// MY_ROUTE_TIMEOUT = 2 * ACTIVE_ROUTE_TIMEOUT.
-    pub fn my_route_timeout(&self) -> Time {
-        2 * self.active_route_timeout
-    }
-    /// DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
-    pub fn delete_period(&self) -> Time {
-        self.delete_k as Time * self.active_route_timeout.max(self.hello_interval)
-    }
-    /// RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL_VALUE + TIMEOUT_BUFFER).
-    pub fn ring_traversal_time(&self, ttl: u32) -> Time {
-        2 * self.node_traversal_time * (ttl + self.timeout_buffer) as Time
-    }
-    /// How long a neighbour may stay silent before its link counts as lost.
-    pub fn hello_loss_time(&self) -> Time {
-        self.allowed_hello_loss as Time * self.hello_interval
-    }
-    /// The TTL of the next RREQ of a discovery after one sent with `ttl` (6.4): grow by
-    /// TTL_INCREMENT up to TTL_THRESHOLD, then NET_DIAMETER.
-    pub fn next_ttl(&self, ttl: u32) -> u32 {
-        let t = ttl + self.ttl_increment;
-        if t > self.ttl_threshold {
-            self.net_diameter
-        } else {
-            t
-        }
-    }
-    /// How long to wait for the RREP of a RREQ sent with `ttl`, `retry` RREQs at
-    /// NET_DIAMETER having gone before (6.3, 6.4): the ring traversal time inside the
-    /// ring, then NET_TRAVERSAL_TIME doubled at each retry (binary exponential backoff).
-    pub fn rrep_wait(&self, ttl: u32, retry: u32) -> Time {
-        if ttl >= self.net_diameter {
-            self.net_traversal_time() << retry.min(16)
-        } else {
-            self.ring_traversal_time(ttl)
-        }
-    }
-}
 
 /// Whether sequence number `a` is newer than `b` (6.1: signed 32-bit comparison, so that the
 /// numbers may wrap).
@@ -137,6 +40,8 @@ pub struct Rreq {
     pub dst_seq: u32,
     /// U flag: the destination's sequence number is unknown.
     pub unknown_seq: bool,
+    /// G flag: an intermediate node that answers also tells the destination (6.6.3).
+    pub gratuitous: bool,
     pub orig: NodeId,
     pub orig_seq: u32,
 }
@@ -227,6 +132,10 @@ struct Discovery {
     /// RREQs sent at NET_DIAMETER so far beyond the first.
     retries: u32,
     deadline: Time,
+    /// The RREQ with `ttl` waits for RREQ_RATELIMIT (sent at `deadline`) ...
+    deferred: bool,
+    /// ... since this time: the longest waiting goes first.
+    wanted: Time,
 }
 
 /// AODV at one node.
@@ -249,9 +158,12 @@ pub struct Aodv {
     /// Neighbours heard from (HELLO or any control message): when their link counts as lost.
     neighbours: BTreeMap<NodeId, Time>,
     next_hello: Time,
+    /// When it last broadcast something other than a HELLO.
     last_broadcast: Option<Time>,
     /// When the RERRs of the last second went out (RERR_RATELIMIT, 6.11).
     rerr_times: std::collections::VecDeque<Time>,
+    /// When the RREQs originated in the last second went out (RREQ_RATELIMIT, 6.3).
+    rreq_times: std::collections::VecDeque<Time>,
     rng: Rng,
     pub stats: Counters,
 }
@@ -273,6 +185,7 @@ impl Aodv {
             next_hello: 0,
             last_broadcast: None,
             rerr_times: Default::default(),
+            rreq_times: Default::default(),
             rng,
             stats: Counters::default(),
             cfg,
@@ -302,6 +215,26 @@ impl Aodv {
         }
         self.rerr_times.push_back(now);
         true
+    }
+
+    /// When an originated RREQ may go out at or after `now` (at most `rreq_ratelimit` in any
+    /// second); None without a limit.
+    fn rreq_free_at(&mut self, now: Time) -> Option<Time> {
+        let limit = self.cfg.rreq_ratelimit as usize;
+        if limit == 0 {
+            return None;
+        }
+        while self
+            .rreq_times
+            .front()
+            .is_some_and(|&t| t + 1000 * MS <= now)
+        {
+            self.rreq_times.pop_front();
+        }
+        if self.rreq_times.len() < limit {
+            return Some(now);
+        }
+        Some(self.rreq_times[self.rreq_times.len() - limit] + 1000 * MS)
     }
 
     /// Whether a discovery for `dst` is under way.
@@ -378,7 +311,11 @@ impl Aodv {
         while k < self.outbox.len() {
             if self.outbox[k].0 <= now {
                 let (_, msg) = self.outbox.remove(k);
-                self.last_broadcast = Some(now);
+                // The node's own HELLOs do not count: with a jittered interval the last one
+                // is often just under HELLO_INTERVAL old and would cancel every other HELLO.
+                if msg.kind() != "hello" {
+                    self.last_broadcast = Some(now);
+                }
                 out.push(Act::Send {
                     to: BROADCAST,
                     msg: super::Msg::Aodv(msg),
@@ -409,9 +346,13 @@ impl Aodv {
             dst,
             dst_seq: known.map_or(0, |e| e.seq),
             unknown_seq: known.is_none(),
+            gratuitous: self.cfg.gratuitous_rrep,
             orig: self.me,
             orig_seq: self.own_seq,
         };
+        if self.cfg.rreq_ratelimit > 0 {
+            self.rreq_times.push_back(now);
+        }
         let until = now + self.cfg.path_discovery_time();
         self.seen.push((self.me, self.rreq_id, until));
         self.broadcast(now, Msg::Rreq(rreq), false);
@@ -430,15 +371,36 @@ impl Aodv {
         } else {
             ttl
         };
-        self.discoveries.insert(
-            dst,
-            Discovery {
-                ttl,
-                retries: 0,
-                deadline: now + self.cfg.rrep_wait(ttl, 0),
-            },
-        );
-        self.send_rreq(now, dst, ttl);
+        let d = Discovery {
+            ttl,
+            retries: 0,
+            deadline: now,
+            deferred: false,
+            wanted: now,
+        };
+        self.next_rreq(now, dst, d);
+    }
+
+    /// Send the RREQ of discovery `d` for `dst` and wait for its RREP, or, when
+    /// RREQ_RATELIMIT allows none now, wait until it does (6.3).
+    fn next_rreq(&mut self, now: Time, dst: NodeId, mut d: Discovery) {
+        match self.rreq_free_at(now) {
+            Some(t) if t > now => {
+                if !d.deferred {
+                    d.wanted = now;
+                }
+                d.deferred = true;
+                d.deadline = t;
+                self.discoveries.insert(dst, d);
+            }
+            _ => {
+                d.deferred = false;
+                d.deadline = now + self.cfg.rrep_wait(d.ttl, d.retries);
+                let ttl = d.ttl;
+                self.discoveries.insert(dst, d);
+                self.send_rreq(now, dst, ttl);
+            }
+        }
     }
 
     /// A discovery's wait ran out: the next ring, a retry at NET_DIAMETER, or give up.
@@ -446,6 +408,10 @@ impl Aodv {
         let Some(mut d) = self.discoveries.remove(&dst) else {
             return;
         };
+        if d.deferred {
+            self.next_rreq(now, dst, d);
+            return;
+        }
         if d.ttl < self.cfg.net_diameter {
             d.ttl = self.cfg.next_ttl(d.ttl);
         } else if d.retries < self.cfg.rreq_retries {
@@ -461,10 +427,7 @@ impl Aodv {
             }
             return;
         }
-        d.deadline = now + self.cfg.rrep_wait(d.ttl, d.retries);
-        let ttl = d.ttl;
-        self.discoveries.insert(dst, d);
-        self.send_rreq(now, dst, ttl);
+        self.next_rreq(now, dst, d);
     }
 
     /// A control message came from `from`: it is a neighbour (6.2: a route to the previous
@@ -551,6 +514,20 @@ impl Aodv {
                     r.add_precursor(toward_dst);
                 }
                 self.send(from, Msg::Rrep(rrep), out);
+                if m.gratuitous {
+                    // 6.6.3: the destination learns the route to the originator, as if
+                    // the originator had asked for it: the reverse route's hop count,
+                    // sequence number and remaining lifetime.
+                    let r = &self.table[&m.orig];
+                    let grat = Rrep {
+                        hops: r.hops,
+                        dst: m.orig,
+                        dst_seq: r.seq,
+                        orig: m.dst,
+                        lifetime: r.expires.saturating_sub(now),
+                    };
+                    self.send(toward_dst, Msg::Rrep(grat), out);
+                }
                 return;
             }
         }
@@ -694,7 +671,23 @@ impl Aodv {
             lost.extend(self.invalidate(now, d, None, None));
         }
         self.send_rerr(now, lost, out);
-        out.push(Act::LinkDown(nb));
+        if self.cfg.on_break != OnBreak::Keep {
+            out.push(Act::LinkDown(nb));
+        }
+    }
+
+    /// A data packet from `src` arrived: with `data_liveness`, the previous hop on the
+    /// route back to `src` (6.2) was heard from (6.10).
+    fn data_heard(&mut self, now: Time, src: NodeId) {
+        if !self.cfg.data_liveness {
+            return;
+        }
+        let Some(prev) = self.active(src, now).map(|e| e.next) else {
+            return;
+        };
+        if let Some(t) = self.neighbours.get_mut(&prev) {
+            *t = (*t).max(now + self.cfg.hello_loss_time());
+        }
     }
 
     fn send_hello(&mut self, now: Time) {
@@ -730,6 +723,7 @@ impl Protocol for Aodv {
             self.refresh(next, now, t);
             if src != self.me {
                 self.refresh(src, now, t);
+                self.data_heard(now, src);
             }
             return Route::Via(next);
         }
@@ -778,6 +772,10 @@ impl Protocol for Aodv {
         self.active(dst, now).map(|e| e.next)
     }
 
+    fn delivered(&mut self, now: Time, src: NodeId) {
+        self.data_heard(now, src);
+    }
+
     fn receive(&mut self, now: Time, from: NodeId, msg: &super::Msg, out: &mut Vec<Act>) {
         let super::Msg::Aodv(m) = msg else { return };
         self.heard(now, from);
@@ -799,13 +797,14 @@ impl Protocol for Aodv {
     }
 
     fn timeout(&mut self, now: Time, out: &mut Vec<Act>) {
-        let due: Vec<NodeId> = self
+        let mut due: Vec<(Time, NodeId)> = self
             .discoveries
             .iter()
             .filter(|(_, d)| d.deadline <= now)
-            .map(|(k, _)| *k)
+            .map(|(k, d)| (if d.deferred { d.wanted } else { d.deadline }, *k))
             .collect();
-        for dst in due {
+        due.sort_unstable();
+        for (_, dst) in due {
             self.discovery_timeout(now, dst, out);
         }
         for pkt in self.held.expire(now) {
@@ -829,7 +828,8 @@ impl Protocol for Aodv {
             if now >= self.next_hello {
                 // 6.9: only a node on an active route says hello, and only if it broadcast
                 // nothing within the last interval.
-                let on_route = self.table.values().any(|e| e.valid && e.expires > now);
+                let on_route = self.cfg.hello_from == HelloFrom::All
+                    || self.table.values().any(|e| e.valid && e.expires > now);
                 let quiet = self
                     .last_broadcast
                     .is_none_or(|t| t + self.cfg.hello_interval <= now);

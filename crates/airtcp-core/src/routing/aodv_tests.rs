@@ -38,6 +38,7 @@ fn rreq(orig: u32, id: u32, dst: u32, ttl: u32, hops: u32) -> Rreq {
         dst: n(dst),
         dst_seq: 0,
         unknown_seq: true,
+        gratuitous: false,
         orig: n(orig),
         orig_seq: 1,
     }
@@ -408,4 +409,272 @@ fn hellos_go_out_on_active_routes_and_their_loss_breaks_the_link() {
     }
     assert_eq!(now, t + 2000 * MS);
     assert!(a.active(n(2), now).is_none());
+}
+
+#[test]
+fn originated_rreqs_wait_for_rreq_ratelimit() {
+    // 6.3: "A node SHOULD NOT originate more than RREQ_RATELIMIT RREQ messages per second."
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        rreq_ratelimit: 2,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(0), cfg, Rng::new(1));
+    let mut out = Vec::new();
+    for (k, dst) in [5, 6, 7].into_iter().enumerate() {
+        let r = a.route(k as Time * MS, PacketId(k as u32), n(0), n(dst), &mut out);
+        assert_eq!(r, Route::Held);
+    }
+    let first: Vec<NodeId> = sent(&out)
+        .iter()
+        .map(|(_, m)| match m {
+            Msg::Rreq(q) => q.dst,
+            m => panic!("{m:?}"),
+        })
+        .collect();
+    assert_eq!(first, vec![n(5), n(6)], "two within the second");
+    assert!(a.discovering(n(7)));
+    // The third waits until a second after the first; ring retries wait in turn.
+    let mut times: Vec<(Time, NodeId)> = vec![(0, n(5)), (MS, n(6))];
+    let mut now = 0;
+    while now < 3000 * MS {
+        out.clear();
+        now = a.poll_timeout().unwrap();
+        a.timeout(now, &mut out);
+        for (_, m) in sent(&out) {
+            let Msg::Rreq(q) = m else { panic!() };
+            times.push((now, q.dst));
+        }
+    }
+    for (k, &(t, _)) in times.iter().enumerate() {
+        let within = times[k..].iter().filter(|x| x.0 < t + 1000 * MS).count();
+        assert!(within <= 2, "3 RREQs within a second from {t}: {times:?}");
+    }
+    // The longest waiting goes first: 7 (since 2 ms), then the retries of 5 and 6 (since
+    // 240 and 241 ms).
+    assert_eq!(times[2], (1000 * MS, n(7)), "{times:?}");
+    assert_eq!(times[3], (1001 * MS, n(5)), "{times:?}");
+    assert_eq!(times[4], (2000 * MS, n(6)), "{times:?}");
+}
+
+#[test]
+fn without_a_limit_rreqs_go_out_at_once() {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        rreq_ratelimit: 0,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(0), cfg, Rng::new(1));
+    let mut out = Vec::new();
+    for dst in 1..=12 {
+        a.route(0, PacketId(dst), n(0), n(dst + 20), &mut out);
+    }
+    assert_eq!(sent(&out).len(), 12);
+}
+
+#[test]
+fn hello_from_all_sends_hellos_without_an_active_route() {
+    // RFC 3561 6.9 has only nodes on an active route say hello; `all` is ns-3's choice.
+    for (from, hellos) in [(HelloFrom::Active, 0), (HelloFrom::All, 3)] {
+        let cfg = Config {
+            max_jitter: 0,
+            hello_from: from,
+            ..Config::default()
+        };
+        let mut a = Aodv::new(n(1), cfg, Rng::new(1));
+        let mut count = 0;
+        loop {
+            let mut out = Vec::new();
+            let now = a.poll_timeout().unwrap();
+            if now > 3500 * MS {
+                break;
+            }
+            a.timeout(now, &mut out);
+            count += sent(&out)
+                .iter()
+                .filter(|(_, m)| m.kind() == "hello")
+                .count();
+        }
+        assert_eq!(count, hellos, "{from:?}");
+    }
+}
+
+/// Node 1 on the route 0 -> 1 -> 2 -> 3, having heard a HELLO from its upstream neighbour
+/// 0 at time 0.
+fn relay_with_upstream(data_liveness: bool) -> Aodv {
+    let cfg = Config {
+        max_jitter: 0,
+        data_liveness,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(1), cfg, Rng::new(1));
+    let hello = Rrep {
+        hops: 0,
+        dst: n(0),
+        dst_seq: 1,
+        orig: n(0),
+        lifetime: 2000 * MS,
+    };
+    recv(&mut a, 0, 0, Msg::Rrep(hello));
+    a.update(0, n(3), Some(1), 2, n(2), 10_000 * MS);
+    a
+}
+
+#[test]
+fn data_from_a_neighbour_keeps_its_link_alive_with_data_liveness() {
+    // 6.10: the link is lost when no packets, "Hello messages or otherwise", come from the
+    // neighbour for ALLOWED_HELLO_LOSS * HELLO_INTERVAL (2 s here).
+    for live in [false, true] {
+        let mut a = relay_with_upstream(live);
+        let mut out = Vec::new();
+        // Data from 0 to 3 every 500 ms; 1's route back to 0 is through 0 itself.
+        let mut now = 0;
+        let mut broke_at = None;
+        let mut k = 0;
+        while now < 4000 * MS && broke_at.is_none() {
+            let due = a.poll_timeout().unwrap().min((k + 1) * 500 * MS);
+            now = due;
+            a.timeout(now, &mut out);
+            if a.stats.breaks_hello > 0 {
+                broke_at = Some(now);
+                break;
+            }
+            if now == (k + 1) * 500 * MS {
+                k += 1;
+                assert_eq!(
+                    a.route(now, PacketId(k as u32), n(0), n(3), &mut out),
+                    Route::Via(n(2))
+                );
+            }
+        }
+        if live {
+            assert_eq!(broke_at, None, "data from 0 is a sign of life");
+        } else {
+            assert_eq!(broke_at, Some(2000 * MS), "only control packets count");
+        }
+    }
+    // At the destination: a delivered packet counts for the hop back to its source.
+    let mut d = relay_with_upstream(true);
+    d.delivered(1900 * MS, n(0));
+    let mut out = Vec::new();
+    d.timeout(2000 * MS, &mut out);
+    assert_eq!(d.stats.breaks_hello, 0);
+    d.timeout(3900 * MS, &mut out);
+    assert_eq!(d.stats.breaks_hello, 1);
+}
+
+#[test]
+fn an_intermediate_reply_to_a_g_flagged_rreq_also_tells_the_destination() {
+    // 6.6.3: the gratuitous RREP goes to the destination along the route to it, naming the
+    // originator as its destination, with the hop count, sequence number and remaining
+    // lifetime of the intermediate node's route to the originator.
+    let mut a = node(2);
+    a.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+    let mut q = rreq(0, 1, 5, 5, 1);
+    q.orig_seq = 4;
+    q.gratuitous = true;
+    let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(q.clone())));
+    assert_eq!(s.len(), 2, "{s:?}");
+    let (to, Msg::Rrep(p)) = &s[0] else { panic!() };
+    assert_eq!((*to, p.dst, p.orig), (n(1), n(5), n(0)));
+    let (to, Msg::Rrep(g)) = &s[1] else { panic!() };
+    let rev = &a.table[&n(0)];
+    assert_eq!((*to, g.dst, g.orig), (n(3), n(0), n(5)));
+    assert_eq!((g.hops, g.dst_seq), (2, 4));
+    assert_eq!(g.lifetime, rev.expires - MS);
+    // Without the G flag only the originator hears back.
+    let mut b = node(2);
+    b.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+    q.gratuitous = false;
+    assert_eq!(sent(&recv(&mut b, MS, 1, Msg::Rreq(q))).len(), 1);
+}
+
+#[test]
+fn the_destination_takes_a_gratuitous_rrep_as_a_route_to_the_originator() {
+    let mut d = node(5);
+    let g = Rrep {
+        hops: 2,
+        dst: n(0),
+        dst_seq: 4,
+        orig: n(5),
+        lifetime: 5000 * MS,
+    };
+    let out = recv(&mut d, 0, 3, Msg::Rrep(g));
+    assert!(sent(&out).is_empty(), "it ends here");
+    let e = d.active(n(0), 0).unwrap();
+    assert_eq!((e.next, e.hops, e.seq), (n(3), 3, 4));
+}
+
+#[test]
+fn on_break_keep_leaves_the_mac_queue_alone() {
+    for (b, down) in [
+        (OnBreak::Drop, true),
+        (OnBreak::Salvage, true),
+        (OnBreak::Keep, false),
+    ] {
+        let cfg = Config {
+            hello: false,
+            max_jitter: 0,
+            on_break: b,
+            ..Config::default()
+        };
+        let mut a = Aodv::new(n(2), cfg, Rng::new(1));
+        a.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+        let mut out = Vec::new();
+        a.link_failed(MS, n(3), &mut out);
+        assert!(a.active(n(5), MS).is_none(), "the route breaks either way");
+        assert_eq!(out.contains(&Act::LinkDown(n(3))), down, "{b:?}");
+    }
+}
+
+#[test]
+fn a_jittered_hello_interval_does_not_cancel_every_other_hello() {
+    // 6.9: every HELLO_INTERVAL the node checks whether it broadcast within the last
+    // interval; its own HELLO, sent one jittered interval ago, is not such a broadcast.
+    let cfg = Config {
+        max_jitter: 10 * MS,
+        hello_from: HelloFrom::All,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(1), cfg, Rng::new(3));
+    let mut times = Vec::new();
+    loop {
+        let now = a.poll_timeout().unwrap();
+        if now > 10_500 * MS {
+            break;
+        }
+        let mut out = Vec::new();
+        a.timeout(now, &mut out);
+        if !sent(&out).is_empty() {
+            times.push(now);
+        }
+    }
+    assert_eq!(times.len(), 10, "{times:?}");
+    assert!(times.windows(2).all(|w| w[1] - w[0] < 1005 * MS));
+    // A RREQ relayed in between stands in for the next HELLO (the RFC's check).
+    let mut out = Vec::new();
+    let t = times[9] + 500 * MS;
+    a.receive(
+        t,
+        n(0),
+        &AnyMsg::Aodv(Msg::Rreq(rreq(0, 1, 5, 3, 0))),
+        &mut out,
+    );
+    let mut kinds = Vec::new();
+    loop {
+        let now = a.poll_timeout().unwrap();
+        if now > times[9] + 2010 * MS {
+            break;
+        }
+        let mut out = Vec::new();
+        a.timeout(now, &mut out);
+        kinds.extend(sent(&out).iter().map(|(_, m)| (now / MS, m.kind())));
+    }
+    // The relayed RREQ, no HELLO at the next check, a HELLO at the one after.
+    assert_eq!(kinds.len(), 2, "{kinds:?}");
+    assert_eq!(kinds[0].1, "rreq");
+    assert_eq!(kinds[1].1, "hello");
+    assert!(kinds[1].0 * MS > times[9] + 1995 * MS, "{kinds:?}");
 }

@@ -105,6 +105,8 @@ pub enum OnBreak {
     /// Handed back to the routing layer, which routes them again (a source holds them for a
     /// new discovery; a relay without a route drops them).
     Salvage,
+    /// Left in the MAC's queue, which sends them as it would have (ns-3's AODV).
+    Keep,
 }
 
 /// Event counters every protocol keeps (columns of the `routing` table).
@@ -142,6 +144,8 @@ pub trait Protocol {
     /// The neighbour its table names toward `dst` at `now`, without using the route (for
     /// inspection: tools, tests).
     fn next_hop(&self, now: Time, dst: NodeId) -> Option<NodeId>;
+    /// A data packet from `src` reached this node, its destination.
+    fn delivered(&mut self, _now: Time, _src: NodeId) {}
     /// A control message from neighbour `from`.
     fn receive(&mut self, now: Time, from: NodeId, msg: &Msg, out: &mut Vec<Act>);
     /// The MAC gave up on a frame for neighbour `to` (retry limit).

@@ -38,6 +38,10 @@ fn aodv_config(s: &RoutingSpec, p: &str) -> R<aodv::Config> {
     }
     let c = aodv::Config {
         hello: s.hello.unwrap_or(d.hello),
+        hello_from: s.hello_from.unwrap_or(d.hello_from),
+        data_liveness: s.data_liveness.unwrap_or(d.data_liveness),
+        rreq_ratelimit: s.rreq_ratelimit.unwrap_or(d.rreq_ratelimit),
+        gratuitous_rrep: s.gratuitous_rrep.unwrap_or(d.gratuitous_rrep),
         link_feedback: s.link_feedback.unwrap_or(d.link_feedback),
         on_break: s.on_break.unwrap_or(d.on_break),
         active_route_timeout: ns(
@@ -112,6 +116,10 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
     let d = olsr::Config::default();
     for (set, k) in [
         (s.hello.is_some(), "hello"),
+        (s.hello_from.is_some(), "hello_from"),
+        (s.data_liveness.is_some(), "data_liveness"),
+        (s.rreq_ratelimit.is_some(), "rreq_ratelimit"),
+        (s.gratuitous_rrep.is_some(), "gratuitous_rrep"),
         (s.on_break.is_some(), "on_break"),
         (s.buffer.is_some(), "buffer"),
         (s.net_diameter.is_some(), "net_diameter"),

@@ -103,7 +103,15 @@ pub struct RoutingSpec {
     pub hello: Option<bool>,
     /// AODV: declare a link broken when the MAC gives up on a frame (RFC 3561 6.10).
     pub link_feedback: Option<bool>,
-    /// AODV: what happens to the MAC's packets for a broken link: `drop` or `salvage`.
+    /// AODV: which nodes send HELLOs: `active` (on an active route, RFC 3561 6.9) or `all`.
+    pub hello_from: Option<crate::routing::aodv::HelloFrom>,
+    /// AODV: data packets keep the link to the neighbour they came from alive (6.10).
+    pub data_liveness: Option<bool>,
+    /// AODV: RREQ_RATELIMIT, originated RREQs per second at most (0: no limit).
+    pub rreq_ratelimit: Option<u32>,
+    /// AODV: gratuitous RREPs (the G flag, RFC 3561 6.6.3).
+    pub gratuitous_rrep: Option<bool>,
+    /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
     pub buffer: Option<u32>,
@@ -139,6 +147,10 @@ impl RoutingSpec {
         pick!(
             protocol,
             hello,
+            hello_from,
+            data_liveness,
+            rreq_ratelimit,
+            gratuitous_rrep,
             link_feedback,
             on_break,
             buffer,

@@ -99,6 +99,14 @@ impl Sim {
                     return;
                 }
             }
+            let (now, src) = (self.now(), self.pool.get(id).src);
+            if let Some(a) = self
+                .routing
+                .as_mut()
+                .and_then(|l| l.agents[node.idx()].as_mut())
+            {
+                a.delivered(now, src);
+            }
             self.deliver(id);
             return;
         }
@@ -257,7 +265,10 @@ impl Sim {
         else {
             return;
         };
-        let salvage = agent.on_break() == OnBreak::Salvage;
+        let salvage = match agent.on_break() {
+            OnBreak::Keep => return,
+            b => b == OnBreak::Salvage,
+        };
         let taken = self.devices[radio.idx()].take_queued_for(now, nb);
         for id in taken {
             if matches!(self.pool.get(id).proto, Proto::Routing(_)) {

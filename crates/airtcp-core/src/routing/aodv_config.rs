@@ -1,0 +1,133 @@
+//! AODV's configuration (RFC 3561 section 10's constants and the choices it leaves open).
+
+use super::OnBreak;
+use crate::engine::Time;
+
+const MS: Time = 1_000_000;
+
+/// AODV's configuration; defaults are RFC 3561 section 10's.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Send HELLO messages and declare a link lost when they stop (6.9).
+    pub hello: bool,
+    /// Which nodes send HELLOs (6.9: those on an active route).
+    pub hello_from: HelloFrom,
+    /// Declare a link broken when the MAC gives up on a frame to it (6.10).
+    pub link_feedback: bool,
+    /// Data packets count as signs of life of the neighbour they came from (6.10: "any
+    /// packet"), as control packets always do; the neighbour is the previous hop on the
+    /// route back to the packet's source (6.2).
+    pub data_liveness: bool,
+    pub on_break: OnBreak,
+    pub active_route_timeout: Time,
+    pub hello_interval: Time,
+    pub allowed_hello_loss: u32,
+    pub net_diameter: u32,
+    pub node_traversal_time: Time,
+    pub rreq_retries: u32,
+    pub ttl_start: u32,
+    pub ttl_increment: u32,
+    pub ttl_threshold: u32,
+    pub timeout_buffer: u32,
+    /// K of DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+    pub delete_k: u32,
+    /// Data packets held during a discovery, and for how long (RFC 3561 leaves both open;
+    /// ns-3's defaults).
+    pub buffer_packets: usize,
+    pub buffer_timeout: Time,
+    /// Broadcasts (relayed RREQs, RERRs, HELLOs) wait a uniform jitter up to this.
+    pub max_jitter: Time,
+    /// RERR_RATELIMIT: RERR messages a node sends per second at most.
+    pub rerr_ratelimit: u32,
+    /// RREQ_RATELIMIT: RREQs a node originates per second at most (6.3); 0: no limit.
+    pub rreq_ratelimit: u32,
+    /// Originators set the G flag, and an intermediate node that answers a RREQ with it
+    /// also sends a gratuitous RREP to the destination (6.6.3).
+    pub gratuitous_rrep: bool,
+}
+
+/// Which nodes send HELLO messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelloFrom {
+    /// Nodes that are part of an active route (RFC 3561 6.9).
+    Active,
+    /// Every node, every HELLO_INTERVAL (ns-3's AODV).
+    All,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            hello: true,
+            hello_from: HelloFrom::Active,
+            link_feedback: true,
+            data_liveness: false,
+            on_break: OnBreak::Drop,
+            active_route_timeout: 3000 * MS,
+            hello_interval: 1000 * MS,
+            allowed_hello_loss: 2,
+            net_diameter: 35,
+            node_traversal_time: 40 * MS,
+            rreq_retries: 2,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            timeout_buffer: 2,
+            delete_k: 5,
+            buffer_packets: 64,
+            buffer_timeout: 30_000 * MS,
+            max_jitter: 10 * MS,
+            rerr_ratelimit: 10,
+            rreq_ratelimit: 10,
+            gratuitous_rrep: false,
+        }
+    }
+}
+
+impl Config {
+    /// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
+    pub fn net_traversal_time(&self) -> Time {
+        2 * self.node_traversal_time * self.net_diameter as Time
+    }
+    /// PATH_DISCOVERY_TIME = 2 * NET_TRAVERSAL_TIME.
+    pub fn path_discovery_time(&self) -> Time {
+        2 * self.net_traversal_time()
+    }
+    /// MY_ROUTE_TIMEOUT = 2 * ACTIVE_ROUTE_TIMEOUT.
+    pub fn my_route_timeout(&self) -> Time {
+        2 * self.active_route_timeout
+    }
+    /// DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+    pub fn delete_period(&self) -> Time {
+        self.delete_k as Time * self.active_route_timeout.max(self.hello_interval)
+    }
+    /// RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL_VALUE + TIMEOUT_BUFFER).
+    pub fn ring_traversal_time(&self, ttl: u32) -> Time {
+        2 * self.node_traversal_time * (ttl + self.timeout_buffer) as Time
+    }
+    /// How long a neighbour may stay silent before its link counts as lost.
+    pub fn hello_loss_time(&self) -> Time {
+        self.allowed_hello_loss as Time * self.hello_interval
+    }
+    /// The TTL of the next RREQ of a discovery after one sent with `ttl` (6.4): grow by
+    /// TTL_INCREMENT up to TTL_THRESHOLD, then NET_DIAMETER.
+    pub fn next_ttl(&self, ttl: u32) -> u32 {
+        let t = ttl + self.ttl_increment;
+        if t > self.ttl_threshold {
+            self.net_diameter
+        } else {
+            t
+        }
+    }
+    /// How long to wait for the RREP of a RREQ sent with `ttl`, `retry` RREQs at
+    /// NET_DIAMETER having gone before (6.3, 6.4): the ring traversal time inside the
+    /// ring, then NET_TRAVERSAL_TIME doubled at each retry (binary exponential backoff).
+    pub fn rrep_wait(&self, ttl: u32, retry: u32) -> Time {
+        if ttl >= self.net_diameter {
+            self.net_traversal_time() << retry.min(16)
+        } else {
+            self.ring_traversal_time(ttl)
+        }
+    }
+}
