@@ -31,6 +31,11 @@ def _netns_path():
     return mod
 
 
+# Kernel-wide state (registered BPF congestion controls, `make -C bpf`): one xdist worker runs
+# every test that touches it, one at a time.
+pytestmark = pytest.mark.xdist_group("kernel")
+
+
 @pytest.fixture(scope="module")
 def progs():
     # Not a skip: CI runs as root with these tools (.ci/run installs them), so this must hold.
