@@ -97,11 +97,15 @@ test-lint:
 	nice -n 10 cargo clippy --workspace --all-targets -- -D warnings
 
 # The dev packages are installed before the extension is built: both install into the venv.
+# The tests that hold the kernel's state (registered BPF programs, `make -C bpf`) and judge
+# real-time transfers (marker `kernel`) run on their own after the others, so that no parallel
+# test competes with them for the cores.
 test-py: $(STAMP_DEV)
 	$(BIN)/ruff check python tests benches tools
 	$(BIN)/ruff format --check python tests benches tools
 	$(MAKE) --no-print-directory setup
-	$(BIN)/pytest -q -n $${PYTEST_WORKERS:-logical} --dist loadgroup
+	$(BIN)/pytest -q -n $${PYTEST_WORKERS:-logical} -m "not kernel"
+	$(BIN)/pytest -q -m kernel
 
 bench: setup
 	$(BIN)/airtcp bench

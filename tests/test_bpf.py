@@ -31,9 +31,7 @@ def _netns_path():
     return mod
 
 
-# Kernel-wide state (registered BPF congestion controls, `make -C bpf`): one xdist worker runs
-# every test that touches it, one at a time.
-pytestmark = pytest.mark.xdist_group("kernel")
+pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture(scope="module")

@@ -19,9 +19,7 @@ from airtcp import bpf
 from airtcp.emulate import NS_PREFIX, Emulator, NamespaceSet, requirements_problem
 from airtcp.store import Store
 
-# Kernel-wide state (registered BPF congestion controls, `make -C bpf`): one xdist worker runs
-# every test that touches it, one at a time.
-pytestmark = pytest.mark.xdist_group("kernel")
+pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture(autouse=True)
