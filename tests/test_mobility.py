@@ -11,6 +11,9 @@ import pytest
 
 import airtcp
 from airtcp.cli import main
+from airtcp.view import _route_at
+
+from .test_routing import DETOUR, walking_chain
 
 WALK_TOML = """
 name = "walk"
@@ -263,3 +266,57 @@ def test_manet_takes_a_protocol_name_for_routing():
     assert sc["routing"] == {"protocol": "aodv"}
     r = airtcp.run(sc)
     assert [row["kind"] for row in r.raw["routing"]] == ["aodv"] * 6
+
+
+def _points(page: str) -> list[int]:
+    """The number of points of each route polyline."""
+    got = re.findall(r'<polyline class="route"[^>]*points="([^"]*)"', page)
+    return [len(p.split()) for p in got]
+
+
+def test_view_draws_the_routes_the_protocol_used(tmp_path):
+    r = airtcp.run(walking_chain())
+    page = airtcp.view(r, tmp_path / "r.html")
+    # The legend lists the route in use from each change: the chain's, then the detour.
+    assert "routes in use: " in page
+    assert "n0 → n1 → n2 → n3 from " in page and "n0 → m1 → m2 → n2 → n3 from " in page
+    assert "static shortest path" not in page
+    # Frame 0 (t = 0): the source still holds its first packet while AODV looks for a
+    # route: the route drawn is the source alone.
+    assert _points(page) == [1]
+    data = re.search(r'<script type="application/json" id="data">(.*?)</script>', page)
+    assert data and '"m1","m2"' in data.group(1)
+    rows = [(row["t"], row["path"]) for row in r.raw["routes"]]
+    assert _route_at(rows, 19.0) == DETOUR
+    assert _route_at(rows, 2.0) == ["n0", "n1", "n2", "n3"]
+    assert _route_at(rows, -1.0) == []
+
+
+def test_view_of_a_dynamic_run_without_recorded_routes_says_so(tmp_path):
+    sc = walking_chain(duration=3)
+    sc.data["trace"] = {"positions": "1s"}
+    page = airtcp.view(airtcp.run(sc), tmp_path / "r.html")
+    assert "static shortest path at the start" in page
+    # Static runs draw as before: no note, the static route.
+    page = airtcp.view(airtcp.run(walking_chain(None, duration=3)), tmp_path / "s.html")
+    assert "static shortest path" not in page
+
+
+def test_view_of_routes_in_use_plays_in_chromium(tmp_path):
+    r = airtcp.run(walking_chain())
+    page = tmp_path / "routes.html"
+    airtcp.view(r, page)
+    assert _points(page.read_text()) == [1]
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    dom, log = _dump_dom(page.as_uri() + "#play", profile)
+    assert 'data-ready="1"' in dom, log[-2000:]
+    assert "Uncaught" not in log, log[-2000:]
+    # Played to a later frame (whole seconds, t >= 1 s): the chain's route (4 nodes) or the
+    # detour (5), whichever was in use at that frame's time.
+    clock = re.search(r'id="clock">t = ([0-9.]+) s<', dom)
+    assert clock and float(clock.group(1)) >= 1.0
+    t = float(clock.group(1))
+    rows = [(row["t"], row["path"]) for row in r.raw["routes"]]
+    assert _points(dom) == [len(_route_at(rows, t))]
+    assert _points(dom)[0] in (4, 5)

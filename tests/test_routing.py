@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -159,3 +160,69 @@ def test_the_cli_prints_the_routing_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "routing\n" in out and "rreq" in out and "route breaks" in out
     assert "n0" in out.split("routing\n", 1)[1]
+
+
+def walking_chain(routing: str | None = "aodv", duration: float = 20) -> Scenario:
+    """n0-n1-n2-n3, 200 m apart, with a longer detour n0-m1-m2-n2 below; n1 walks north at
+    20 m/s (out of n0's 250 m range after 7.5 s). One CBR flow n0 -> n3, its routes and
+    positions traced."""
+    pos = {"n0": (0, 0), "n1": (200, 0), "n2": (400, 0), "n3": (600, 0)}
+    pos |= {"m1": (100, -200), "m2": (300, -200)}
+    nodes: list[dict] = [{"name": n, "position": list(p)} for n, p in pos.items()]
+    nodes[1]["mobility"] = {"model": "constant_velocity", "velocity": [0.0, 20.0]}
+    d: dict = {
+        "name": "walking_chain",
+        "duration": duration,
+        "seed": 1,
+        "nodes": nodes,
+        "media": [{"name": "air", "kind": "wifi", "preset": "ns2"}],
+        "flows": [
+            {
+                "name": "f",
+                "src": "n0",
+                "dst": "n3",
+                "app": {"kind": "cbr", "rate": "40kbps", "packet_size": 500},
+            }
+        ],
+        "trace": {"routes": True, "positions": "1s"},
+    }
+    if routing:
+        d["routing"] = {"protocol": routing}
+    return Scenario(d)
+
+
+DETOUR = ["n0", "m1", "m2", "n2", "n3"]
+
+
+def test_the_routes_table_loads_with_the_paths_aodv_used():
+    r = airtcp.run(walking_chain())
+    t = r.routes()
+    assert t.columns == ["flow", "t", "path"]
+    assert set(t["flow"]) == {"f"} and t["t"].is_sorted()
+    paths = [list(p) for p in t["path"]]
+    # The chain's route first, the detour around n1 once it walked off, kept to the end.
+    assert ["n0", "n1", "n2", "n3"] in paths
+    assert paths[-1] == DETOUR
+    assert r.routes("f").height == t.height
+    with pytest.raises(KeyError, match="no flow named 'g'"):
+        r.routes("g")
+    # A result file keeps it, and it is one of the result's tables.
+    back = airtcp.Result.from_json(r.to_json())
+    assert back.routes().equals(t)
+    assert "routes" in r.tables
+    # Not recorded without the trace key.
+    sc = walking_chain()
+    sc.data["trace"] = {}
+    with pytest.raises(KeyError, match="trace"):
+        airtcp.run(sc).routes()
+
+
+def test_a_sweep_stores_the_routes_table(tmp_path):
+    store = tmp_path / "runs.sqlite"
+    runs = airtcp.sweep(walking_chain(duration=10), None, seeds=2, store=store, progress=False)
+    assert set(runs["status"]) == {"ok"}
+    with airtcp.Store(store) as st:
+        rows = st.table("routes")
+    assert rows.height > 2 and set(rows["flow"]) == {"f"}
+    # Paths are stored as JSON lists of node names.
+    assert ["n0", "n1", "n2", "n3"] in [json.loads(p) for p in rows["path"]]

@@ -16,6 +16,10 @@ stored run. Not in CI: each ns-3 run takes seconds of a core.
     python benches/ns3/validate_wifi.py --seeds 10 --side ns3 --hops 1,2,3,4
     python benches/ns3/validate_wifi.py --seeds 10 --cross 4,8 --hops ''
     python benches/ns3/validate_wifi.py --seeds 10 --table-only --write
+    python benches/ns3/validate_wifi.py --cross-trace 4,8 --write
+
+``--cross-trace`` runs ns-3 with ``wifi_chain.cc --trace`` and tabulates each run's timeouts and
+fast recoveries per sender beside airtcp's.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ CROSS_BEGIN = "<!-- ns3-wifi-cross:begin (benches/ns3/validate_wifi.py --write) 
 CROSS_END = "<!-- ns3-wifi-cross:end -->"
 SAT_BEGIN = "<!-- ns3-wifi-saturation:begin (benches/ns3/validate_wifi.py --write) -->"
 SAT_END = "<!-- ns3-wifi-saturation:end -->"
+TRACE_BEGIN = "<!-- ns3-wifi-cross-trace:begin (benches/ns3/validate_wifi.py --cross-trace 4,8) -->"
+TRACE_END = "<!-- ns3-wifi-cross-trace:end -->"
 PER_BEGIN = "<!-- ns3-wifi-per:begin (benches/ns3/validate_wifi.py --per --write) -->"
 PER_END = "<!-- ns3-wifi-per:end -->"
 # The link of the PER check: 10 m under the ns3 preset's log-distance loss (46.6777 dB at 1 m,
@@ -68,7 +74,28 @@ RX_DBM = 10 * math.log10(3.652e-10) + 30
 CS_DBM = 10 * math.log10(1.559e-11) + 30
 
 
-def scenario(hops: int, seed: int, duration: float, cross: bool = False) -> dict:
+# wifi_chain.cc's TCP settings on airtcp's `ns3` profile (ns-3's own loss recovery, as far as
+# the profile models it): handshake, 1460-byte segments without timestamps, initial window 2,
+# an ACK per segment, 20000-byte receive window, MinRto 0.2 s, the SYN's 3 s timeout, no SACK,
+# limited transmit, classic (not PRR) recovery.
+NS3_TCP = {
+    "profile": "ns3",
+    "segment_size": 1460,
+    "header_size": 40,
+    "initial_cwnd": 2,
+    "rcv_window": 20000,
+    "min_rto": 0.2,
+    "initial_rto": 3,
+    "delayed_ack": False,
+    "sack": False,
+    "timestamps": False,
+    "limited_transmit": True,
+    "prr": False,
+    "handshake": True,
+}
+
+
+def scenario(hops: int, seed: int, duration: float, cross: bool = False, tcp: str = "ns2") -> dict:
     nodes = [
         {
             "name": f"n{i}",
@@ -102,6 +129,8 @@ def scenario(hops: int, seed: int, duration: float, cross: bool = False) -> dict
         "rx_threshold_dbm": RX_DBM,
         "cs_threshold_dbm": CS_DBM,
         "rx_sensitivity_dbm": CS_DBM,
+        # wifi_chain.cc's CcaEdThreshold: every sensed signal holds the medium busy.
+        "cca_ed_threshold_dbm": CS_DBM,
         "rts_threshold": 0,
         "queue": {"kind": "droptail", "limit": 50},
     }
@@ -122,7 +151,7 @@ def scenario(hops: int, seed: int, duration: float, cross: bool = False) -> dict
         "name": f"ns3{'cross' if cross else 'chain'}{hops}",
         "duration": duration,
         "seed": seed,
-        "tcp": {"profile": "ns2", "segment_size": 1460},
+        "tcp": NS3_TCP if tcp == "ns3" else {"profile": "ns2", "segment_size": 1460},
         "nodes": nodes,
         "media": [medium],
         "flows": flows,
@@ -487,6 +516,104 @@ def cross_table(rows: list[dict], seeds: int, duration: float, build: str) -> st
     return "\n".join(out)
 
 
+def sender_timeline(lines: list[str], flow: int) -> dict:
+    """One sender's loss recovery from ``wifi_chain.cc --trace`` lines: timeouts (entries into
+    CA_LOSS) and the first one's time, fast recoveries (entries into CA_RECOVERY) and how many
+    of them began before the third duplicate ACK, retransmitted segments."""
+    out = {"timeouts": 0, "first_timeout": None, "recoveries": 0, "early_recoveries": 0}
+    last_ack, dups, highest, retx, state = -1, 0, 0, 0, "CA_OPEN"
+    for ln in lines:
+        f = ln.split()
+        if f[0] != "tcp" or int(f[2]) != flow:
+            continue
+        t, what = float(f[1]), f[3]
+        if what == "ack":
+            ack = int(f[4])
+            dups = dups + 1 if ack == last_ack else 0
+            last_ack = ack
+        elif what == "tx":
+            seq = int(f[4])
+            if seq < highest:
+                retx += 1
+            highest = max(highest, seq + int(f[5]))
+        elif what == "state":
+            if f[4] == "CA_LOSS":
+                out["timeouts"] += 1
+                out["first_timeout"] = out["first_timeout"] or t
+            elif f[4] == "CA_RECOVERY" and state != "CA_RECOVERY":
+                out["recoveries"] += 1
+                out["early_recoveries"] += dups < 3
+            state = f[4]
+    out["retx"] = retx
+    return out
+
+
+def cross_trace_table(hops_list: list[int], seeds: int, duration: float, tcp: str) -> str:
+    """What the two senders of the crossing chains did in each run: ns-3 from its timeline
+    (``wifi_chain.cc --trace``), airtcp from its result."""
+    exe = chain.build_ns3(ROOT / ".ns3venv")
+    hl = ",".join(str(h) for h in hops_list)
+    opt = f" --airtcp-tcp {tcp}" if tcp != "ns2" else ""
+    out = [
+        f"Loss recovery of the two senders on the crossing chains, per run ({duration:g} s): "
+        "goodput (kbit/s), timeouts (ns-3: the first one's time in s after the @), fast "
+        "recoveries (ns-3: in brackets those it entered before the third duplicate ACK) and "
+        "retransmitted segments; ns-3 from `wifi_chain --run=SEED --hops=HOPS --cross "
+        f"--ns2Rx=0 --trace`, airtcp (TCP profile `{tcp}`) from its result.",
+        "",
+        "| hops | seed | flow | ns-3 goodput | timeouts | recoveries | retx | airtcp goodput "
+        "| timeouts | recoveries | retx |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    from airtcp import _core
+
+    calm = []
+    for hops in hops_list:
+        sums: dict[int, tuple[float, float]] = {}
+        for seed in range(1, seeds + 1):
+            cmd = [str(exe), f"--run={seed}", f"--duration={duration:g}", f"--hops={hops}"]
+            cmd += ["--ns2Rx=0", "--cross=1", "--trace=1"]
+            p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            line = [ln for ln in p.stderr.splitlines() if ln.startswith("wall_s=")][-1]
+            kv = dict(x.split("=", 1) for x in line.split())
+            sc = scenario(hops, seed, duration, True, tcp)
+            r = json.loads(_core.run_json(json.dumps(sc), series=False))
+            lines = p.stdout.splitlines()
+            quiet = True
+            for flow, gk in ((1, "goodput_kbps"), (2, "goodput2_kbps")):
+                n = sender_timeline(lines, flow)
+                quiet = quiet and n["timeouts"] == 0
+                a = r["flows"][flow - 1]
+                first = f" @{n['first_timeout']:.2f}" if n["first_timeout"] else ""
+                out.append(
+                    f"| {hops} | {seed} | {flow} | {float(kv[gk]):.1f} | {n['timeouts']}{first} "
+                    f"| {n['recoveries']} ({n['early_recoveries']}) | {n['retx']} "
+                    f"| {a['goodput_bps'] / 1e3:.1f} | {a['timeouts']} "
+                    f"| {a['fast_retransmits']} | {a['retransmissions']} |"
+                )
+            if quiet:
+                ga = sum(f["goodput_bps"] for f in r["flows"][:2]) / 1e3
+                sums[seed] = (float(kv["goodput_kbps"]) + float(kv["goodput2_kbps"]), ga)
+            print(f"cross-trace {hops} hops, seed {seed}: done", file=sys.stderr, flush=True)
+        if len(sums) > 1:
+            b, a = [x[0] for x in sums.values()], [x[1] for x in sums.values()]
+            r, lo, hi = ratio_ci(a, b)
+            calm.append(
+                f"{hops} hops, seeds {', '.join(map(str, sums))} (no ns-3 timeout): sum "
+                f"{statistics.fmean(b):.1f} (ns-3) and {statistics.fmean(a):.1f} (airtcp), "
+                f"ratio {r:.3f} [{lo:.3f}, {hi:.3f}]."
+            )
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    out += ["", "Runs in which neither ns-3 sender timed out: " + " ".join(calm)] if calm else []
+    out += [
+        "",
+        f"*Written by `python benches/ns3/validate_wifi.py --cross-trace {hl}{opt} --write` on "
+        f"{day}: ns-3.44 from the `ns3==3.44.post0` wheel, RngRun and airtcp seeds 1-{seeds}, "
+        f"core build {airtcp_build()}.*",
+    ]
+    return "\n".join(out)
+
+
 def write_between(begin: str, end: str, text: str) -> None:
     doc = DOC.read_text()
     i, j = doc.index(begin) + len(begin), doc.index(end)
@@ -500,6 +627,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=50.0)
     ap.add_argument("--cross", default="", help="hop counts of the crossing chains, e.g. 4,8")
     ap.add_argument("--per", action="store_true", help="PER against SNR per mode, only")
+    ap.add_argument(
+        "--cross-trace",
+        default="",
+        help="the senders' loss recovery per run on crossing chains of these hop counts, only",
+    )
+    ap.add_argument(
+        "--airtcp-tcp",
+        choices=("ns2", "ns3"),
+        default="ns2",
+        help="--cross-trace: airtcp's TCP profile (ns3: with wifi_chain.cc's TCP settings)",
+    )
     ap.add_argument(
         "--saturation", default="", help="station counts of the saturation check, e.g. 1,5,10,20"
     )
@@ -520,6 +658,13 @@ def main(argv: list[str] | None = None) -> int:
             venv, HERE / "ns3_defaults.cc", chain.OUT / "ns3_defaults", defines
         )
         subprocess.run([str(exe)], check=True)
+        return 0
+    if a.cross_trace:
+        hl = [int(h) for h in a.cross_trace.split(",") if h]
+        text = cross_trace_table(hl, a.seeds, a.duration, a.airtcp_tcp)
+        print(text)
+        if a.write and a.airtcp_tcp == "ns2":
+            write_between(TRACE_BEGIN, TRACE_END, text)
         return 0
     if a.per:
         text = per_table(min(a.duration, 40.0), a.per_step)

@@ -5,7 +5,7 @@
 // that remain are listed in benches/ns3/README.md.
 //
 //   wifi_chain [--run=1] [--duration=50] [--hops=16] [--controlMode=DsssRate1Mbps]
-//              [--ns2Rx=1] [--check] [--cross]
+//              [--ns2Rx=1] [--check] [--cross] [--trace]
 //
 // Only Simulator::Run() is timed (steady clock). Prints on stderr one line
 //   wall_s=... goodput_kbps=... delivered_bytes=... mac_data_tx=... mac_frames_tx=... ...
@@ -19,6 +19,8 @@
 // --cross adds a second chain of --hops hops at right angles through the first one's middle
 // node (shared), with its own bulk flow from one end to the other; the line then adds
 // goodput2_kbps (the TCP counters stay those of the first flow).
+// --trace (not for timing) prints a timeline of both senders, the MAC drops and every TCP
+// segment each node's IP layer receives or sends (see TraceTx and TraceIp below).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -147,6 +149,83 @@ TcpTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
     {
         g_highestSent = h.GetSequenceNumber() + p->GetSize();
     }
+}
+
+// --trace: a timeline on stdout, one line per event of either flow's sender ("tcp <t> <flow>
+// tx <seq> <bytes>", "ack <ack>", "state <TCP congestion state>", "rto <s>") and per MPDU a
+// MAC gave up ("drop <t> <node> <reason> <bytes>").
+static bool g_trace = false;
+
+static void
+TraceTx(uint32_t flow, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        std::cout << "tcp " << Simulator::Now().GetSeconds() << " " << flow << " tx "
+                  << h.GetSequenceNumber() << " " << p->GetSize() << std::endl;
+    }
+}
+
+static void
+TraceRx(uint32_t flow, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    std::cout << "tcp " << Simulator::Now().GetSeconds() << " " << flow << " ack "
+              << h.GetAckNumber() << std::endl;
+}
+
+static void
+TraceState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t to)
+{
+    std::cout << "tcp " << Simulator::Now().GetSeconds() << " " << flow << " state "
+              << TcpSocketState::TcpCongStateName[to] << std::endl;
+}
+
+static void
+TraceRto(uint32_t flow, Time, Time rto)
+{
+    std::cout << "tcp " << Simulator::Now().GetSeconds() << " " << flow << " rto "
+              << rto.GetSeconds() << std::endl;
+}
+
+static void
+TraceDrop(std::string context, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    int me = std::atoi(context.c_str() + std::string("/NodeList/").size());
+    std::cout << "drop " << Simulator::Now().GetSeconds() << " " << me << " " << reason << " "
+              << mpdu->GetPacket()->GetSize() << std::endl;
+}
+
+// ... and each TCP segment a node's IP layer receives from its device or sends down
+// ("ip <t> <node> rx|tx <dst port> <seq> <ack> <payload bytes>").
+static void
+TraceIp(std::string what, std::string context, Ptr<const Packet> p, Ptr<Ipv4>, uint32_t)
+{
+    Ptr<Packet> q = p->Copy();
+    Ipv4Header ip;
+    q->RemoveHeader(ip);
+    if (ip.GetProtocol() != 6)
+    {
+        return;
+    }
+    TcpHeader h;
+    q->RemoveHeader(h);
+    int me = std::atoi(context.c_str() + std::string("/NodeList/").size());
+    std::cout << "ip " << Simulator::Now().GetSeconds() << " " << me << " " << what << " "
+              << h.GetSourcePort() << ">" << h.GetDestinationPort() << " "
+              << h.GetSequenceNumber() << " " << h.GetAckNumber() << " " << q->GetSize()
+              << std::endl;
+}
+
+static void
+ConnectTimelineTraces(uint32_t flow, uint32_t node)
+{
+    const std::string socket =
+        "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContextFailSafe(socket + "Tx", MakeBoundCallback(&TraceTx, flow));
+    Config::ConnectWithoutContextFailSafe(socket + "Rx", MakeBoundCallback(&TraceRx, flow));
+    Config::ConnectWithoutContextFailSafe(socket + "CongState",
+                                          MakeBoundCallback(&TraceState, flow));
+    Config::ConnectWithoutContextFailSafe(socket + "RTO", MakeBoundCallback(&TraceRto, flow));
 }
 
 static void
@@ -407,6 +486,7 @@ main(int argc, char* argv[])
                  ns2Rx);
     cmd.AddValue("check", "count receptions per hop distance (not for timing)", check);
     cmd.AddValue("cross", "a second chain crossing the first at its middle node", cross);
+    cmd.AddValue("trace", "a timeline of both senders and of MAC drops on stdout", g_trace);
     cmd.Parse(argc, argv);
     if (hops < 1 || duration <= 0 || (cross && hops % 2 != 0))
     {
@@ -631,6 +711,20 @@ main(int argc, char* argv[])
         src2.Install(nodes.Get(paths[1].front())).Start(Seconds(0.0));
     }
     Simulator::Schedule(MicroSeconds(1), &ConnectSenderTraces);
+    if (g_trace)
+    {
+        Simulator::Schedule(MicroSeconds(1), &ConnectTimelineTraces, 1, 0);
+        if (cross)
+        {
+            Simulator::Schedule(MicroSeconds(1), &ConnectTimelineTraces, 2, paths[1].front());
+        }
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
+                        MakeCallback(&TraceDrop));
+        Config::Connect("/NodeList/*/$ns3::Ipv4L3Protocol/Rx",
+                        MakeBoundCallback(&TraceIp, std::string("rx")));
+        Config::Connect("/NodeList/*/$ns3::Ipv4L3Protocol/Tx",
+                        MakeBoundCallback(&TraceIp, std::string("tx")));
+    }
 
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxBegin",
                                   MakeCallback(&PhyTxBegin));

@@ -80,6 +80,8 @@ _NS3_RADIO = {
     "rx_threshold_dbm": 10 * math.log10(3.652e-10) + 30,
     "cs_threshold_dbm": 10 * math.log10(1.559e-11) + 30,
     "rx_sensitivity_dbm": 10 * math.log10(1.559e-11) + 30,
+    # manet.cc's CcaEdThreshold: every sensed signal holds the medium busy.
+    "cca_ed_threshold_dbm": 10 * math.log10(1.559e-11) + 30,
     "rts_threshold": 0,
     "queue": {"kind": "droptail", "limit": 50},
 }

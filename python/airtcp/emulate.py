@@ -2,7 +2,8 @@
 
 Each flow endpoint becomes a network namespace with one TUN device; the core's emulator
 (``_core.emulate_json``, Rust, GIL released) reads every packet those namespaces send, runs it
-through the scenario's link models (queues, AQMs, error models, rates, delays) and writes it
+through the scenario's link models (queues, AQMs, error models, rates, delays), or on 802.11
+and TDMA media and ARQ links through the simulator itself run in real time, and writes it
 into its destination's TUN device when it is due. Kernel TCP sockets send and receive; their
 TCP_INFO is sampled into the same Result layout as a simulated run, with ``backend =
 "linux"``.
@@ -61,6 +62,8 @@ _IFF_TUN = 0x0001
 _IFF_NO_PI = 0x1000
 _SUBNET = "10.77.0"
 _PORT = 5001
+#: a CBR app's packet_size when the scenario gives none (the simulator's default)
+_UDP_SIZE = 1000
 
 
 class EmulationError(RuntimeError):
@@ -348,10 +351,17 @@ def _bpf_registered(names: list[str]) -> Any:
         yield
 
 
+def _is_udp(f: Mapping[str, Any]) -> bool:
+    return (f.get("app") or {}).get("kind") == "cbr"
+
+
 def _kernel_cc(sc: Scenario) -> list[str]:
     avail = _available_cc()
     out = []
     for i, f in enumerate(sc.data.get("flows", [])):
+        if _is_udp(f):
+            out.append("")  # a UDP flow has no congestion control
+            continue
         cc = str(f.get("cc") or "newreno")
         k = KERNEL_CC.get(cc)
         if k is not None and k not in avail and k not in BPF_CC:
@@ -373,10 +383,11 @@ def _flow_apps(sc: Scenario) -> list[dict[str, Any]]:
     for i, f in enumerate(sc.data.get("flows", [])):
         app = f.get("app") or {}
         kind = app.get("kind")
-        if kind not in ("bulk", "file"):
+        if kind not in ("bulk", "file", "cbr"):
             raise _core.scenario_error(
                 f"flows[{i}].app.kind",
-                f"'{kind}' is not emulated: emulated flows are kernel TCP (bulk or file)",
+                f"'{kind}' is not emulated: emulated flows are kernel TCP (bulk or file) "
+                "or UDP at a constant rate (cbr)",
             )
         for key in ("after", "start_jitter"):
             if f.get(key) is not None:
@@ -408,10 +419,11 @@ def emulate(
     allow_paths: AllowPaths = None,
     strict: bool = False,
 ) -> Result:
-    """Run the scenario's flows as real Linux TCP connections over its links, emulated in
-    real time, and return a :class:`Result` laid out like a simulated one (``backend =
-    "linux"``). ``duration`` (seconds or ``"5s"``) overrides the scenario's; the run takes
-    that long in wall time. ``seed`` seeds the link models' random streams.
+    """Run the scenario's flows as real Linux TCP connections (and ``cbr`` flows as UDP)
+    over its links and media, emulated in real time, and return a :class:`Result` laid out
+    like a simulated one (``backend = "linux"``). ``duration`` (seconds or ``"5s"``)
+    overrides the scenario's; the run takes that long in wall time. ``seed`` seeds the link
+    models' random streams.
 
     The result's ``emulation`` block reports the emulator's lateness (p50/p99/max of each
     packet's release after its due time); a run whose p99 exceeds 1 ms is marked ``late``
@@ -451,10 +463,11 @@ def emulate(
         try:
             for k, f in enumerate(flows):
                 d = hosts.index(f["dst"])
+                mode = "udp-recv" if _is_udp(f) else "recv"
                 recvs.append(
                     bed.spawn(
                         d,
-                        ["recv", "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
+                        [mode, "--t0", repr(t0), "--port", str(_PORT + k), "--addr", bed.addr(d)]
                         + ["--end", repr(dur)],
                     )
                 )
@@ -467,6 +480,16 @@ def emulate(
                 s, d = hosts.index(f["src"]), hosts.index(f["dst"])
                 seg = (f.get("tcp") or {}).get("segment_size") or tcp_all.get("segment_size")
                 stop = min(_seconds(f.get("stop")) if f.get("stop") else dur, dur)
+                if _is_udp(f):
+                    # Datagrams of packet_size IP bytes at the app's rate (as the simulator's
+                    # CBR source sends them).
+                    rate = float(_core.parse_rate(str(apps[k]["rate"])))
+                    args = ["udp-send", "--t0", repr(t0), "--port", str(_PORT + k)]
+                    args += ["--dst", bed.addr(d), "--start", repr(_seconds(f.get("start")))]
+                    args += ["--stop", repr(stop), "--rate", repr(rate)]
+                    args += ["--size", str(int(apps[k].get("packet_size", _UDP_SIZE)))]
+                    sends.append(bed.spawn(s, args))
+                    continue
                 size = _bytes(apps[k]["size"]) if apps[k].get("kind") == "file" else 0
                 args = ["send", "--t0", repr(t0), "--port", str(_PORT + k)]
                 args += ["--dst", bed.addr(d), "--start", repr(_seconds(f.get("start")))]
@@ -496,6 +519,36 @@ def _collect(p: subprocess.Popen[str], what: str) -> dict[str, Any]:
     return json.loads(lines[-1])
 
 
+def _udp_row(
+    f: Mapping[str, Any], name: str, snd: dict[str, Any], rcv: dict[str, Any], dur: float
+) -> dict[str, Any]:
+    """A UDP flow's row, as the simulator's: what was sent, what arrived (IP bytes) over the
+    flow's active time, what was lost."""
+    start = _seconds(f.get("start"))
+    stop = min(_seconds(f.get("stop")) if f.get("stop") else dur, dur)
+    active = max(stop - start, 1e-9)
+    got = len(rcv["seqs"])
+    size = int((f.get("app") or {}).get("packet_size", _UDP_SIZE))
+    return {
+        "name": name,
+        "src": f["src"],
+        "dst": f["dst"],
+        "transport": "udp",
+        "cc": f.get("cc") or "newreno",
+        "kernel_cc": None,
+        "kernel_cc_used": None,
+        "app": "cbr",
+        "start_s": start,
+        "goodput_bps": rcv["ip_bytes"] * 8.0 / active,
+        "delivered_bytes": rcv["ip_bytes"],
+        "sent_bytes": snd["sent"] * size,
+        "sent_packets": snd["sent"],
+        "received_packets": got,
+        "lost_packets": snd["sent"] - len(set(rcv["seqs"])),
+        "backend": "linux",
+    }
+
+
 def _result(
     sc: Scenario,
     hosts: list[str],
@@ -513,10 +566,14 @@ def _result(
     series: dict[str, dict[str, Any]] = {"cwnd": {}}
     per_host: dict[str, int] = {}
     for f in data.get("flows", []):
-        per_host[f["src"]] = per_host.get(f["src"], 0) + 1
+        if not _is_udp(f):
+            per_host[f["src"]] = per_host.get(f["src"], 0) + 1
     for k, f in enumerate(data.get("flows", [])):
         name = f.get("name") or f"flow{k}"
         snd, rcv = outs_s[k], outs_r[k]
+        if _is_udp(f):
+            flows.append(_udp_row(f, name, snd, rcv, dur))
+            continue
         fin = snd["final"]
         start = _seconds(f.get("start"))
         size = _bytes(apps[k]["size"]) if apps[k].get("kind") == "file" else None
@@ -569,7 +626,8 @@ def _result(
             "in_flight": report["in_flight_packets"],
         },
         "drops": drops,
-        "fairness": jain([fl["goodput_bps"] for fl in flows]),
+        # Over the TCP flows, as in simulation.
+        "fairness": jain([fl["goodput_bps"] for fl in flows if fl["transport"] == "tcp"]),
         "emulation": {
             "late": late,
             "late_bound_p99_ms": LATE_P99_MS,
@@ -588,6 +646,15 @@ def _result(
         "agents": report["agents"],
         "series": series,
     }
+    for table in ("macs", "routing"):
+        # 802.11 stations and routing protocols, from the simulator that carried the packets
+        # (the media path).
+        if report.get(table):
+            raw[table] = report[table]
+    if report.get("engine"):
+        raw["emulation"]["engine"] = report["engine"]
+        raw["emulation"]["events"] = report["events"]
+        raw["emulation"]["unmatched_packets"] = report["unmatched_packets"]
     if late:
         msg = (
             f"{raw['name']}: the emulator could not keep up (release lateness p99 "

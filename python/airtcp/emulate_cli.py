@@ -40,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser, set_help: str) -> None:
 
 
 def cmd_emulate(args: argparse.Namespace) -> int:
-    from .cli import flows_table, links_table, load_scenario, summary_line
+    from .cli import flows_table, links_table, load_scenario, macs_table, summary_line
     from .emulate import EmulationError, EmulationLateWarning, emulate
 
     sc = load_scenario(args.file, args.set)
@@ -70,6 +70,11 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     else:
         print("link directions" if args.all_links else "links with drops")
         print(lt)
+    mt = macs_table(result)
+    if mt is not None:
+        print()
+        print("wifi stations")
+        print(mt)
     print()
     # The simulator's summary line, less the figures an emulation has none of (events).
     line = summary_line(result, wall).replace(

@@ -305,6 +305,25 @@ class Result:
         s = self._lookup("rssi", station, 'list the medium in [trace] rssi = ["air"]')
         return s["t"], s["from"], s["dbm"]
 
+    def routes(self, flow: str | None = None) -> pl.DataFrame:
+        """The routes flows' data took (columns flow, t, path: the node names from the
+        source), one row per change, the path holding until the flow's next row; needs
+        ``[trace] routes = true``. With a routing protocol a path that stops before the
+        destination ends where the data was held or dropped for lack of a route; with static
+        routing each flow has one row."""
+        import polars as pl
+
+        rows = self.raw.get("routes")
+        if rows is None:
+            raise KeyError("no routes recorded (set [trace] routes = true)")
+        if flow is not None:
+            known = {f.get("name") for f in self.raw.get("flows", [])}
+            if flow not in known:
+                raise KeyError(f"no flow named {flow!r} (flows: {', '.join(sorted(known))})")
+            rows = [r for r in rows if r["flow"] == flow]
+        schema = {"flow": pl.Utf8, "t": pl.Float64, "path": pl.List(pl.Utf8)}
+        return pl.DataFrame({c: [r[c] for r in rows] for c in schema}, schema=schema)
+
     # -- convenience --------------------------------------------------------------------------
 
     @property

@@ -142,9 +142,11 @@ def text(rows: list[dict[str, Any]], width: int = 100, empty: bool = True) -> st
             return
         lines.append("media[] defaults by preset:")
         names = [n for n, _ in presets()]
-        lines.append(f"  {'key':<20}" + "".join(f"{n:<19}" for n in names).rstrip())
+        # The key column is as wide as the longest key, and a space.
+        w = max(len(r[0]) for r in table) + 1
+        lines.append(f"  {'key':<{w}}" + "".join(f"{n:<19}" for n in names).rstrip())
         for row in table:
-            lines.append(f"  {row[0]:<20}" + "".join(f"{c:<19}" for c in row[1:]).rstrip())
+            lines.append(f"  {row[0]:<{w}}" + "".join(f"{c:<19}" for c in row[1:]).rstrip())
 
     for sec, heading, title, keys in _groups(rows, empty):
         if sec != last:

@@ -17,6 +17,8 @@ from .result import Result
 from .scenario import AllowPaths, Scenario, as_scenario
 
 _W, _H, _PAD = 900.0, 640.0, 40.0
+#: route changes listed per flow in the legend (all of them are drawn)
+_SHOWN = 12
 _COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
 
 
@@ -63,6 +65,51 @@ def _frames(
     return times, grid
 
 
+def _dynamic(result: Mapping[str, Any] | None, sc: Scenario | None) -> bool:
+    """Whether the run (or the scenario) routes with a protocol rather than static paths."""
+    if result is not None and result.get("routing"):
+        return True
+    if sc is None:
+        return False
+
+    def proto(r: Any) -> bool:
+        return isinstance(r, Mapping) and r.get("protocol") not in (None, "static")
+
+    return proto(sc.data.get("routing")) or any(
+        proto(n.get("routing")) for n in sc.data.get("nodes") or []
+    )
+
+
+def _with_changes(
+    flows: list[dict[str, Any]], result: Mapping[str, Any] | None, sc: Scenario | None
+) -> list[dict[str, Any]]:
+    """Each flow with ``changes``: [(t, path)] its route takes over the run. A result with a
+    ``routes`` table (``trace.routes``) gives the routes its data took, from each row's time
+    (nothing drawn before a flow's first row); otherwise the one route drawn holds from the
+    start (the static shortest path, ``note`` saying so when a protocol routed the run)."""
+    rows = (result or {}).get("routes")
+    dynamic = _dynamic(result, sc)
+    out = []
+    for f in flows:
+        if rows is not None:
+            ch = [(float(r["t"]), list(r["path"])) for r in rows if r["flow"] == f["name"]]
+            out.append({**f, "changes": ch, "recorded": True})
+        else:
+            out.append({**f, "changes": [(-1.0, list(f["route"]))], "recorded": False})
+        out[-1]["note"] = dynamic and rows is None
+    return out
+
+
+def _route_at(changes: list[tuple[float, list[str]]], t: float) -> list[str]:
+    """The route in use at time ``t``: the last change at or before it (none before the first)."""
+    path: list[str] = []
+    for at, p in changes:
+        if at > t + 1e-9:
+            break
+        path = p
+    return path
+
+
 def view(
     source: Scenario | Result | Mapping[str, Any] | str | os.PathLike[str],
     path: str | os.PathLike[str] | None = None,
@@ -80,6 +127,9 @@ def view(
     :class:`Result`'s own, or ``scenario=``). Edges join stations within the receive range
     (solid) and the carrier-sense range (dashed) of their medium at the frame shown;
     log-normal shadowing and fading, which the run applies per pair and frame, are not drawn.
+    A flow's route is its static shortest path, unless the result recorded the routes its
+    data took (``trace.routes``): then each frame draws the route in use at its time, and
+    the legend lists the changes.
     """
     result: dict[str, Any] | None = None
     sc: Scenario | None = None
@@ -135,6 +185,7 @@ def view(
             for f in (result or {}).get("flows", [])
         ]
     )
+    flows = _with_changes(flows, result, sc)
     goodput = {f["name"]: f.get("goodput_bps") for f in (result or {}).get("flows", [])}
     title = (lay or {}).get("name") or (result or {}).get("name") or "network"
     page = _page(str(title), times, grid, nodes, media, flows, goodput)
@@ -182,7 +233,8 @@ def _page(
                     )
     routes = []
     for i, f in enumerate(flows):
-        pts = " ".join(f"{sx(grid[n][0][0])},{sy(grid[n][0][1])}" for n in f["route"] if n in grid)
+        now = _route_at(f["changes"], times[0])
+        pts = " ".join(f"{sx(grid[n][0][0])},{sy(grid[n][0][1])}" for n in now if n in grid)
         routes.append(
             f'<polyline class="route" data-flow="{html.escape(f["name"])}" '
             f'stroke="{_COLOURS[i % len(_COLOURS)]}" points="{pts}"/>'
@@ -200,9 +252,25 @@ def _page(
     for i, f in enumerate(flows):
         g = goodput.get(f["name"])
         gp = f", goodput {g / 1e3:.1f} kbit/s" if isinstance(g, (int, float)) else ""
+        if f["recorded"]:
+            shown = [
+                f"{html.escape(' → '.join(p))} from {t:.2f} s" for t, p in f["changes"][:_SHOWN]
+            ]
+            more = len(f["changes"]) - _SHOWN
+            if more > 0:
+                shown.append(f"{more} more change(s)")
+            where = "; ".join(shown) or "no data routed"
+            routes_text = f"routes in use: {where}"
+        else:
+            routes_text = html.escape(" → ".join(f["route"]))
+            if f["note"]:
+                routes_text += (
+                    " (static shortest path at the start; a run with [trace] routes = true "
+                    "shows the routes its protocol used)"
+                )
         legend.append(
             f'<li><span style="color:{_COLOURS[i % len(_COLOURS)]}">&#9632;</span> '
-            f"{html.escape(f['name'])}: {html.escape(' → '.join(f['route']))}{gp}</li>"
+            f"{html.escape(f['name'])}: {routes_text}{gp}</li>"
         )
     for m in media:
         legend.append(
@@ -221,7 +289,7 @@ def _page(
             }
             for m in media
         ],
-        "flows": [[n for n in f["route"] if n in grid] for f in flows],
+        "flows": [[[t, [n for n in p if n in grid]] for t, p in f["changes"]] for f in flows],
         "view": {"x0": x0, "y0": y0, "k": k, "pad": _PAD, "h": _H},
     }
     # The data sits in a JSON script block; '</' is escaped so it cannot close the block.
@@ -314,7 +382,12 @@ _SCRIPT = r"""
         }
       }
     });
-    D.flows.forEach(function (route, i) {
+    // Each flow's route in use at this frame's time: its last change at or before it.
+    D.flows.forEach(function (changes, i) {
+      var route = [];
+      for (var c = 0; c < changes.length && changes[c][0] <= D.t[f] + 1e-9; c++) {
+        route = changes[c][1];
+      }
       routes[i].setAttribute("points", route.map(function (n) {
         var p = D.pos[n][f]; return sx(p[0]) + "," + sy(p[1]);
       }).join(" "));

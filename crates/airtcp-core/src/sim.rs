@@ -15,6 +15,7 @@ use crate::tcp::{TcpReceiver, TcpSender};
 use crate::topology::{Node, Routes};
 
 mod dynamic;
+mod external;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -126,6 +127,9 @@ pub struct Sim {
     pub queue_interval: Time,
     /// Report every loss-cause verdict in the results' series.
     pub trace_verdicts: bool,
+    /// Record the flows' routes (`trace.routes`): with dynamic routing in
+    /// `routing.paths`, with static routing once per flow from `routes`.
+    pub trace_routes: bool,
     /// Verdicts from this time on are also scored as the steady state.
     pub warmup: Time,
     /// SNR series of SNR-driven channels (indexed by their error models).
@@ -148,6 +152,9 @@ pub struct Sim {
     /// Position samples (taken when the result is built) and received-power logs of the
     /// radio nodes (`trace.positions`, `trace.rssi`).
     pub radio_trace: Option<Box<crate::mobility::series::RadioTrace>>,
+    /// The flows' endpoints live outside (real stacks, `sim/external.rs`): the simulator's
+    /// own senders never start.
+    external_endpoints: bool,
 }
 
 impl DevSched for Scheduler<Ev> {
@@ -233,6 +240,7 @@ impl Sim {
             queue_trace: Vec::new(),
             queue_interval: 0,
             trace_verdicts: false,
+            trace_routes: false,
             warmup: 0,
             snr,
             finished: false,
@@ -246,6 +254,7 @@ impl Sim {
             free_notes: Vec::new(),
             capture: None,
             radio_trace: None,
+            external_endpoints: false,
         };
         for h in 0..sim.hooks.len() {
             sim.sync_hook_timer(HookId(h as u32));
@@ -903,6 +912,9 @@ impl Sim {
     }
 
     fn start_flow(&mut self, f: FlowId) {
+        if self.external_endpoints {
+            return;
+        }
         let now = self.now();
         let flow = &mut self.flows[f.idx()];
         match (&flow.app, &mut flow.transport) {

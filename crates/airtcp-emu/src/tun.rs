@@ -1,8 +1,9 @@
 //! The real-time loop: read packets from the hosts' TUN devices, run the link models, write
 //! each packet to its destination's TUN device when it is due, and measure how late.
 
-use crate::engine::Emulator;
+use crate::engine::{Emulator, Ignored};
 use crate::lateness::Lateness;
+use crate::simnet::SimEngine;
 use airtcp_core::engine::Time;
 use std::os::fd::RawFd;
 use std::time::Instant;
@@ -24,6 +25,42 @@ impl RealClock {
 impl Clock for RealClock {
     fn now(&self) -> Time {
         self.0.elapsed().as_nanos() as Time + self.1
+    }
+}
+
+/// What the loop drives: the point-to-point engine (`engine.rs`) or the simulator in real
+/// time (`simnet.rs`). Neither reads a clock: the loop gives each call its time.
+pub trait Engine {
+    /// A packet read from host `from` at `now`.
+    fn ingress(&mut self, now: Time, from: usize, buf: &[u8]) -> Result<(), Ignored>;
+    /// Run what is due by `now`, handing each packet for a host to `release` with its due
+    /// time.
+    fn advance<F: FnMut(usize, &[u8], Time)>(&mut self, now: Time, release: F);
+    /// When the engine next needs the clock (None: only when a packet arrives).
+    fn next_due(&mut self) -> Option<Time>;
+}
+
+impl Engine for Emulator {
+    fn ingress(&mut self, now: Time, from: usize, buf: &[u8]) -> Result<(), Ignored> {
+        Emulator::ingress(self, now, from, buf)
+    }
+    fn advance<F: FnMut(usize, &[u8], Time)>(&mut self, now: Time, release: F) {
+        Emulator::advance(self, now, release)
+    }
+    fn next_due(&mut self) -> Option<Time> {
+        Emulator::next_due(self)
+    }
+}
+
+impl Engine for SimEngine {
+    fn ingress(&mut self, now: Time, from: usize, buf: &[u8]) -> Result<(), Ignored> {
+        SimEngine::ingress(self, now, from, buf)
+    }
+    fn advance<F: FnMut(usize, &[u8], Time)>(&mut self, now: Time, release: F) {
+        SimEngine::advance(self, now, release)
+    }
+    fn next_due(&mut self) -> Option<Time> {
+        SimEngine::next_due(self)
     }
 }
 
@@ -71,7 +108,7 @@ const SPIN_NS: Time = 10_000;
 
 /// Run until `end` (ns on `clock`) or until `stop_fd` becomes readable.
 pub fn run(
-    emu: &mut Emulator,
+    emu: &mut impl Engine,
     fds: &[RawFd],
     stop_fd: RawFd,
     end: Time,
@@ -87,7 +124,7 @@ pub fn run(
 }
 
 fn run_loop(
-    emu: &mut Emulator,
+    emu: &mut impl Engine,
     fds: &[RawFd],
     stop_fd: RawFd,
     end: Time,

@@ -138,6 +138,16 @@ impl<E: Copy> Scheduler<E> {
         }
     }
 
+    /// When the next event is due (None when none is pending). Takes a spent top off first,
+    /// as `pop_before` would.
+    pub fn next_time(&mut self) -> Option<Time> {
+        if self.spent_top {
+            self.spent_top = false;
+            self.heap.pop();
+        }
+        self.heap.peek().map(|e| e.time())
+    }
+
     pub fn set_now(&mut self, t: Time) {
         self.now = self.now.max(t);
     }
@@ -168,6 +178,23 @@ impl<E: Copy> Scheduler<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn next_time_skips_the_spent_top() {
+        let mut s = Scheduler::new();
+        assert_eq!(s.next_time(), None);
+        s.at(7, 'a');
+        s.at(3, 'b');
+        assert_eq!(s.next_time(), Some(3));
+        assert_eq!(s.pop_before(u64::MAX), Some((3, 'b')));
+        // 'b' stays at the top, spent, until asked: the next due is 'a'.
+        assert_eq!(s.next_time(), Some(7));
+        assert_eq!(s.len(), 1);
+        s.at(5, 'c');
+        assert_eq!(s.pop_before(u64::MAX), Some((5, 'c')));
+        assert_eq!(s.pop_before(u64::MAX), Some((7, 'a')));
+        assert_eq!(s.next_time(), None);
+    }
 
     #[test]
     fn orders_by_time_then_insertion() {

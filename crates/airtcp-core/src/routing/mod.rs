@@ -13,6 +13,7 @@
 
 pub mod aodv;
 pub mod olsr;
+pub mod paths;
 
 use crate::engine::{Time, TimerSlot};
 use crate::hook::Metric;
@@ -23,11 +24,12 @@ use std::collections::{BTreeMap, VecDeque};
 /// IP (20 bytes) and UDP (8 bytes) headers in front of every control message.
 pub const IP_UDP: u32 = 28;
 
-/// A control message, as its protocol's RFC lays it out (sizes in [`Msg::wire_size`]).
+/// A control packet, as its protocol's RFC lays it out (sizes in [`Msg::wire_size`]): one
+/// AODV message, or an OLSR packet of one or more messages.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Msg {
     Aodv(aodv::Msg),
-    Olsr(olsr::Msg),
+    Olsr(olsr::Packet),
 }
 
 impl Msg {
@@ -39,11 +41,25 @@ impl Msg {
                 Msg::Olsr(m) => m.bytes(),
             }
     }
-    /// The message type, for the overhead counters (`rreq`, `rrep`, `rerr`, `hello`, `tc`).
+    /// The message type (`rreq`, `rrep`, `rerr`, `hello`, `tc`; an OLSR packet's first
+    /// message's).
     pub fn kind(&self) -> &'static str {
         match self {
             Msg::Aodv(m) => m.kind(),
-            Msg::Olsr(m) => m.kind(),
+            Msg::Olsr(p) => p.msgs.first().map_or("hello", |m| m.kind()),
+        }
+    }
+    /// The messages in the packet with their bytes, for the per-type counters: an AODV
+    /// packet is its message (bytes on the wire); an OLSR packet's messages count their own
+    /// header and body.
+    pub fn parts(&self, mut f: impl FnMut(&'static str, u32)) {
+        match self {
+            Msg::Aodv(m) => f(m.kind(), self.wire_size()),
+            Msg::Olsr(p) => {
+                for m in &p.msgs {
+                    f(m.kind(), m.bytes());
+                }
+            }
         }
     }
     pub fn port(&self) -> RoutingPort {
@@ -255,7 +271,10 @@ impl Layer {
 /// Control traffic of one node, by message type.
 #[derive(Clone, Debug, Default)]
 pub struct Overhead {
-    /// (type, packets, bytes) sent, in order of first use.
+    /// Control packets sent and their bytes on the wire.
+    pub packets: u64,
+    pub bytes: u64,
+    /// (type, messages, bytes) sent, in order of first use (AODV: one message per packet).
     pub sent: Vec<(&'static str, u64, u64)>,
     pub received: u64,
     pub received_bytes: u64,
@@ -267,6 +286,12 @@ pub struct Overhead {
 }
 
 impl Overhead {
+    /// A control packet sent: counted, and each of its messages by type.
+    pub fn count_packet(&mut self, msg: &Msg) {
+        self.packets += 1;
+        self.bytes += msg.wire_size() as u64;
+        msg.parts(|kind, bytes| self.count_sent(kind, bytes));
+    }
     pub fn count_sent(&mut self, kind: &'static str, bytes: u32) {
         match self.sent.iter_mut().find(|e| e.0 == kind) {
             Some(e) => {
@@ -277,10 +302,10 @@ impl Overhead {
         }
     }
     pub fn packets(&self) -> u64 {
-        self.sent.iter().map(|e| e.1).sum()
+        self.packets
     }
     pub fn bytes(&self) -> u64 {
-        self.sent.iter().map(|e| e.2).sum()
+        self.bytes
     }
 }
 
@@ -295,6 +320,8 @@ pub struct Layer {
     pub overhead: Vec<Overhead>,
     /// Reused action buffers (one per nesting level of protocol calls).
     pub spare: Vec<Vec<Act>>,
+    /// The flows' paths (`trace.routes`; None: not recorded).
+    pub paths: Option<Box<paths::PathLog>>,
 }
 
 impl Layer {
@@ -307,6 +334,7 @@ impl Layer {
             msgs: Msgs::default(),
             overhead: vec![Overhead::default(); n],
             spare: Vec::new(),
+            paths: None,
         }
     }
 

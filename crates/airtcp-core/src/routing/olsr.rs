@@ -6,8 +6,10 @@
 //! flood topology control (TC) messages every TC_INTERVAL, advertising their MPR selectors
 //! with a sequence number (ANSN); only MPRs relay a flood, once per message (3.4, the
 //! duplicate set). Routes are shortest paths over the neighbour, 2-hop and topology sets
-//! (section 10). Not modelled: multiple interfaces (MID), HNA, link hysteresis (14), the
-//! MPR redundancy step, and TCs sent after the selector set empties.
+//! (section 10). Messages travel in OLSR packets (3.4): each message a node generates or
+//! relays waits a jitter (3.5, RFC 5148), and what waits together leaves in one packet.
+//! Link hysteresis (14) is optional. Not modelled: multiple interfaces (MID), HNA, the MPR
+//! redundancy step, and TCs sent after the selector set empties.
 
 use super::{jitter, Act, Counters, OnBreak, Protocol, Route};
 use crate::device::BROADCAST;
@@ -36,7 +38,19 @@ pub struct Config {
     pub link_feedback: bool,
     /// MAXJITTER (3.5): HELLO_INTERVAL / 4.
     pub max_jitter: Time,
+    /// Messages waiting together leave in one packet (3.4); false: one packet each.
+    pub bundle: bool,
+    /// Link hysteresis (section 14).
+    pub hysteresis: bool,
 }
+
+/// HYST_THRESHOLD_HIGH, HYST_THRESHOLD_LOW and HYST_SCALING (section 18's proposed values).
+pub const HYST_HIGH: f64 = 0.8;
+pub const HYST_LOW: f64 = 0.3;
+pub const HYST_SCALING: f64 = 0.5;
+
+/// Bytes of an OLSR packet at most: an IP MTU of 1500 less the IP and UDP headers.
+pub const MAX_PACKET: u32 = 1500 - super::IP_UDP;
 
 impl Default for Config {
     fn default() -> Config {
@@ -49,6 +63,8 @@ impl Default for Config {
             willingness: WILL_DEFAULT,
             link_feedback: false,
             max_jitter: SEC / 2,
+            bundle: true,
+            hysteresis: false,
         }
     }
 }
@@ -74,6 +90,8 @@ pub struct Hello {
     pub willingness: u8,
     /// Validity time of the information (the sender's NEIGHB_HOLD_TIME).
     pub vtime: Time,
+    /// The sender's HELLO emission interval (Htime, 6.1).
+    pub htime: Time,
     pub links: Vec<(NodeId, LinkType, NeighType)>,
 }
 
@@ -94,10 +112,24 @@ pub enum Msg {
     Tc(Tc),
 }
 
-impl Msg {
-    /// Packet header (4) and message header (12), then the message body (6.1, 9.1).
+/// An OLSR packet (3.4): a header (length, packet sequence number) and its messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packet {
+    pub seq: u16,
+    pub msgs: Vec<Msg>,
+}
+
+impl Packet {
+    /// Packet header (4 bytes), then each message.
     pub fn bytes(&self) -> u32 {
-        16 + match self {
+        4 + self.msgs.iter().map(|m| m.bytes()).sum::<u32>()
+    }
+}
+
+impl Msg {
+    /// Message header (12 bytes), then the message body (3.4, 6.1, 9.1).
+    pub fn bytes(&self) -> u32 {
+        12 + match self {
             Msg::Hello(h) => {
                 let mut codes: Vec<(LinkType, NeighType)> =
                     h.links.iter().map(|l| (l.1, l.2)).collect();
@@ -229,6 +261,48 @@ struct Link {
     sym_until: Time,
     asym_until: Time,
     until: Time,
+    /// Hysteresis (14): quality, not yet established, advertised lost until.
+    quality: f64,
+    pending: bool,
+    lost_until: Time,
+    /// The neighbour's last packet sequence number, its HELLO interval (Htime), and when
+    /// its next HELLO is overdue.
+    last_seq: Option<u16>,
+    htime: Time,
+    overdue: Time,
+}
+
+impl Link {
+    fn new(until: Time, hysteresis: bool) -> Link {
+        Link {
+            sym_until: 0,
+            asym_until: 0,
+            until,
+            quality: 0.0,
+            pending: hysteresis,
+            lost_until: 0,
+            last_seq: None,
+            htime: 0,
+            overdue: Time::MAX,
+        }
+    }
+    /// Symmetric and, with hysteresis, established and not lost (14).
+    fn usable(&self, now: Time) -> bool {
+        self.sym_until > now && !self.pending && self.lost_until <= now
+    }
+}
+
+/// 14.3: the stability rule on a packet received (`got`), else the instability rule; then
+/// 14.2's thresholds. `until` is the link's L_time, `hold` NEIGHB_HOLD_TIME.
+fn hysteresis_step(l: &mut Link, got: bool, now: Time, hold: Time) {
+    l.quality = (1.0 - HYST_SCALING) * l.quality + if got { HYST_SCALING } else { 0.0 };
+    if l.quality > HYST_HIGH {
+        l.pending = false;
+        l.lost_until = 0;
+    } else if l.quality < HYST_LOW {
+        l.pending = true;
+        l.lost_until = l.until.min(now + hold);
+    }
 }
 
 /// OLSR at one node.
@@ -248,9 +322,12 @@ pub struct Olsr {
     pub table: BTreeMap<NodeId, (NodeId, u32)>,
     ansn: u16,
     msg_seq: u16,
+    pkt_seq: u16,
     next_hello: Time,
     next_tc: Time,
-    outbox: Vec<(Time, Msg)>,
+    /// Messages waiting for their packet: (send time, messages). With bundling there is at
+    /// most one entry; a message joins it, or opens it with a jittered send time.
+    outbox: Vec<(Time, Vec<Msg>)>,
     /// When the sets were last brought up to date.
     at: Time,
     rng: Rng,
@@ -258,9 +335,10 @@ pub struct Olsr {
 }
 
 impl Olsr {
-    pub fn new(me: NodeId, cfg: Config, mut rng: Rng) -> Olsr {
-        let next_hello = jitter(&mut rng, cfg.max_jitter);
-        let next_tc = cfg.hello_interval + jitter(&mut rng, cfg.max_jitter);
+    pub fn new(me: NodeId, cfg: Config, rng: Rng) -> Olsr {
+        // HELLO and TC timers tick from the start at their intervals; each message's own
+        // jitter keeps neighbours apart.
+        let (next_hello, next_tc) = (0, 0);
         Olsr {
             me,
             cfg,
@@ -274,6 +352,7 @@ impl Olsr {
             table: BTreeMap::new(),
             ansn: 0,
             msg_seq: 0,
+            pkt_seq: 0,
             next_hello,
             next_tc,
             outbox: Vec::new(),
@@ -283,11 +362,11 @@ impl Olsr {
         }
     }
 
-    /// Symmetric neighbours at `now`.
+    /// Symmetric neighbours at `now` (with hysteresis: over established links only).
     pub fn symmetric(&self, now: Time) -> Vec<NodeId> {
         self.links
             .iter()
-            .filter(|(_, l)| l.sym_until > now)
+            .filter(|(_, l)| l.usable(now))
             .map(|(n, _)| *n)
             .collect()
     }
@@ -328,8 +407,12 @@ impl Olsr {
         let links = self
             .links
             .iter()
+            // 14: a link not yet established is not advertised.
+            .filter(|(_, l)| !l.pending || l.lost_until > now)
             .map(|(&n, l)| {
-                let lt = if l.sym_until > now {
+                let lt = if l.lost_until > now {
+                    LinkType::Lost
+                } else if l.sym_until > now {
                     LinkType::Sym
                 } else if l.asym_until > now {
                     LinkType::Asym
@@ -349,6 +432,7 @@ impl Olsr {
         Hello {
             willingness: self.cfg.willingness,
             vtime: self.cfg.neighb_hold_time,
+            htime: self.cfg.hello_interval,
             links,
         }
     }
@@ -356,11 +440,11 @@ impl Olsr {
     /// A HELLO from `from` (7.1.1 link sensing, 8.1, 8.2.1, 8.4.1).
     fn on_hello(&mut self, now: Time, from: NodeId, h: &Hello) {
         let hold = self.cfg.neighb_hold_time;
-        let l = self.links.entry(from).or_insert(Link {
-            sym_until: 0,
-            asym_until: 0,
-            until: now + h.vtime,
-        });
+        let hyst = self.cfg.hysteresis;
+        let l = self
+            .links
+            .entry(from)
+            .or_insert_with(|| Link::new(now + h.vtime, hyst));
         l.asym_until = now + h.vtime;
         if let Some(&(_, lt, _)) = h.links.iter().find(|x| x.0 == self.me) {
             if lt == LinkType::Lost {
@@ -371,7 +455,11 @@ impl Olsr {
             }
         }
         l.until = l.until.max(l.asym_until);
-        let sym = l.sym_until > now;
+        // A HELLO is missed when none came within the sender's Htime and its jitter (14.3):
+        // silence longer than that counts as a lost packet.
+        l.htime = h.htime;
+        l.overdue = now + h.htime + self.cfg.max_jitter;
+        let sym = l.usable(now);
         self.willingness.insert(from, h.willingness);
         if sym {
             for &(z, lt, nt) in &h.links {
@@ -432,29 +520,76 @@ impl Olsr {
                 hops: t.hops + 1,
                 ..t.clone()
             };
-            let due = now + jitter(&mut self.rng, self.cfg.max_jitter);
-            self.outbox.push((due, Msg::Tc(fwd)));
+            self.enqueue(now, Msg::Tc(fwd));
         }
     }
 
+    /// A message to send: it waits a jitter in [0, MAXJITTER) (3.5; RFC 5148), or, with
+    /// bundling, joins the messages already waiting and leaves with them (3.4).
+    pub fn enqueue(&mut self, now: Time, msg: Msg) {
+        if self.cfg.bundle {
+            if let Some(open) = self.outbox.first_mut() {
+                open.1.push(msg);
+                return;
+            }
+        }
+        let due = now + jitter(&mut self.rng, self.cfg.max_jitter);
+        self.outbox.push((due, vec![msg]));
+    }
+
+    /// Send what is due, in packets of at most [`MAX_PACKET`] bytes.
     fn flush_outbox(&mut self, now: Time, out: &mut Vec<Act>) {
         let mut k = 0;
         while k < self.outbox.len() {
-            if self.outbox[k].0 <= now {
-                let (_, msg) = self.outbox.remove(k);
-                out.push(Act::Send {
-                    to: BROADCAST,
-                    msg: super::Msg::Olsr(msg),
-                });
-            } else {
+            if self.outbox[k].0 > now {
                 k += 1;
+                continue;
             }
+            let (_, msgs) = self.outbox.remove(k);
+            let mut pkt: Vec<Msg> = Vec::new();
+            let mut size = 4;
+            for m in msgs {
+                if !pkt.is_empty() && size + m.bytes() > MAX_PACKET {
+                    self.send_packet(std::mem::take(&mut pkt), out);
+                    size = 4;
+                }
+                size += m.bytes();
+                pkt.push(m);
+            }
+            self.send_packet(pkt, out);
         }
     }
 
-    /// The next emission after one at `now`: the interval less a jitter (3.5).
-    fn next_emission(&mut self, now: Time, interval: Time) -> Time {
-        now + interval - jitter(&mut self.rng, self.cfg.max_jitter.min(interval))
+    fn send_packet(&mut self, msgs: Vec<Msg>, out: &mut Vec<Act>) {
+        // 3.4: the packet sequence number goes up by one for each packet sent.
+        self.pkt_seq = self.pkt_seq.wrapping_add(1);
+        out.push(Act::Send {
+            to: BROADCAST,
+            msg: super::Msg::Olsr(Packet {
+                seq: self.pkt_seq,
+                msgs,
+            }),
+        });
+    }
+
+    /// Hysteresis (14.3) for a packet from `from` with sequence number `seq`: the
+    /// instability rule for each packet missed in between, then the stability rule.
+    fn heard(&mut self, now: Time, from: NodeId, seq: u16) {
+        let hold = self.cfg.neighb_hold_time;
+        let Some(l) = self.links.get_mut(&from) else {
+            return;
+        };
+        if let Some(last) = l.last_seq {
+            if seq_newer(seq, last) {
+                let missed = seq.wrapping_sub(last).wrapping_sub(1);
+                // Eight misses take any quality below the low threshold: no need for more.
+                for _ in 0..missed.min(8) {
+                    hysteresis_step(l, false, now, hold);
+                }
+            }
+        }
+        l.last_seq = Some(seq);
+        hysteresis_step(l, true, now, hold);
     }
 }
 
@@ -482,10 +617,16 @@ impl Protocol for Olsr {
     }
 
     fn receive(&mut self, now: Time, from: NodeId, msg: &super::Msg, out: &mut Vec<Act>) {
-        let super::Msg::Olsr(m) = msg else { return };
-        match m {
-            Msg::Hello(h) => self.on_hello(now, from, h),
-            Msg::Tc(t) => self.on_tc(now, from, t),
+        let super::Msg::Olsr(p) = msg else { return };
+        for m in &p.msgs {
+            match m {
+                Msg::Hello(h) => self.on_hello(now, from, h),
+                Msg::Tc(t) => self.on_tc(now, from, t),
+            }
+        }
+        if self.cfg.hysteresis {
+            self.heard(now, from, p.seq);
+            self.recompute(now);
         }
         self.flush_outbox(now, out);
     }
@@ -515,6 +656,16 @@ impl Protocol for Olsr {
             .filter(|(_, r)| r.1 == 1)
             .map(|(d, _)| *d)
             .collect();
+        if self.cfg.hysteresis {
+            // 14.3: a neighbour silent past its HELLO interval lost a packet.
+            let hold = self.cfg.neighb_hold_time;
+            for l in self.links.values_mut() {
+                if l.overdue < now {
+                    hysteresis_step(l, false, now, hold);
+                    l.overdue = l.overdue.saturating_add(l.htime.max(1));
+                }
+            }
+        }
         self.recompute(now);
         let sym = self.symmetric(now);
         for n in had.iter().filter(|n| !sym.contains(n)) {
@@ -523,12 +674,9 @@ impl Protocol for Olsr {
             out.push(Act::LinkDown(*n));
         }
         if now >= self.next_hello {
-            let h = self.hello(now);
-            out.push(Act::Send {
-                to: BROADCAST,
-                msg: super::Msg::Olsr(Msg::Hello(h)),
-            });
-            self.next_hello = self.next_emission(now, self.cfg.hello_interval);
+            let h = Msg::Hello(self.hello(now));
+            self.enqueue(now, h);
+            self.next_hello = now + self.cfg.hello_interval;
         }
         if now >= self.next_tc {
             if !self.selectors.is_empty() {
@@ -541,12 +689,9 @@ impl Protocol for Olsr {
                     vtime: self.cfg.top_hold_time,
                     advertised: self.selectors.keys().copied().collect(),
                 };
-                out.push(Act::Send {
-                    to: BROADCAST,
-                    msg: super::Msg::Olsr(Msg::Tc(tc)),
-                });
+                self.enqueue(now, Msg::Tc(tc));
             }
-            self.next_tc = self.next_emission(now, self.cfg.tc_interval);
+            self.next_tc = now + self.cfg.tc_interval;
         }
         self.flush_outbox(now, out);
     }
@@ -558,10 +703,13 @@ impl Protocol for Olsr {
         }
         // Link expiries change the neighbour set (and so the routes) when they pass.
         for l in self.links.values() {
-            for x in [l.sym_until, l.until] {
-                if x >= self.at {
+            for x in [l.sym_until, l.until, l.lost_until] {
+                if x >= self.at && x > 0 {
                     t = t.min(x + 1);
                 }
+            }
+            if self.cfg.hysteresis {
+                t = t.min(l.overdue.saturating_add(1));
             }
         }
         Some(t)

@@ -137,9 +137,19 @@ fn hello_from(o: &mut Olsr, now: Time, from: u32, links: Vec<(NodeId, LinkType, 
     let h = Hello {
         willingness: WILL_DEFAULT,
         vtime: 6 * SEC,
+        htime: 2 * SEC,
         links,
     };
-    o.receive(now, n(from), &AnyMsg::Olsr(Msg::Hello(h)), &mut Vec::new());
+    o.receive(
+        now,
+        n(from),
+        &packet(0, vec![Msg::Hello(h)]),
+        &mut Vec::new(),
+    );
+}
+
+fn packet(seq: u16, msgs: Vec<Msg>) -> AnyMsg {
+    AnyMsg::Olsr(Packet { seq, msgs })
 }
 
 #[test]
@@ -204,7 +214,7 @@ fn an_mpr_relays_a_tc_once_and_only_for_its_selectors() {
     };
     let relayed = |o: &mut Olsr, from: u32, t: Tc| {
         let mut out = Vec::new();
-        o.receive(SEC, n(from), &AnyMsg::Olsr(Msg::Tc(t)), &mut out);
+        o.receive(SEC, n(from), &packet(0, vec![Msg::Tc(t)]), &mut out);
         out.len()
     };
     assert_eq!(
@@ -229,4 +239,253 @@ fn an_mpr_relays_a_tc_once_and_only_for_its_selectors() {
     old.advertised = vec![n(9)];
     relayed(&mut o, 1, old);
     assert!(!o.topology.contains_key(&(n(9), n(7))));
+}
+
+fn tc(orig: u32, advertised: usize) -> Msg {
+    Msg::Tc(Tc {
+        orig: n(orig),
+        seq: 1,
+        ttl: 255,
+        hops: 0,
+        ansn: 1,
+        vtime: 15 * SEC,
+        advertised: (0..advertised as u32).map(|i| n(100 + i)).collect(),
+    })
+}
+
+#[test]
+fn packet_and_message_sizes_follow_section_3_4() {
+    // 3.4: packet header 4 bytes (length, sequence number); each message a 12-byte header
+    // (type, Vtime, size, originator, TTL, hop count, sequence number) and its body.
+    // 6.1 HELLO: 4 (reserved, Htime, willingness), then per link code 4 (code, reserved,
+    // size) and 4 per neighbour address. 9.1 TC: 4 (ANSN, reserved), 4 per address.
+    let hello = Msg::Hello(Hello {
+        willingness: WILL_DEFAULT,
+        vtime: 6 * SEC,
+        htime: 2 * SEC,
+        links: vec![
+            (n(1), LinkType::Sym, NeighType::Mpr),
+            (n(2), LinkType::Sym, NeighType::Sym),
+            (n(3), LinkType::Sym, NeighType::Sym),
+        ],
+    });
+    assert_eq!(hello.bytes(), 12 + 4 + 2 * 4 + 3 * 4);
+    assert_eq!(tc(7, 3).bytes(), 12 + 4 + 3 * 4);
+    let p = Packet {
+        seq: 1,
+        msgs: vec![hello.clone(), tc(7, 3)],
+    };
+    assert_eq!(p.bytes(), 4 + 36 + 28);
+    // On the wire: with IP and UDP headers.
+    assert_eq!(AnyMsg::Olsr(p).wire_size(), 28 + 68);
+}
+
+/// Timer calls until `until`, collecting the packets sent (time, packet).
+fn drive(o: &mut Olsr, until: Time) -> Vec<(Time, Packet)> {
+    let mut sent = Vec::new();
+    loop {
+        let t = o.poll_timeout().unwrap();
+        if t > until {
+            return sent;
+        }
+        let mut out = Vec::new();
+        o.timeout(t, &mut out);
+        for a in out {
+            if let Act::Send {
+                to,
+                msg: AnyMsg::Olsr(p),
+            } = a
+            {
+                assert_eq!(to, BROADCAST);
+                sent.push((t, p));
+            }
+        }
+    }
+}
+
+#[test]
+fn messages_wait_a_jitter_below_maxjitter_and_leave_together() {
+    let cfg = Config::default();
+    assert_eq!(cfg.max_jitter, cfg.hello_interval / 4, "18: MAXJITTER");
+    let mut o = Olsr::new(n(0), cfg.clone(), Rng::new(4));
+    // 1 selects this node as MPR, so it originates TCs; HELLO and TC timers both tick at
+    // 0, 10, 20 s... (HELLO every 2 s, TC every 5 s).
+    let mut now = 0;
+    let mut sent = Vec::new();
+    while now < 40 * SEC {
+        hello_from(&mut o, now, 1, vec![(n(0), LinkType::Sym, NeighType::Mpr)]);
+        now += SEC;
+        sent.extend(drive(&mut o, now));
+    }
+    let since_tick = |every: Time, t: Time| t - (t / every) * every;
+    for (t, p) in &sent {
+        // Sent within MAXJITTER of the tick that made its first message.
+        let since = since_tick(2 * SEC, *t).min(since_tick(5 * SEC, *t));
+        assert!(since < cfg.max_jitter, "{t} {p:?}");
+    }
+    // A TC is made at 0, 5, 10 s, ...: at 0, 10, 20, 30 s it waits with that tick's HELLO
+    // and both leave in one packet; at 5, 15, 25, 35 s it goes alone.
+    let kinds = |p: &Packet| p.msgs.iter().map(|m| m.kind()).collect::<Vec<_>>();
+    let both = sent
+        .iter()
+        .filter(|(_, p)| kinds(p) == ["hello", "tc"])
+        .count();
+    let alone = sent.iter().filter(|(_, p)| kinds(p) == ["tc"]).count();
+    assert_eq!((both, alone), (4, 4), "{sent:?}");
+    assert_eq!(sent.len(), 20 + 4, "20 HELLO ticks in 40 s, 4 TCs alone");
+    // 3.4: the packet sequence number goes up by one per packet.
+    for (k, (_, p)) in sent.iter().enumerate() {
+        assert_eq!(p.seq as usize, k + 1);
+    }
+    // Without bundling every message is a packet of its own.
+    let mut o = Olsr::new(
+        n(0),
+        Config {
+            bundle: false,
+            ..cfg
+        },
+        Rng::new(4),
+    );
+    let mut now = 0;
+    let mut single = Vec::new();
+    while now < 40 * SEC {
+        hello_from(&mut o, now, 1, vec![(n(0), LinkType::Sym, NeighType::Mpr)]);
+        now += SEC;
+        single.extend(drive(&mut o, now));
+    }
+    assert!(single.iter().all(|(_, p)| p.msgs.len() == 1));
+    assert_eq!(single.len(), 20 + 8);
+}
+
+#[test]
+fn a_relayed_tc_rides_with_the_messages_already_waiting() {
+    let mut o = Olsr::new(n(0), Config::default(), Rng::new(9));
+    hello_from(&mut o, 0, 1, vec![(n(0), LinkType::Sym, NeighType::Mpr)]);
+    // The HELLO and TC made at 0 wait; a TC from the selector to relay arrives meanwhile.
+    let mut out = Vec::new();
+    o.timeout(0, &mut out);
+    assert!(
+        out.iter().all(|a| !matches!(a, Act::Send { .. })),
+        "held: {out:?}"
+    );
+    let due = o.poll_timeout().unwrap();
+    o.receive(due / 2, n(1), &packet(1, vec![tc(7, 2)]), &mut out);
+    assert!(out.iter().all(|a| !matches!(a, Act::Send { .. })));
+    let sent = drive(&mut o, SEC);
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(
+        sent[0].0, due,
+        "the relay leaves at the time the first message drew"
+    );
+    let kinds: Vec<&str> = sent[0].1.msgs.iter().map(|m| m.kind()).collect();
+    assert_eq!(kinds, ["hello", "tc", "tc"]);
+}
+
+#[test]
+fn a_packet_never_exceeds_the_mtu() {
+    let mut o = Olsr::new(
+        n(0),
+        Config {
+            max_jitter: 0,
+            ..Config::default()
+        },
+        Rng::new(1),
+    );
+    // Five TCs of 300 addresses (1216 bytes each) queued together: one per packet.
+    for _ in 0..5 {
+        o.enqueue(0, tc(7, 300));
+    }
+    let mut out = Vec::new();
+    o.timeout(0, &mut out);
+    let sizes: Vec<u32> = out
+        .iter()
+        .filter_map(|a| match a {
+            Act::Send {
+                msg: AnyMsg::Olsr(p),
+                ..
+            } => Some(p.bytes()),
+            _ => None,
+        })
+        .collect();
+    // The HELLO made at 0 joins the queue and rides with the last TC.
+    assert_eq!(sizes.len(), 5, "{sizes:?}");
+    assert_eq!(sizes[4], 4 + 1216 + 16);
+    assert!(sizes.iter().all(|&s| s <= MAX_PACKET), "{sizes:?}");
+}
+
+#[test]
+fn hysteresis_establishes_a_link_after_three_packets_and_loses_it_after_two_misses() {
+    let cfg = Config {
+        hysteresis: true,
+        max_jitter: 0,
+        ..Config::default()
+    };
+    let mut o = Olsr::new(n(0), cfg, Rng::new(1));
+    let listed = vec![(n(0), LinkType::Sym, NeighType::Sym)];
+    let hello = |o: &mut Olsr, t: Time, seq: u16| {
+        let h = Hello {
+            willingness: WILL_DEFAULT,
+            vtime: 6 * SEC,
+            htime: 2 * SEC,
+            links: listed.clone(),
+        };
+        o.receive(t, n(1), &packet(seq, vec![Msg::Hello(h)]), &mut Vec::new());
+    };
+    // 14.3 stability rule: quality 0.5, 0.75, 0.875; above HYST_THRESHOLD_HIGH (0.8) only
+    // at the third packet. Until then the link is pending: not symmetric, not advertised.
+    hello(&mut o, 0, 1);
+    hello(&mut o, 2 * SEC, 2);
+    assert!(o.symmetric(2 * SEC).is_empty());
+    assert!(
+        o.hello(2 * SEC).links.is_empty(),
+        "a pending link is not advertised"
+    );
+    hello(&mut o, 4 * SEC, 3);
+    assert_eq!(o.symmetric(4 * SEC), vec![n(1)]);
+    assert_eq!(o.hello(4 * SEC).links[0].1, LinkType::Sym);
+    // Two packets lost (sequence numbers 4 and 5 never came): the instability rule twice,
+    // 0.875 -> 0.4375 -> 0.21875 < HYST_THRESHOLD_LOW (0.3), then the stability rule for
+    // this one: 0.609, between the thresholds. The link is lost: advertised LOST_LINK, not
+    // used.
+    hello(&mut o, 6 * SEC, 6);
+    assert!(o.symmetric(6 * SEC).is_empty());
+    assert_eq!(o.hello(6 * SEC).links[0].1, LinkType::Lost);
+    // One more packet: 0.805 > 0.8, established again.
+    hello(&mut o, 8 * SEC, 7);
+    assert_eq!(o.symmetric(8 * SEC), vec![n(1)]);
+}
+
+#[test]
+fn hysteresis_counts_a_silent_hello_interval_as_a_miss() {
+    let cfg = Config {
+        hysteresis: true,
+        max_jitter: 0,
+        neighb_hold_time: 60 * SEC,
+        ..Config::default()
+    };
+    let mut o = Olsr::new(n(0), cfg, Rng::new(1));
+    for k in 0..4u16 {
+        let t = k as Time * 2 * SEC;
+        drive(&mut o, t);
+        let h = Hello {
+            willingness: WILL_DEFAULT,
+            vtime: 60 * SEC,
+            htime: 2 * SEC,
+            links: vec![(n(0), LinkType::Sym, NeighType::Sym)],
+        };
+        o.receive(
+            t,
+            n(1),
+            &packet(k + 1, vec![Msg::Hello(h)]),
+            &mut Vec::new(),
+        );
+    }
+    // Quality 0.9375 at 6 s. Silent after: misses just after 8 s and 10 s (Htime 2 s) take
+    // it to 0.234 < 0.3, long before the 60 s validity time would.
+    let mut now = 6 * SEC;
+    while !o.symmetric(now).is_empty() {
+        now = o.poll_timeout().unwrap();
+        o.timeout(now, &mut Vec::new());
+    }
+    assert_eq!(now, 10 * SEC + 1);
 }

@@ -593,6 +593,13 @@ pub fn build_with(sc: &Scenario, files: &FileAccess) -> R<Sim> {
         sim.set_routing(layer);
     }
     sim.trace_verdicts = sc.trace.verdicts;
+    sim.trace_routes = sc.trace.routes;
+    if sc.trace.routes {
+        if let Some(l) = sim.routing.as_mut() {
+            let ends = sim.flows.iter().map(|f| (f.src, f.dst)).collect();
+            l.paths = Some(Box::new(crate::routing::paths::PathLog::new(ends)));
+        }
+    }
     sim.max_events = sc.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     if let Some(m) = sc.memory_budget {
         if m.bytes() == 0 {

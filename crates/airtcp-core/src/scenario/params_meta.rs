@@ -365,6 +365,7 @@ pub const PARAMS: &[Param] = &[
     p(MED, W, "noise_figure_db", "float", "dB", "preset", Range::Within(0.0, true, 100.0, true), "Receiver noise figure: noise = kTB raised by it (sinr)."),
     p(MED, W, "preamble_snr_db", "float", "dB", "4", Range::Within(-50.0, true, 100.0, true), "Minimum SNR for a preamble to be detected (sinr)."),
     p(MED, W, "rx_sensitivity_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "Weakest signal that counts as interference (sinr)."),
+    p(MED, W, "cca_ed_threshold_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "A sensed signal whose preamble cannot be detected from its power holds the medium only from this energy up (sinr; ns-3 CcaEdThreshold)."),
     p(MED, W, "fading", "table", "", NONE, ANY, "Per-frame small-scale fading of every pair (off by default)."),
     p(MED, W, "rate_control", "table", "", NONE, ANY, "Per-station rate adaptation (default: every data frame at rate)."),
     p(MED, "wifi tdma", "slot", "duration", S, "preset", ANY, "Slot time (wifi, up to 1 s) or slot length (tdma: required, > 0)."),
@@ -528,7 +529,9 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "ttl_threshold", "int", "hops", "7", ANY, "AODV: TTL_THRESHOLD (>= 1)."),
     p(RT, "", "tc_interval", "duration", S, "5", ANY, "OLSR: TC_INTERVAL (> 0)."),
     p(RT, "", "willingness", "int", "", "3", ANY, "OLSR: willingness to carry traffic for others (0..7; RFC 3626 18.8)."),
-    p(RT, "", "jitter", "duration", S, "aodv: 0.01, olsr: 0.5", ANY, "Largest jitter of a broadcast (>= 0)."),
+    p(RT, "", "jitter", "duration", S, "aodv: 0.01, olsr: hello_interval / 4", ANY, "Largest jitter of a broadcast (>= 0; OLSR: MAXJITTER, every message waits up to it)."),
+    p(RT, "", "bundle", "bool", "", "true", ANY, "OLSR: messages waiting together leave in one packet (RFC 3626 3.4); false: a packet per message."),
+    p(RT, "", "hysteresis", "bool", "", "false", ANY, "OLSR: link hysteresis (RFC 3626 14): a link is used once its quality passes 0.8 and dropped below 0.3."),
     // --- trace ---
     p(TR, "", "cwnd", "bool", "", "false", ANY, "Record every flow's cwnd series."),
     p(TR, "", "verdicts", "bool", "", "false", ANY, "Record every loss-cause verdict (time, segment, verdict, true cause)."),
@@ -538,4 +541,5 @@ pub const PARAMS: &[Param] = &[
     p(TR, "", "positions", "duration", S, NONE, ANY, "Sample every radio node's position at this interval (series.positions)."),
     p(TR, "", "rssi", "list", "", "[]", ANY, "802.11 media (or \"*\") whose stations record the power of every frame they sense (series.rssi)."),
     p(TR, "", "pcap_dir", "string", "", "pcap", ANY, "Directory of the pcap files (<name>.pcap)."),
+    p(TR, "", "routes", "bool", "", "false", ANY, "Record the route each flow's data takes, at each change (the routes table)."),
 ];

@@ -26,13 +26,15 @@ fn positive(v: Option<u32>, default: u32, path: String) -> R<u32> {
 /// AODV's configuration from a merged spec; `p` is the spec's path for errors.
 fn aodv_config(s: &RoutingSpec, p: &str) -> R<aodv::Config> {
     let d = aodv::Config::default();
-    if s.tc_interval.is_some() || s.willingness.is_some() {
-        let k = if s.tc_interval.is_some() {
-            "tc_interval"
-        } else {
-            "willingness"
-        };
-        return err(format!("{p}.{k}"), "is an OLSR setting (protocol is aodv)");
+    for (set, k) in [
+        (s.tc_interval.is_some(), "tc_interval"),
+        (s.willingness.is_some(), "willingness"),
+        (s.bundle.is_some(), "bundle"),
+        (s.hysteresis.is_some(), "hysteresis"),
+    ] {
+        if set {
+            return err(format!("{p}.{k}"), "is an OLSR setting (protocol is aodv)");
+        }
     }
     let c = aodv::Config {
         hello: s.hello.unwrap_or(d.hello),
@@ -139,6 +141,8 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
         top_hold_time: 3 * tc_interval,
         willingness,
         link_feedback: s.link_feedback.unwrap_or(d.link_feedback),
+        bundle: s.bundle.unwrap_or(d.bundle),
+        hysteresis: s.hysteresis.unwrap_or(d.hysteresis),
         max_jitter: match s.jitter {
             Some(j) if j.0 < 0.0 || !j.0.is_finite() => {
                 return err(
@@ -147,7 +151,8 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
                 )
             }
             Some(j) => j.ns(),
-            None => d.max_jitter,
+            // MAXJITTER = HELLO_INTERVAL / 4 (RFC 3626 3.5).
+            None => hello_interval / 4,
         },
         ..d
     })

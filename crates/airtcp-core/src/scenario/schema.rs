@@ -124,6 +124,10 @@ pub struct RoutingSpec {
     pub willingness: Option<u8>,
     /// Largest broadcast jitter.
     pub jitter: Option<Duration>,
+    /// OLSR: messages waiting together leave in one packet (RFC 3626 3.4).
+    pub bundle: Option<bool>,
+    /// OLSR: link hysteresis (RFC 3626 14).
+    pub hysteresis: Option<bool>,
 }
 
 impl RoutingSpec {
@@ -150,7 +154,9 @@ impl RoutingSpec {
             ttl_threshold,
             tc_interval,
             willingness,
-            jitter
+            jitter,
+            bundle,
+            hysteresis
         )
     }
 }
@@ -318,6 +324,9 @@ pub struct MediumSpec {
     pub preamble_snr_db: Option<f64>,
     /// Weakest signal that still counts as interference (`sinr`; below carrier sense).
     pub rx_sensitivity_dbm: Option<f64>,
+    /// Energy that holds the medium busy without a detected preamble (`sinr`; ns-3's
+    /// `CcaEdThreshold`).
+    pub cca_ed_threshold_dbm: Option<f64>,
     /// Rate of ACK frames (default: the preset's rule).
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
@@ -383,6 +392,7 @@ impl MediumSpec {
             noise_figure_db,
             preamble_snr_db,
             rx_sensitivity_dbm,
+            cca_ed_threshold_dbm,
             ack_rate,
             fading,
             rate_control,
@@ -958,6 +968,9 @@ pub struct TraceSpec {
     /// (`series.rssi`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rssi: Vec<String>,
+    /// Record the route each flow's data takes, at each change (the `routes` table).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub routes: bool,
 }
 fn default_queue_interval() -> Duration {
     Duration(0.01)
@@ -973,6 +986,7 @@ impl Default for TraceSpec {
             pcap_dir: None,
             positions: None,
             rssi: vec![],
+            routes: false,
         }
     }
 }

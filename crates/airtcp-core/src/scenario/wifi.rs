@@ -31,6 +31,8 @@ struct Preset {
     reception: ReceptionKind,
     preamble_snr_db: f64,
     rx_sensitivity_dbm: Option<f64>,
+    /// Energy-detection threshold for undetected preambles (None: every sensed signal).
+    cca_ed_dbm: Option<f64>,
     slot_us: f64,
     plcp_us: f64,
     cw_min: u32,
@@ -56,6 +58,7 @@ fn preset(p: WifiPreset) -> Preset {
         reception: ReceptionKind::Ns2,
         preamble_snr_db: 4.0,
         rx_sensitivity_dbm: None,
+        cca_ed_dbm: None,
         slot_us: 20.0,
         plcp_us: 192.0,
         cw_min: 31,
@@ -65,7 +68,8 @@ fn preset(p: WifiPreset) -> Preset {
         ofdm: false,
     };
     // ns-3.44: YansWifiPhy (TxPowerStart/End 16.0206 dBm, RxNoiseFigure 7 dB, RxSensitivity
-    // -101 dBm, ThresholdPreambleDetectionModel Threshold 4 dB and MinimumRssi -82 dBm),
+    // -101 dBm, CcaEdThreshold -62 dBm, ThresholdPreambleDetectionModel Threshold 4 dB and
+    // MinimumRssi -82 dBm),
     // YansWifiChannelHelper::Default (LogDistancePropagationLossModel: exponent 3, 46.6777 dB
     // at 1 m), channel 1 (2412 MHz), WifiMac for 802.11b (slot 20 µs, SIFS 10 µs, long
     // preamble, CWmin 31), FrameRetryLimit 7, RtsCtsThreshold 4692480 (never), data frames with 8 bytes
@@ -85,6 +89,7 @@ fn preset(p: WifiPreset) -> Preset {
         reception: ReceptionKind::Sinr,
         preamble_snr_db: 4.0,
         rx_sensitivity_dbm: Some(-101.0),
+        cca_ed_dbm: Some(-62.0),
         slot_us: 20.0,
         plcp_us: 192.0,
         cw_min: 31,
@@ -326,6 +331,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         (m.noise_figure_db, "noise_figure_db"),
         (m.preamble_snr_db, "preamble_snr_db"),
         (m.rx_sensitivity_dbm, "rx_sensitivity_dbm"),
+        (m.cca_ed_threshold_dbm, "cca_ed_threshold_dbm"),
     ] {
         if v.is_some() && reception != Reception::Sinr {
             return err(
@@ -382,6 +388,15 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         }
         _ => cs_w,
     };
+    let cca_ed_w = match m.cca_ed_threshold_dbm.or(ps.cca_ed_dbm) {
+        Some(d) if reception == Reception::Sinr => Some(radio::dbm_to_w(finite_in(
+            d,
+            -250.0,
+            100.0,
+            format!("{p}.cca_ed_threshold_dbm"),
+        )?)),
+        _ => None,
+    };
     let (rate_control, rates) = rate_control(m, data_rate, ofdm, reception, p)?;
     let mut params = WifiParams {
         data_rate,
@@ -421,6 +436,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
                 format!("{p}.preamble_snr_db"),
             )? / 10.0,
         ),
+        cca_ed_w,
         ofdm,
         rate_control,
         rates,
@@ -597,6 +613,7 @@ pub fn preset_values() -> Vec<(String, Vec<(&'static str, String)>)> {
                 ("noise_figure_db", opt(s.noise_figure_db)),
                 ("reception", name(serde_json::json!(s.reception))),
                 ("rx_sensitivity_dbm", opt(s.rx_sensitivity_dbm)),
+                ("cca_ed_threshold_dbm", opt(s.cca_ed_dbm)),
                 ("slot", format!("{}us", s.slot_us)),
                 ("plcp", format!("{}us", s.plcp_us)),
                 ("cw_min", s.cw_min.to_string()),

@@ -24,6 +24,30 @@ impl Sim {
     #[cold]
     #[inline(never)]
     pub(super) fn route_dynamic(&mut self, node: NodeId, id: PacketId) -> Option<(DevId, NodeId)> {
+        let logged = self.routing.as_ref().is_some_and(|l| l.paths.is_some());
+        if !logged {
+            return self.route_dynamic_at(node, id);
+        }
+        // Read before routing: a packet the protocol drops is gone after.
+        let (flow, dst) = {
+            let w = &self.pool.get(id).wire;
+            (w.flow, w.dst)
+        };
+        let r = self.route_dynamic_at(node, id);
+        self.log_decision(node, flow, dst, r.map(|x| x.1));
+        r
+    }
+
+    /// `node` decided where a data packet of `flow` to `dst` goes (None: held or dropped):
+    /// the flow's path log (`trace.routes`) hears of it.
+    fn log_decision(&mut self, node: NodeId, flow: FlowId, dst: NodeId, via: Option<NodeId>) {
+        let now = self.now();
+        if let Some(p) = self.routing.as_mut().and_then(|l| l.paths.as_mut()) {
+            p.decide(now, flow, dst, node, via);
+        }
+    }
+
+    fn route_dynamic_at(&mut self, node: NodeId, id: PacketId) -> Option<(DevId, NodeId)> {
         let now = self.now();
         let (src, dst) = {
             let w = &self.pool.get(id).wire;
@@ -93,6 +117,10 @@ impl Sim {
             match a {
                 Act::Send { to, msg } => self.send_control(node, to, msg),
                 Act::Forward { pkt, via } => {
+                    if self.routing.as_ref().is_some_and(|l| l.paths.is_some()) {
+                        let w = self.pool.get(pkt).wire;
+                        self.log_decision(node, w.flow, w.dst, Some(via));
+                    }
                     let radio = self.routing.as_ref().and_then(|l| l.radio[node.idx()]);
                     let hooks = !self.nodes[node.idx()].hooks.is_empty();
                     match radio {
@@ -100,7 +128,13 @@ impl Sim {
                         None => self.drop_packet(pkt, DropCause::NoRoute),
                     }
                 }
-                Act::Drop { pkt, cause } => self.drop_packet(pkt, cause),
+                Act::Drop { pkt, cause } => {
+                    if self.routing.as_ref().is_some_and(|l| l.paths.is_some()) {
+                        let w = self.pool.get(pkt).wire;
+                        self.log_decision(node, w.flow, w.dst, None);
+                    }
+                    self.drop_packet(pkt, cause)
+                }
                 Act::LinkDown(nb) => self.flush_link(node, nb),
             }
         }
@@ -118,7 +152,7 @@ impl Sim {
         };
         let size = msg.wire_size();
         let port = msg.port();
-        layer.overhead[node.idx()].count_sent(msg.kind(), size);
+        layer.overhead[node.idx()].count_packet(&msg);
         let slot = layer.msgs.put(msg);
         let wire = Wire {
             flow: FlowId(u32::MAX),

@@ -194,11 +194,25 @@ pub struct RunResult {
     /// overhead by message type, discoveries, breaks (absent with static routing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub routing: Vec<crate::hook::HookResult>,
+    /// The route each flow's data took, one row per change (`trace.routes`; absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<RouteRow>,
     pub series: Series,
     /// Set when the run stopped before its end (a budget, an interruption): everything
     /// above covers [0, `reached_s`) only. Absent from a complete run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<Partial>,
+}
+
+/// From time `t` on, `flow`'s data went along `path` (node names from the source; a path
+/// that stops before the destination ends where the data was held or dropped for lack of a
+/// route).
+#[derive(Serialize, Debug, Clone)]
+pub struct RouteRow {
+    pub flow: String,
+    pub t: f64,
+    pub path: Vec<String>,
 }
 
 /// How far a run that stopped early got.
@@ -219,7 +233,8 @@ impl RunResult {
     pub fn from_sim(sim: &Sim) -> RunResult {
         let totals = (sim.packets_in_network(), sim.pool.live() as u64);
         let (flows, series) = Self::flow_rows(sim);
-        Self::assemble(sim, totals, flows, series)
+        let routes = Self::route_rows(sim);
+        Self::assemble(sim, totals, flows, series, routes)
     }
 
     /// The result of a finished simulation, letting go of its packets, events and flows
@@ -230,8 +245,9 @@ impl RunResult {
         sim.pool = Default::default();
         sim.sched = Default::default();
         let (flows, series) = Self::flow_rows(&sim);
+        let routes = Self::route_rows(&sim);
         sim.flows = Vec::new();
-        Self::assemble(&sim, totals, flows, series)
+        Self::assemble(&sim, totals, flows, series, routes)
     }
 
     fn flow_rows(sim: &Sim) -> (Vec<FlowResult>, Series) {
@@ -408,12 +424,50 @@ impl RunResult {
         (flows, series)
     }
 
+    /// The `routes` table: the changes a dynamic run logged, or each flow's static route
+    /// from its start.
+    fn route_rows(sim: &Sim) -> Vec<RouteRow> {
+        if !sim.trace_routes {
+            return Vec::new();
+        }
+        let name = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+        let flow = |f: crate::ids::FlowId| sim.flows.get(f.idx()).map(|f| f.name.clone());
+        if let Some(log) = sim.routing.as_ref().and_then(|l| l.paths.as_ref()) {
+            return log
+                .rows
+                .iter()
+                .filter_map(|(t, f, path)| {
+                    Some(RouteRow {
+                        flow: flow(*f)?,
+                        t: secs(*t),
+                        path: path.iter().map(|&n| name(n)).collect(),
+                    })
+                })
+                .collect();
+        }
+        let mut rows: Vec<RouteRow> = sim
+            .flows
+            .iter()
+            .map(|f| RouteRow {
+                flow: f.name.clone(),
+                t: secs(f.start),
+                path: static_path(sim, f.src, f.dst)
+                    .into_iter()
+                    .map(name)
+                    .collect(),
+            })
+            .collect();
+        rows.sort_by(|a, b| a.t.total_cmp(&b.t));
+        rows
+    }
+
     /// Everything but the flow rows; `totals` = (packets in the network, live in the arena).
     fn assemble(
         sim: &Sim,
         totals: (u64, u64),
         flows: Vec<FlowResult>,
         mut series: Series,
+        routes: Vec<RouteRow>,
     ) -> RunResult {
         let end = sim.end;
         let links = sim
@@ -498,6 +552,7 @@ impl RunResult {
                     })
                     .collect()
             }),
+            routes,
             series,
             partial: sim.watch.stopped.as_ref().map(|s| Partial {
                 reason: s.reason(),
@@ -507,6 +562,24 @@ impl RunResult {
             }),
         }
     }
+}
+
+/// The nodes of the static route from `src` toward `dst` (up to where it ends).
+fn static_path(
+    sim: &Sim,
+    src: crate::ids::NodeId,
+    dst: crate::ids::NodeId,
+) -> Vec<crate::ids::NodeId> {
+    let mut path = vec![src];
+    let mut at = src;
+    while at != dst && path.len() <= sim.nodes.len() {
+        let Some((_, next)) = sim.routes.next_hop(at, dst) else {
+            break;
+        };
+        path.push(next);
+        at = next;
+    }
+    path
 }
 
 #[cfg(test)]

@@ -343,7 +343,7 @@ impl WifiNet {
                 evaluated: false,
                 header_ok: None,
             });
-            if h.sensed {
+            if h.sensed && self.p.holds_medium(power) {
                 self.on_busy(r, now + h.delay, end + h.delay, ctx);
             }
         }

@@ -56,6 +56,11 @@ pub struct WifiParams {
     pub reception: Reception,
     /// Minimum SNR (linear) at a frame's start for its preamble to be detected (`sinr`).
     pub preamble_snr: f64,
+    /// `sinr`: ns-3's energy-detection threshold (W). A sensed signal whose preamble a station
+    /// cannot detect from its power alone (below the receive threshold, or too little SNR
+    /// over the noise) holds the medium busy only at or above it; `None`: every sensed
+    /// signal does.
+    pub cca_ed_w: Option<f64>,
     /// Frames are OFDM: their payload fills whole 4 µs symbols (with 16 service and 6 tail
     /// bits), as 802.11a/g send them.
     pub ofdm: bool,
@@ -66,6 +71,22 @@ pub struct WifiParams {
 }
 
 impl WifiParams {
+    /// Does a sensed signal of `power` (W) hold the medium busy where it arrives? With an
+    /// energy-detection threshold, only if its preamble could be detected from its power
+    /// alone (ns-3's PHY then locks onto it and holds CCA busy) or its energy reaches the
+    /// threshold (ns-3's CCA for a preamble it did not detect). What interference or another
+    /// reception would hide at the signal's start is not considered: such a signal still holds
+    /// the medium.
+    pub fn holds_medium(&self, power: f64) -> bool {
+        match self.cca_ed_w {
+            None => true,
+            Some(ed) => {
+                power >= ed
+                    || (power >= self.rx_threshold_w && power >= self.preamble_snr * self.noise_w)
+            }
+        }
+    }
+
     /// Time on air of a frame of `bytes` (MAC header and FCS included) at `rate`.
     pub fn air_time(&self, bytes: u32, rate: u64) -> Time {
         if self.ofdm {
@@ -126,5 +147,60 @@ impl WifiParams {
     /// EIFS = SIFS + ACK at the basic rate + DIFS (802.11-2016, 10.3.2.3.7).
     pub fn eifs(&self) -> Time {
         self.sifs + self.control_time(self.ack_bytes) + self.difs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(cca_ed_w: Option<f64>) -> WifiParams {
+        WifiParams {
+            data_rate: 2_000_000,
+            basic_rate: 1_000_000,
+            ack_rate: 2_000_000,
+            slot: 20_000,
+            sifs: 10_000,
+            difs: 50_000,
+            plcp: 192_000,
+            cw_min: 31,
+            cw_max: 1023,
+            rts_threshold: 0,
+            short_retry_limit: 7,
+            long_retry_limit: 7,
+            mac_overhead: 36,
+            rts_bytes: 20,
+            cts_bytes: 14,
+            ack_bytes: 14,
+            rx_threshold_w: 1e-10,
+            cs_threshold_w: 1e-12,
+            interference_floor_w: 1e-12,
+            capture_ratio: 10.0,
+            noise_w: 1e-13,
+            reception: Reception::Sinr,
+            preamble_snr: 10f64.powf(0.4),
+            cca_ed_w,
+            ofdm: false,
+            rate_control: RateControl::Constant,
+            rates: vec![2_000_000],
+        }
+    }
+
+    #[test]
+    fn an_undetectable_preamble_holds_the_medium_only_from_the_energy_threshold() {
+        // Without a threshold every sensed signal holds the medium.
+        assert!(params(None).holds_medium(2e-12));
+        let p = params(Some(1e-9));
+        // Below the receive threshold and the energy threshold: idle (ns-3: preamble not
+        // detected, energy under CcaEdThreshold).
+        assert!(!p.holds_medium(5e-11));
+        // At the energy threshold: busy, detectable or not.
+        assert!(p.holds_medium(1e-9));
+        // At the receive threshold with enough SNR: its preamble is detected, so busy.
+        assert!(p.holds_medium(1e-10));
+        // At the receive threshold but under the preamble SNR over the noise: idle.
+        let mut noisy = params(Some(1e-9));
+        noisy.noise_w = 5e-11;
+        assert!(!noisy.holds_medium(1e-10));
     }
 }
