@@ -24,7 +24,7 @@ STAMP_DEV   := $(VENV)/.stamp-dev
 # take effect at once; the extension is rebuilt when anything Rust-side or the packaging changes.
 RUST_SRC := Cargo.toml Cargo.lock $(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) 2>/dev/null)
 
-.PHONY: help setup setup-dev rust-tools bpf demo test bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-ns3-manet validate-linux \
+.PHONY: help setup setup-dev rust-tools bpf demo test test-py test-rust test-lint bench bench-htsim bench-ns3-chain validate-ns3 validate-ns3-wifi validate-ns3-manet validate-linux \
         clean distclean
 
 help:
@@ -82,13 +82,30 @@ demo: setup
 
 # Every Rust test runs once, on one build of the core (profile `ci` in Cargo.toml: optimized,
 # with integer overflow and debug assertions checked, without LTO).
-test: setup-dev rust-tools
-	cargo test --workspace --profile ci
+# The three parts share no build (each profile has its own target directory) and run at once,
+# each one's output printed when it ends: the extension's build then the Python tests, which
+# take longest, and, niced so that they fill the cores the former leave idle, the Rust tests
+# and the Rust lints.
+test: rust-tools
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-py test-rust test-lint
+
+test-rust:
+	nice -n 10 cargo test --workspace --profile ci
+
+test-lint:
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	nice -n 10 cargo clippy --workspace --all-targets -- -D warnings
+
+# The dev packages are installed before the extension is built: both install into the venv.
+# The tests that hold the kernel's state (registered BPF programs, `make -C bpf`) and judge
+# real-time transfers (marker `kernel`) run on their own after the others, so that no parallel
+# test competes with them for the cores.
+test-py: $(STAMP_DEV)
 	$(BIN)/ruff check python tests benches tools
 	$(BIN)/ruff format --check python tests benches tools
-	$(BIN)/pytest -q
+	$(MAKE) --no-print-directory setup
+	$(BIN)/pytest -q -n $${PYTEST_WORKERS:-logical} -m "not kernel"
+	$(BIN)/pytest -q -m kernel
 
 bench: setup
 	$(BIN)/airtcp bench

@@ -33,3 +33,9 @@ def dumbbell_dict(_dumbbell_dict) -> dict:
 @pytest.fixture
 def short_dumbbell(dumbbell_dict) -> airtcp.Scenario:
     return airtcp.Scenario.from_dict(dumbbell_dict)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The long tests first (stable sort: the rest keep their order), so that with `pytest -n`
+    # no worker is left with one of them after the others have run out of tests.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

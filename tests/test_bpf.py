@@ -31,6 +31,9 @@ def _netns_path():
     return mod
 
 
+pytestmark = pytest.mark.kernel
+
+
 @pytest.fixture(scope="module")
 def progs():
     # Not a skip: CI runs as root with these tools (.ci/run installs them), so this must hold.

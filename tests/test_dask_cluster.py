@@ -55,6 +55,7 @@ def _stored(db: Path) -> int:
         return 0
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("allowed_failures", [3, 0])
 def test_sweep_survives_a_dask_worker_killed_mid_run(tmp_path, allowed_failures):
     """With the scheduler's default (3 failures a task may see), the killed worker's runs are

@@ -19,6 +19,8 @@ from airtcp import bpf
 from airtcp.emulate import NS_PREFIX, Emulator, NamespaceSet, requirements_problem
 from airtcp.store import Store
 
+pytestmark = pytest.mark.kernel
+
 
 @pytest.fixture(autouse=True)
 def _can_emulate():

@@ -192,6 +192,7 @@ def _examples(f: Any) -> Any:
     return f
 
 
+@pytest.mark.long
 @settings(
     max_examples=500,
     deadline=None,

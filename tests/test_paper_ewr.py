@@ -243,6 +243,7 @@ def test_seeds_differ_without_channel_errors():
     assert a != b
 
 
+@pytest.mark.long
 def test_quick_reproduction_report_and_store(tmp_path):
     code = main(["reproduce", "ewr", "--quick", "--out", str(tmp_path), "--workers", "2"])
     assert code == 0

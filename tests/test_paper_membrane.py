@@ -204,6 +204,7 @@ def test_every_scenario_is_a_request_then_a_response():
     assert r.flows.filter(pl.col("name").str.starts_with("resp"))["start_s"].min() > 0
 
 
+@pytest.mark.long
 def test_quick_reproduction_report_and_store(tmp_path):
     code = main(["reproduce", "membrane", "--quick", "--out", str(tmp_path), "--workers", "2"])
     assert code == 0

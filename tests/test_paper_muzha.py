@@ -198,6 +198,7 @@ def test_a_long_chain_with_an_early_destination_is_the_short_chain():
     assert a.summary["events"] == b.summary["events"]
 
 
+@pytest.mark.long
 def test_quick_reproduction_report_and_store(tmp_path):
     code = main(["reproduce", "muzha", "--quick", "--out", str(tmp_path), "--workers", "2"])
     assert code == 0

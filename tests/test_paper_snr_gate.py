@@ -166,6 +166,7 @@ def test_step_claim_inconclusive_without_both_threshold_pairs():
 # end to end
 
 
+@pytest.mark.long
 def test_quick_reproduction_report_and_store(tmp_path):
     code = main(["reproduce", "snr-gate", "--quick", "--out", str(tmp_path), "--workers", "2"])
     assert code == 0

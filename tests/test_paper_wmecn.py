@@ -19,6 +19,7 @@ from airtcp.stats import INCONCLUSIVE, NOT_SUPPORTED, SUPPORTED
 from .test_report import OUTCOMES, ReportParser, assert_oracle_shares, claim_lines
 
 
+@pytest.mark.long
 def test_quick_reproduction_report_and_store(tmp_path, capsys):
     args = ["reproduce", "wmecn", "--quick", "--out", str(tmp_path), "--workers", "2"]
     assert main(args) == 0

@@ -429,6 +429,7 @@ def test_a_pool_forks_its_workers_only_from_a_process_of_one_thread():
     assert p.stdout.split("\n")[:3] == ["fork", "fork True", "forkserver"], p.stdout
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("method", ["fork", "forkserver"])
 def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path, method):
     scen = tmp_path / "heavy.toml"
@@ -508,6 +509,7 @@ def test_sigkill_midway_then_resume_equals_uninterrupted(tmp_path, method):
 # dask
 
 
+@pytest.mark.long
 def test_dask_local_cluster_matches_the_process_pool(capsys, tmp_path, short_dumbbell):
     pytest.importorskip("distributed")
     path = tmp_path / "d.toml"

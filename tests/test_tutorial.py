@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import polars as pl
+import pytest
 
 import airtcp
 
@@ -28,6 +29,7 @@ def _commands() -> list[list[str]]:
     return out
 
 
+@pytest.mark.long
 def test_the_tutorial_runs_in_a_fresh_directory(tmp_path):
     (tmp_path / "scenarios").mkdir()
     shutil.copy(DUMBBELL, tmp_path / "scenarios" / "dumbbell.toml")
