@@ -88,6 +88,7 @@ demo: setup
 # and the Rust lints.
 test: rust-tools
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-py test-rust test-lint
+	$(BIN)/pytest -q -m kernel
 
 test-rust:
 	nice -n 10 cargo test --workspace --profile ci
@@ -98,14 +99,13 @@ test-lint:
 
 # The dev packages are installed before the extension is built: both install into the venv.
 # The tests that hold the kernel's state (registered BPF programs, `make -C bpf`) and judge
-# real-time transfers (marker `kernel`) run on their own after the others, so that no parallel
-# test competes with them for the cores.
+# real-time transfers (marker `kernel`) run on their own once everything else has finished
+# (`test` runs them last), so that no test or build competes with them for the cores.
 test-py: $(STAMP_DEV)
 	$(BIN)/ruff check python tests benches tools
 	$(BIN)/ruff format --check python tests benches tools
 	$(MAKE) --no-print-directory setup
 	$(BIN)/pytest -q -n $${PYTEST_WORKERS:-logical} -m "not kernel"
-	$(BIN)/pytest -q -m kernel
 
 bench: setup
 	$(BIN)/airtcp bench
