@@ -570,7 +570,13 @@ fn extras(p: &Param, variant: &str, doc: &mut Value) -> Vec<(&'static str, Value
         }
         // Keys of the sinr reception (which needs noise).
         ("media[]", _)
-            if ["rx_sensitivity_dbm", "noise_figure_db", "preamble_snr_db"].contains(&p.key) =>
+            if [
+                "rx_sensitivity_dbm",
+                "noise_figure_db",
+                "preamble_snr_db",
+                "cca_ed_threshold_dbm",
+            ]
+            .contains(&p.key) =>
         {
             vec![
                 ("reception", json!("sinr")),
