@@ -2093,6 +2093,22 @@ mod tests {
         }
     }
 
+    /// `n` segments out (cwnd `n`), segment 0 lost; limited transmit sends two more on the
+    /// first two duplicate ACKs, and the third (SACKing segments 1-3) starts recovery.
+    fn recover_after_limited_transmit(s: &mut TcpSender, n: u64) {
+        s.cfg.limited_transmit = true;
+        s.set_app_end(u64::MAX);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = n * 1000;
+        assert_eq!(drain(s, 0).len() as u64, n);
+        for k in 1..=3 {
+            s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
+            drain(s, 10 * MS);
+        }
+        assert!(s.in_recovery());
+        assert_eq!(s.snd_max, (n + 2) * 1000);
+    }
+
     #[test]
     fn a_cut_from_pipe_halves_what_is_still_in_the_network() {
         // Ten segments out, segment 0 lost; limited transmit sends 10 and 11 on the first two
@@ -2100,18 +2116,8 @@ mod tests {
         // SACKed - 1 lost = 8: RFC 5681 gives ssthresh 6 segments, the pipe rule 4.
         for (from_pipe, want) in [(false, 6_000), (true, 4_000)] {
             let mut s = sack_sender(false);
-            s.cfg.limited_transmit = true;
             s.cfg.cut_from_pipe = from_pipe;
-            s.set_app_end(u64::MAX);
-            s.rwnd = 1 << 20;
-            s.st.cwnd = 10_000;
-            assert_eq!(drain(&mut s, 0).len(), 10);
-            for k in 1..=3 {
-                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
-                drain(&mut s, 10 * MS);
-            }
-            assert!(s.in_recovery());
-            assert_eq!(s.snd_max, 12_000);
+            recover_after_limited_transmit(&mut s, 10);
             assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
         }
     }
@@ -2123,18 +2129,8 @@ mod tests {
         // halves the flight: 6.5 segments; Linux's tcp_reno_ssthresh max(cwnd >> 1, 2): 5.
         for (linux, want) in [(false, 6_500), (true, 5_000)] {
             let mut s = sack_sender(false);
-            s.cfg.limited_transmit = true;
             s.cfg.linux_growth = linux;
-            s.set_app_end(u64::MAX);
-            s.rwnd = 1 << 20;
-            s.st.cwnd = 11_000;
-            assert_eq!(drain(&mut s, 0).len(), 11);
-            for k in 1..=3 {
-                s.on_ack(10 * MS, &sack_ack(0, 1000 + k * 1000));
-                drain(&mut s, 10 * MS);
-            }
-            assert!(s.in_recovery());
-            assert_eq!(s.snd_max, 13_000);
+            recover_after_limited_transmit(&mut s, 11);
             assert_eq!(s.st.ssthresh, want, "linux_growth = {linux}");
         }
     }
