@@ -251,3 +251,28 @@ def test_results_of_parts_merge_without_overwriting():
     ns3_run.merge_results(a, b)
     assert a["ns3"] == {"k": {"1": one, "2": two}, "j": {"1": two}}
     assert a["airtcp"] == {"b": {"k": {"1": one}}, "c": {"k": {"1": two}}}
+
+
+def test_airtcp_alone_reruns_exactly_the_seeds_ns3_has(monkeypatch):
+    # A new core build reruns airtcp's side only: the stopping rule must not draw a different
+    # seed set from the one ns-3's stored runs have (the table compares common seeds).
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    s = ns3_run.BY_NAME["newreno"]
+    nk = ns3_run.ns3_key(s, 1, 0.05, 60.0)
+    spread = {str(k): {"goodput_bps": 1.0e6 * (1 + 0.3 * (k % 3))} for k in (1, 2, 3, 5, 8)}
+    res = {"ns3": {nk: spread}, "airtcp": {}}
+    ran = []
+
+    def fake(args):
+        ran.append(args[4])
+        return {"goodput_bps": 1.0e6, "build": "abc"}
+
+    monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
+    monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
+    a = SimpleNamespace(side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, quick=True)
+    ns3_run.run_points([(s, "newreno", 1, 0.05)], res, "abc", None, a)
+    assert sorted(ran) == [1, 2, 3, 5, 8]
+    stored = res["airtcp"]["abc"][ns3_run.airtcp_key("newreno", s, 1, 0.05, 60.0)]
+    assert sorted(stored, key=int) == ["1", "2", "3", "5", "8"]

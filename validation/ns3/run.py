@@ -497,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
 def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
     """Runs seeds for every point until each has what ``seeds_wanted`` asks, storing every
     result as it arrives. With ``a.side`` one simulator only, the other side's spread is taken
-    to be the same (so the other side can be run later, to the same seeds)."""
+    to be the same (so the other side can be run later, to the same seeds); airtcp alone on a
+    point whose ns-3 runs are stored runs the seeds ns-3 has."""
     with ProcessPoolExecutor(a.jobs) as pool:
         while True:
             jobs = []
@@ -509,6 +510,12 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                 if a.side == "ns3":
                     have = [k for k in seeds if k in ns]
                     ga = gn = [ns[k]["goodput_bps"] for k in have]
+                elif a.side == "airtcp" and ns:
+                    # ns-3's runs are stored: airtcp runs exactly their seeds, so that a
+                    # rerun of one side (a new core build) compares the same seed set.
+                    have = [k for k in seeds if k in ns]
+                    ga = gn = [ns[k]["goodput_bps"] for k in have]
+                    want_seeds = [k for k in have if k not in ai]
                 elif a.side == "airtcp":
                     have = [k for k in seeds if k in ai]
                     ga = gn = [ai[k]["goodput_bps"] for k in have]
@@ -516,6 +523,11 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                     have = [k for k in seeds if k in ns and k in ai]
                     ga = [ai[k]["goodput_bps"] for k in have]
                     gn = [ns[k]["goodput_bps"] for k in have]
+                if a.side == "airtcp" and ns:
+                    for k in want_seeds:
+                        args = (cc, per, f, a.duration, int(k), s.tcp, s.ecn_k)
+                        jobs.append((ai, k, airtcp_goodput, args))
+                    continue
                 want = seeds_wanted(ga, gn, len(have), a.min_seeds, a.seeds)
                 for seed in range(1, want + 1):
                     k = str(seed)
