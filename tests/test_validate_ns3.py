@@ -19,6 +19,8 @@ def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     assert sc.get("tcp.profile") == "ns3"
     # ns-3 always opens with a handshake.
     assert sc.get("tcp.handshake") is True
+    # The ns-3 program's links add a 2-byte PPP header to the profile's 52 bytes.
+    assert sc.get("tcp.header_size") == 54
     assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
     assert sc.get("links.R2-D.error.per") == 0.05
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
@@ -229,6 +231,9 @@ def test_ns3_profile_runs_the_ns3_variants_of_westwood_vegas_and_veno():
     d = airtcp.defaults()["profiles"]
     assert d["ns3"]["ns3_schemes"] and not d["linux"]["ns3_schemes"]
     assert d["ns3"]["ack_first_segment"] and d["ns3"]["ts_echo_earliest"]
+    assert d["ns3"]["syn_options"] == 4 and d["ns3"]["handshake_ack"]
+    assert airtcp.defaults()["tcp"]["syn_options"] == 0
+    assert not airtcp.defaults()["tcp"]["handshake_ack"]
     assert not airtcp.defaults()["tcp"]["ts_echo_earliest"]
     for cc in ("westwood+", "vegas", "veno"):
 

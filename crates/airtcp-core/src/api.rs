@@ -122,6 +122,14 @@ pub fn params() -> Value {
 const CUBIC_ARITHMETIC: [&str; 3] = ["rfc9438", "linux", "ns3"];
 
 fn tcp_json(c: &TcpConfig) -> Value {
+    let mut v = tcp_json_main(c);
+    // Apart: one json! of every key exceeds the macro's recursion limit.
+    v["syn_options"] = c.syn_options.into();
+    v["handshake_ack"] = c.handshake_ack.into();
+    v
+}
+
+fn tcp_json_main(c: &TcpConfig) -> Value {
     json!({
         "segment_size": c.mss,
         "header_size": c.header,

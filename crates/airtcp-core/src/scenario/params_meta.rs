@@ -425,6 +425,8 @@ pub const PARAMS: &[Param] = &[
     p(TCP, "", "ecn", "bool", "", "false", ANY, "ECN-capable transport (RFC 3168)."),
     p(TCP, "", "dupack_threshold", "int", "ACKs", "3", ONE_UP, "Duplicate ACKs that trigger fast retransmit."),
     p(TCP, "", "handshake", "bool", "", "false", ANY, "Open with SYN/SYN-ACK (ns-2's agents start established)."),
+    p(TCP, "", "syn_options", "int", B, "0", Range::Max(40.0, true), "Bytes the SYN and SYN-ACK carry beyond header_size (ns-3: 4)."),
+    p(TCP, "", "handshake_ack", "bool", "", "false", ANY, "Complete the handshake with a pure ACK ahead of the first data (ns-3)."),
     p(TCP, "", "dda_delay", "duration", S, NONE, POS, "Delayed duplicate ACKs: the receiver holds dupACKs this long."),
     p(TCP, "", "limited_transmit", "bool", "", "false", ANY, "Limited transmit (RFC 3042)."),
     p(TCP, "", "prr", "bool", "", "false", ANY, "Proportional rate reduction (RFC 6937)."),

@@ -846,6 +846,10 @@ pub struct TcpOptions {
     pub ecn: Option<bool>,
     pub dupack_threshold: Option<u32>,
     pub handshake: Option<bool>,
+    /// Bytes the SYN and SYN-ACK carry beyond header_size.
+    pub syn_options: Option<u32>,
+    /// Complete the handshake with a pure ACK ahead of the first data segment.
+    pub handshake_ack: Option<bool>,
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
     pub prr: Option<bool>,
@@ -934,6 +938,8 @@ impl TcpOptions {
             ecn,
             dupack_threshold,
             handshake,
+            syn_options,
+            handshake_ack,
             dda_delay,
             limited_transmit,
             prr,

@@ -209,6 +209,13 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     if let Some(v) = o.handshake {
         c.handshake = v;
     }
+    if let Some(v) = o.syn_options {
+        range("syn_options", v as f64)?;
+        c.syn_options = v;
+    }
+    if let Some(v) = o.handshake_ack {
+        c.handshake_ack = v;
+    }
     if let Some(v) = o.dupack_threshold {
         range("dupack_threshold", v as f64)?;
         c.dupack_threshold = v;

@@ -34,6 +34,12 @@ pub struct TcpConfig {
     /// Open the connection with a SYN exchange (which negotiates ECN) instead of starting
     /// established.
     pub handshake: bool,
+    /// Bytes the SYN and SYN-ACK carry beyond `header` (their options less the data
+    /// segments' timestamp option).
+    pub syn_options: u32,
+    /// The sender completes the handshake with a pure ACK ahead of its first data segment
+    /// (RFC 9293's third segment), rather than with the first data segment.
+    pub handshake_ack: bool,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
     /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
     pub dda_delay: Option<Time>,
@@ -254,6 +260,12 @@ impl Profile {
                 ts_echo_earliest: true,
                 // TcpOptionTS::NowToTsValue and ElapsedTimeFromTsValue count milliseconds.
                 ts_tick: MS,
+                // TcpSocketBase::SendEmptyPacket: a SYN adds window scale (3) and SACK
+                // permitted (2) to the timestamp option (10), 16 option bytes padded against
+                // the data segments' 12.
+                syn_options: 4,
+                // TcpSocketBase::ProcessSynSent: SendEmptyPacket(ACK), then SendPendingData.
+                handshake_ack: true,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -322,6 +334,8 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             // ns-2's one-way agents, which the seed papers used, start established.
             handshake: false,
+            syn_options: 0,
+            handshake_ack: false,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,

@@ -175,6 +175,8 @@ pub struct TcpSender {
     /// cwnd before an ELN-triggered recovery, restored at its end.
     eln_saved: Option<u64>,
     probe_due: bool,
+    /// `handshake_ack`: the pure ACK that completes the handshake is owed.
+    handshake_ack_due: bool,
     last_account: Time,
     pub stats: SenderStats,
     /// Every verdict of a scheme that judges the cause of losses, in order.
@@ -295,6 +297,7 @@ impl TcpSender {
             persist_backoff: 0,
             eln_saved: None,
             probe_due: false,
+            handshake_ack_due: false,
             last_account: now,
             stats: SenderStats::default(),
             decisions: Vec::new(),
@@ -559,6 +562,15 @@ impl TcpSender {
                 len: 0,
                 retx: false,
                 flags: flags::SYN | ecn,
+            });
+        }
+        if std::mem::take(&mut self.handshake_ack_due) {
+            // The handshake's third segment, ahead of the first data (no sequence space).
+            return Some(Segment {
+                seq: 0,
+                len: 0,
+                retx: false,
+                flags: flags::ACK,
             });
         }
         if std::mem::take(&mut self.probe_due) {
@@ -1029,11 +1041,19 @@ impl TcpSender {
             if h.has(flags::SYN) && h.has(flags::ACK) {
                 // Open: ECN only if the receiver agreed (RFC 3168 6.1.1: SYN-ACK with ECE).
                 self.syn = None;
+                self.handshake_ack_due = self.cfg.handshake_ack;
                 self.ecn_ok = self.cfg.ecn && h.has(flags::ECE);
                 self.rwnd = h.wnd;
                 self.rto_deadline = None;
                 if let (Some(sent), false) = (syn.sent_at, syn.retransmitted) {
-                    self.rtt.sample(now - sent);
+                    // With timestamps the SYN is timed by its echo, in whole ticks as every
+                    // later sample (ns-3's EstimateRtt on the SYN-ACK), at least 1 µs.
+                    let r = if self.cfg.timestamps && self.cfg.ts_tick > 0 {
+                        (self.ts_clock(now) - self.ts_clock(sent)).max(1_000)
+                    } else {
+                        now - sent
+                    };
+                    self.rtt.sample(r);
                 }
             }
             return;
@@ -1833,6 +1853,41 @@ mod tests {
         assert!(s.is_established() && s.ecn_enabled());
         assert_eq!(s.rtt.srtt, Some(100 * MS), "the SYN is timed");
         assert_eq!(drain(&mut s, 100 * MS).len(), 2, "then the initial window");
+    }
+
+    #[test]
+    fn with_a_timestamp_tick_the_syn_is_timed_by_its_echo_and_acked_alone() {
+        // ns-3 (TcpSocketBase::ProcessSynSent) times the SYN from the echoed timestamp, in
+        // whole milliseconds, and sends a pure ACK before its first data.
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            handshake: true,
+            timestamps: true,
+            ts_tick: MS,
+            handshake_ack: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        drain(&mut s, 0);
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK,
+            wnd: 65_535,
+            ts_ecr: 0,
+            ..Default::default()
+        };
+        s.on_ack(100 * MS + 278_400, &synack);
+        assert_eq!(s.rtt.srtt, Some(100 * MS), "100.28 ms in whole ticks");
+        let segs = drain(&mut s, 100 * MS + 278_400);
+        assert_eq!((segs[0].len, segs[0].flags), (0, flags::ACK));
+        assert_eq!(segs.len(), 3, "then the initial window");
+        assert!(segs[1..].iter().all(|g| g.len > 0) && segs[1].seq == 0);
+        // Without a tick the exact time is kept, and without handshake_ack data comes first.
+        let mut s = handshake_sender(false);
+        drain(&mut s, 0);
+        s.on_ack(100 * MS + 278_400, &synack);
+        assert_eq!(s.rtt.srtt, Some(100 * MS + 278_400));
+        assert!(drain(&mut s, 100 * MS + 278_400).iter().all(|g| g.len > 0));
     }
 
     #[test]
