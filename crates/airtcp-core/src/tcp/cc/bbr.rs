@@ -56,7 +56,7 @@ pub const PARAMS: &[ParamSpec] = &[ParamSpec::ns3(
     "ns3",
     0.0,
     1.0,
-    "1: ns-3's rate sampling (a sender held by the receive window, not cwnd, is application-limited)",
+    "1: ns-3's rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not)",
 )];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -338,11 +338,12 @@ pub struct Bbr {
     /// Receive window of the last ACK (sending limited by it is not application-limited).
     rwnd: u64,
     probe_rtt_entries: u64,
-    /// ns-3.44's `TcpRateLinux::CalculateAppLimited`, run at each write of the application:
-    /// less than a segment unsent and bytes in flight below cwnd mark the samples
-    /// application-limited. Its bulk application keeps the send buffer full, so this is
-    /// every ACK while the receive window, not cwnd, holds the sender (Linux, whose send
-    /// buffer grows past the window, does not see it).
+    /// ns-3.44's rate sampling. `TcpRateLinux::CalculateAppLimited`, run at each write of
+    /// the application, is its only application-limited rule: less than a segment unsent
+    /// and bytes in flight below cwnd. Its bulk application keeps the send buffer full, so
+    /// this is every ACK while the receive window, not cwnd, holds the sender (Linux, whose
+    /// send buffer grows past the window, does not see it). And PROBE_RTT's samples are not
+    /// marked (`HandleProbeRTT` sets a member the sampler does not read).
     ns3: bool,
 }
 
@@ -625,7 +626,11 @@ impl Bbr {
         }
         if self.mode == Mode::ProbeRtt {
             // What is sent now is held back on purpose: its rate samples are not the path's.
-            self.rs.app_limited_until = (rs.delivered + rs.inflight).max(1);
+            // (ns-3's HandleProbeRTT sets TcpBbr's own m_appLimited, which its rate sampler
+            // never reads: there PROBE_RTT's samples count in full.)
+            if !self.ns3 {
+                self.rs.app_limited_until = (rs.delivered + rs.inflight).max(1);
+            }
             let floor = MIN_CWND_SEGMENTS * self.mss;
             if self.probe_rtt_done.is_none() && rs.inflight <= floor {
                 // Hold for 200 ms and one round, both counted from here.
@@ -753,9 +758,12 @@ impl Bbr {
         if self.ca != CaState::Open || self.pacing_bps <= 0.0 {
             return;
         }
-        // The state the last ACK's transmissions left: flight at the receive window.
-        if self.ns3 && self.rs.flight < self.cwnd && self.rs.flight + self.mss > self.rwnd {
-            self.rs.app_limited_until = (self.rs.delivered + self.rs.pipe).max(1);
+        if self.ns3 {
+            // ns-3's only rule, on the state the last ACK's transmissions left: the flight at
+            // the receive window and below cwnd.
+            if self.rs.flight < self.cwnd && self.rs.flight + self.mss > self.rwnd {
+                self.rs.app_limited_until = (self.rs.delivered + self.rs.pipe).max(1);
+            }
             return;
         }
         let gap = (self.mss as f64 * 8.0 / self.pacing_bps * SEC as f64) as Time;
@@ -1083,6 +1091,21 @@ mod tests {
         );
         // The same seed gives the same phase.
         assert_eq!(cruising(5).0.cycle_index(), cruising(5).0.cycle_index());
+    }
+
+    #[test]
+    fn ns3_probe_rtt_samples_are_not_application_limited() {
+        // Linux marks what PROBE_RTT sends application-limited; ns-3's HandleProbeRTT sets
+        // TcpBbr's own m_appLimited, which its rate sampler never reads.
+        for ns3 in [false, true] {
+            let (mut b, mut st) = cruising(3);
+            b.ns3 = ns3;
+            b.min_rtt_stamp = 0;
+            let rs = round_sample(&b, 10 * SEC + 1, 1.25e6, 125 * MSS);
+            b.step(10 * SEC + 1, &rs, &mut st);
+            assert_eq!(b.mode(), Mode::ProbeRtt);
+            assert_eq!(b.rs.app_limited_until != 0, !ns3, "ns3 = {ns3}");
+        }
     }
 
     #[test]
