@@ -66,9 +66,7 @@ AODV_KEYS: dict = {}
 # RreqRetries (2) counted as RREQs at NET_DIAMETER, the first one included
 # (RouteRequestTimerExpire gives up once GetRreqCnt() reaches it), where 6.3 allows
 # RREQ_RETRIES more after the first: one retry in airtcp's terms.
-AODV_NS3 = (
-    "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1"
-)
+AODV_NS3 = "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1"
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.
 NS3_L2_FEEDBACK = [True]
