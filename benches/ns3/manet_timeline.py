@@ -285,6 +285,34 @@ def analyse(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
     return out
 
 
+def walk_line(side: Side, src: int, lo: float) -> str:
+    """The source's route discoveries after the cut and when its flow resumes: RREQs it
+    originated, its resends that reached its device (a resend AODV holds shows only if the
+    discovery succeeds), held packets dropped when a discovery failed (ns-3's IP drop 5)."""
+    t0 = max(lo, vm.WALK_LEAVE)
+    rreqs = [e[0] for e in side.events if e[1] == src and e[2] == "rreq" and e[0] >= t0]
+    una, high, resends, failed = 0, -1, [], []
+    for e in side.events:
+        if e[1] != src:
+            continue
+        if e[2] == "rx":
+            una = max(una, e[4])
+        elif e[2] == "tx" and len(e) > 5 and e[5]:
+            # From the moment the middle node is out of range (1.5 s after it leaves).
+            if e[3] <= high and e[0] >= vm.WALK_LEAVE + 1.5:
+                resends.append(e[0])
+            high = max(high, e[3])
+        elif e[2] == "drop_ip_5" and e[0] >= t0:
+            failed.append(e[0])
+    new = [e[0] for e in side.events if e[1] == src and e[2] == "rx" and e[0] > vm.WALK_BACK]
+    fmt = lambda xs: ", ".join(f"{x:.2f}" for x in xs) or "-"  # noqa: E731
+    return (
+        f"after {t0:g} s: RREQs from the source at {fmt(rreqs)}; resends at {fmt(resends[:12])}; "
+        f"held packets dropped (discovery failed) at {fmt(sorted(set(failed)))}; "
+        f"first ACK after {vm.WALK_BACK:g} s at {fmt(new[:1])}"
+    )
+
+
 def breaks_line(breaks: list) -> str:
     if not breaks:
         return "no ACK route breaks"
@@ -338,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                 + breaks_line(r["breaks"])
                 + (f" [{s.summary}]" if s.summary else "")
             )
+            if a.kind == "walk":
+                print("  " + walk_line(s, src, a.lo))
             if a.summary:
                 continue
             print("\n".join(r["timeouts"]))
