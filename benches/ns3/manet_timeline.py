@@ -66,6 +66,7 @@ def ns3_side(kind: str, hops: int, seed: int, until: float) -> Side:
         if ev == "rto":
             side.rto.append((t, float(f[3])))
         elif ev == "state":
+            side.events.append((t, node, "state", f[3]))
             if f[3] == "CA_LOSS":
                 side.timeouts.append(t)
         elif ev == "ctrl":
@@ -241,6 +242,23 @@ def analyse(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
             nxt = next((t for t, ack in src_acks if t > e[0] and ack >= e[4]), hi)
             out["breaks"].append((e[0], nxt - e[0]))
         last_drop = e[0]
+    # ns-3's congestion states: fast recoveries, those entered before the third duplicate
+    # ACK (its Reno scoreboard marks), and timeouts that end a recovery.
+    rec, early, in_rec, state, dups, una = 0, 0, 0, "CA_OPEN", 0, -1
+    for e in side.events:
+        if e[1] != src:
+            continue
+        if e[2] == "rx" and len(e) > 5:
+            dups = dups + 1 if e[4] == una else 0
+            una = max(una, e[4])
+        elif e[2] == "state" and lo <= e[0] <= hi:
+            if e[3] == "CA_RECOVERY":
+                rec += 1
+                early += dups < 3
+            elif e[3] == "CA_LOSS" and state == "CA_RECOVERY":
+                in_rec += 1
+            state = e[3]
+    out["states"] = (rec, early, in_rec) if side.name == "ns-3" else None
     for t in side.timeouts:
         if not lo <= t <= hi:
             continue
@@ -364,6 +382,12 @@ def main(argv: list[str] | None = None) -> int:
                 + f", {r['retx']} segments sent again, {r['spurious']} of them already at "
                 f"the sink; {len(gaps)} ACK gaps > {a.gap:g} s; "
                 + breaks_line(r["breaks"])
+                + (
+                    f"; {r['states'][0]} fast recoveries ({r['states'][1]} before the third "
+                    f"duplicate ACK), {r['states'][2]} timeouts ending one"
+                    if r["states"]
+                    else ""
+                )
                 + (f" [{s.summary}]" if s.summary else "")
             )
             if a.kind == "walk":
