@@ -7,6 +7,7 @@
 //   manet --scenario=walk  --hops=4 --routing=aodv --movement=FILE [--duration=90] [--bin=5]
 //   manet --scenario=cbr   --nodes=50 --routing=aodv --movement=FILE --flows=0:7:1.3,...
 //                          [--duration=200] [--pktSize=512] [--pktRate=4]
+//   chain and walk: [--timeline=FILE] writes one line per event (benches/ns3/manet_timeline.py)
 //
 // chain: hops + 1 nodes 200 m apart, one TCP NewReno bulk flow n0 -> n(hops) from --start
 //   (30 s: OLSR needs HELLOs and TCs flooded to have a route on 8 hops, and ns-3's TCP gives
