@@ -115,16 +115,17 @@ fn expanding_ring_ttls_and_waits_follow_section_6_4() {
     assert_eq!(c.delete_period(), 15_000 * MS);
 }
 
-/// Runs `a`'s discovery for n5 until it gives the held packet up: the RREQs' TTLs, their
-/// times in ms, their originator sequence numbers, and the drop (packet, cause, time).
-fn failed_discovery(
-    a: &mut Aodv,
-) -> (
+/// The RREQs' TTLs, their times in ms, their originator sequence numbers, and the drop of
+/// the held packet (packet, cause, time).
+type Discovered = (
     Vec<u32>,
     Vec<Time>,
     Vec<u32>,
     Option<(PacketId, DropCause, Time)>,
-) {
+);
+
+/// Runs `a`'s discovery for n5 until it gives the held packet up.
+fn failed_discovery(a: &mut Aodv) -> Discovered {
     let mut out = Vec::new();
     let r = a.route(0, PacketId(7), n(0), n(5), &mut out);
     assert_eq!(r, Route::Held);
