@@ -185,7 +185,8 @@ def airtcp_side(kind: str, hops: int, seed: int, until: float, tcp: dict) -> Sid
             high = max(high, e[3])
     f = r["flows"][0]
     side.summary = (
-        f"timeouts {f['timeouts']}, retransmissions {f['retransmissions']}, "
+        f"timeouts {f['timeouts']}, fast retransmits {f['fast_retransmits']}, "
+        f"retransmissions {f['retransmissions']}, "
         f"RTO at end {f['rto_s']:.3f} s (mean {f['rto_mean_s']:.3f}), SRTT {f['srtt_s']:.3f}"
     )
     side.flow_timeouts = f["timeouts"]
