@@ -72,3 +72,20 @@ fn a_timeout_forgets_the_marks() {
     s.on_ack(1151 * MS, &ack(1000));
     assert_eq!(s.stats.fast_retransmits, 0);
 }
+
+#[test]
+fn duplicates_after_a_timeout_add_no_marks() {
+    let mut s = sender(true);
+    s.on_timeout(1000 * MS);
+    drain(&mut s, 1000 * MS);
+    // Duplicates of the go-back-N resends: ns-3 ignores them until the ACK reaches the
+    // recovery point, so no mark makes the head lost.
+    for k in 0..3 {
+        s.on_ack((1050 + k) * MS, &ack(0));
+    }
+    assert_eq!(s.stats.fast_retransmits, 0);
+    // The ACK of 0 finds no mark on 1000: no extra resend, go-back-N goes on in order.
+    s.on_ack(1100 * MS, &ack(1000));
+    let out = drain(&mut s, 1100 * MS);
+    assert_eq!(out.iter().map(|g| g.seq).collect::<Vec<_>>(), [1000, 2000]);
+}

@@ -1074,11 +1074,13 @@ impl TcpSender {
 
         if self.recovery_kind == RecoveryKind::Sack {
             info.sacked_bytes = if !self.cfg.sack {
-                // `reno_sack`: a duplicate ACK marks the next segment.
+                // `reno_sack`: a duplicate ACK marks the next segment; ns-3 ignores the
+                // duplicates that come after a timeout (DupAck returns in CA_LOSS).
                 let dup = ack == self.snd_una
                     && h.len == 0
                     && self.snd_max > self.snd_una
-                    && !window_changed;
+                    && !window_changed
+                    && !self.loss_state;
                 if dup {
                     self.board.add_reno_sack(self.app_end)
                 } else {
