@@ -187,6 +187,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
     }
     obj.insert("syn_options".into(), c.syn_options.into());
     obj.insert("handshake_ack".into(), c.handshake_ack.into());
+    obj.insert("reno_sack".into(), c.reno_sack.into());
     v
 }
 
