@@ -271,8 +271,39 @@ def test_airtcp_alone_reruns_exactly_the_seeds_ns3_has(monkeypatch):
 
     monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
     monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
-    a = SimpleNamespace(side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, quick=True)
+    a = SimpleNamespace(
+        side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, tcp=[], store=False
+    )
     ns3_run.run_points([(s, "newreno", 1, 0.05)], res, "abc", None, a)
     assert sorted(ran) == [1, 2, 3, 5, 8]
     stored = res["airtcp"]["abc"][ns3_run.airtcp_key("newreno", s, 1, 0.05, 60.0)]
     assert sorted(stored, key=int) == ["1", "2", "3", "5", "8"]
+
+
+def test_extra_tcp_lines_reach_every_airtcp_run_and_are_not_stored(monkeypatch, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    line = 'rtt_sampling = "rfc"'
+    sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("newreno", 0.05, 1, 10.0, 1, (line,)))
+    assert sc.get("tcp.rtt_sampling") == "rfc" and sc.get("tcp.profile") == "ns3"
+    s = ns3_run.BY_NAME["reno"]
+    nk = ns3_run.ns3_key(s, 1, 0.05, 60.0)
+    res = {"ns3": {nk: {"1": {"goodput_bps": 1.0e6}}}, "airtcp": {}}
+    got = []
+
+    def fake(args):
+        got.append(args[5])
+        return {"goodput_bps": 1.0e6, "build": "abc"}
+
+    monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
+    monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
+    monkeypatch.setattr(ns3_run, "save_results", lambda *_: pytest.fail("stored"))
+    a = SimpleNamespace(
+        side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, tcp=[line], store=False
+    )
+    ns3_run.run_points([(s, "reno", 1, 0.05)], res, "abc", None, a)
+    # The scheme's own lines (reno runs without SACK) stay, the extra one follows.
+    assert got == [(*s.tcp, line)]
+    with pytest.raises(SystemExit):
+        ns3_run.main(["--tcp", line, "--results", str(tmp_path / "r.json")])

@@ -7,6 +7,7 @@
 //   manet --scenario=walk  --hops=4 --routing=aodv --movement=FILE [--duration=90] [--bin=5]
 //   manet --scenario=cbr   --nodes=50 --routing=aodv --movement=FILE --flows=0:7:1.3,...
 //                          [--duration=200] [--pktSize=512] [--pktRate=4]
+//   chain and walk: [--timeline=FILE] writes one line per event (benches/ns3/manet_timeline.py)
 //
 // chain: hops + 1 nodes 200 m apart, one TCP NewReno bulk flow n0 -> n(hops) from --start
 //   (30 s: OLSR needs HELLOs and TCs flooded to have a route on 8 hops, and ns-3's TCP gives
@@ -79,6 +80,28 @@ static uint64_t g_segments = 0;
 static uint64_t g_retransmissions = 0;
 static SequenceNumber32 g_highestSent(0);
 static std::map<std::string, uint64_t> g_ctrlKinds; // AODV control packets sent, by type
+// --timeline=FILE: one line per event of the TCP flow and of AODV (chain and walk), for a
+// break-by-break comparison with airtcp (benches/ns3/manet_timeline.py reads it).
+static std::ofstream g_timeline;
+
+static uint32_t
+NodeOf(Ptr<Ipv4> ipv4)
+{
+    return ipv4->GetObject<Node>()->GetId();
+}
+
+// "<t> <node> <event> seq ack payload" for a TCP packet (seq and ack relative to the flow's
+// first byte as the stream counts it: ns-3 starts both at 0 after the SYN).
+static void
+TimelineTcp(const char* event, uint32_t node, Ptr<const Packet> tcpPacket)
+{
+    TcpHeader tcp;
+    tcpPacket->PeekHeader(tcp);
+    const uint32_t payload = tcpPacket->GetSize() - tcp.GetSerializedSize();
+    g_timeline << Simulator::Now().GetSeconds() << " " << node << " " << event << " "
+               << tcp.GetSequenceNumber().GetValue() << " "
+               << tcp.GetAckNumber().GetValue() << " " << payload << "\n";
+}
 
 static size_t
 Bin()
@@ -135,6 +158,10 @@ IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t iface)
     Ptr<Packet> c = p->Copy();
     Ipv4Header ip;
     c->RemoveHeader(ip);
+    if (g_timeline.is_open() && ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp("tx", NodeOf(ipv4), c);
+    }
     if (ip.GetProtocol() != UdpL4Protocol::PROT_NUMBER)
     {
         return;
@@ -160,6 +187,11 @@ IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t iface)
             return;
         }
         g_ctrlKinds[kind]++;
+        if (g_timeline.is_open())
+        {
+            g_timeline << Simulator::Now().GetSeconds() << " " << NodeOf(ipv4) << " ctrl "
+                       << kind << " " << ip.GetDestination() << "\n";
+        }
         if (kind == "rrep")
         {
             // Where the RREP comes from: relayed (this node received it), the destination's
@@ -290,12 +322,18 @@ static void
 IpDrop(const Ipv4Header& ip,
        Ptr<const Packet> p,
        Ipv4L3Protocol::DropReason reason,
-       Ptr<Ipv4>,
+       Ptr<Ipv4> ipv4,
        uint32_t)
 {
     if (!ip.GetDestination().IsBroadcast() && !IsControl(ip, p))
     {
         g_dataDrops["ip_" + std::to_string(static_cast<int>(reason))]++;
+        if (g_timeline.is_open() && ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+        {
+            TimelineTcp(("drop_ip_" + std::to_string(static_cast<int>(reason))).c_str(),
+                        NodeOf(ipv4),
+                        p);
+        }
     }
 }
 
@@ -318,6 +356,56 @@ MacDrop(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
     }
 }
 
+// The MAC's data-frame drops with the dropping node (from the trace context's path).
+static void
+MacDropTimeline(std::string context, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    const WifiMacHeader& h = mpdu->GetHeader();
+    if (!h.IsData() || h.GetAddr1().IsGroup())
+    {
+        return;
+    }
+    Ptr<Packet> c = mpdu->GetPacket()->Copy();
+    LlcSnapHeader llc;
+    c->RemoveHeader(llc);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    const uint32_t node = std::stoul(context.substr(10, context.find('/', 10) - 10));
+    const std::string ev = "drop_mac_" + std::to_string(static_cast<int>(reason));
+    if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp(ev.c_str(), node, c);
+    }
+    else if (IsControl(ip, c))
+    {
+        g_timeline << Simulator::Now().GetSeconds() << " " << node << " " << ev << "_ctrl\n";
+    }
+}
+
+// The source's ACK arrivals and the sink's data arrivals at their IP layer.
+static void
+LocalDeliverTimeline(std::string context, const Ipv4Header& ip, Ptr<const Packet> p, uint32_t)
+{
+    if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp("rx", std::stoul(context.substr(10, context.find('/', 10) - 10)), p);
+    }
+}
+
+static void
+RtoTimeline(Time, Time rto)
+{
+    g_timeline << Simulator::Now().GetSeconds() << " " << g_srcNode << " rto " << rto.GetSeconds()
+               << "\n";
+}
+
+static void
+CongStateTimeline(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+{
+    g_timeline << Simulator::Now().GetSeconds() << " " << g_srcNode << " state "
+               << TcpSocketState::TcpCongStateName[state] << "\n";
+}
+
 static void
 ConnectSenderTraces()
 {
@@ -326,6 +414,13 @@ ConnectSenderTraces()
     if (!Config::ConnectWithoutContextFailSafe(socket.str(), MakeCallback(&TcpTx)))
     {
         NS_FATAL_ERROR("no TCP socket on the source to trace");
+    }
+    if (g_timeline.is_open())
+    {
+        std::ostringstream base;
+        base << "/NodeList/" << g_srcNode << "/$ns3::TcpL4Protocol/SocketList/0/";
+        Config::ConnectWithoutContext(base.str() + "RTO", MakeCallback(&RtoTimeline));
+        Config::ConnectWithoutContext(base.str() + "CongState", MakeCallback(&CongStateTimeline));
     }
 }
 
@@ -410,6 +505,7 @@ main(int argc, char* argv[])
     uint32_t pktSize = 512;
     double pktRate = 4.0;
     bool l2Feedback = true;
+    std::string timeline;
     CommandLine cmd;
     cmd.AddValue("run", "RngRun (the seed's run number)", run);
     cmd.AddValue("seed", "same as --run", run);
@@ -427,6 +523,9 @@ main(int argc, char* argv[])
     cmd.AddValue("l2Feedback",
                  "ARP entries AODV accepts, so that MAC give-ups reach it (0: HELLO loss only)",
                  l2Feedback);
+    cmd.AddValue("timeline",
+                 "chain/walk: write the TCP flow's and AODV's events, one a line, to this file",
+                 timeline);
     cmd.Parse(argc, argv);
     if (duration <= 0)
     {
@@ -567,6 +666,18 @@ main(int argc, char* argv[])
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
                                   MakeCallback(&MacDrop));
+    if (!timeline.empty() && tcpScenario)
+    {
+        g_timeline.open(timeline);
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
+                        MakeCallback(&MacDropTimeline));
+        for (uint32_t i : {0u, n - 1})
+        {
+            std::ostringstream path;
+            path << "/NodeList/" << i << "/$ns3::Ipv4L3Protocol/LocalDeliver";
+            Config::Connect(path.str(), MakeCallback(&LocalDeliverTimeline));
+        }
+    }
 
     ApplicationContainer sinks;
     ApplicationContainer sources;

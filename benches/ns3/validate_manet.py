@@ -62,11 +62,13 @@ TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
 AODV_KEYS: dict = {}
 # ns-3's choices where RFC 3561 leaves them open or ns-3 departs from it (aodv-routing-
 # protocol.cc): HELLOs from every node, the G flag on, the MAC queue of a broken link left
-# alone, neighbours kept alive by the data they forward (its m_nb.Update on forwarding), a
-# broken route's sequence number kept (InvalidateRoutesWithDst) and every RREP relayed
-# (RecvReply).
+# alone, neighbours kept alive by the data they forward (its m_nb.Update on forwarding),
+# RreqRetries (2) counted as RREQs at NET_DIAMETER, the first one included
+# (RouteRequestTimerExpire gives up once GetRreqCnt() reaches it), where 6.3 allows
+# RREQ_RETRIES more after the first: one retry in airtcp's terms; a broken route's sequence
+# number kept (InvalidateRoutesWithDst) and every RREP relayed (RecvReply).
 AODV_NS3 = (
-    "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,"
+    "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
     "seq_on_break=false,relay_every_rrep=true"
 )
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
@@ -86,6 +88,23 @@ def aodv_keys(text: str) -> dict:
             val = int(v)
         out[k.strip()] = val
     return out
+
+
+# airtcp's [tcp] keys over the `ns2` profile (`--airtcp-tcp`); `ns3rules` are ns-3.44's
+# TcpSocketBase rules where they depart from RFC 6298 and RFC 6582 (docs/validation.md,
+# crossing chains): a new recovery once the ACK reaches `recover` after a timeout, no timer
+# restart at a fast retransmit, the RTO recomputed from the estimator at every new ACK, and
+# no RTT sample from an ACK that covers a resent segment.
+TCP_KEYS: dict = {}
+TCP_NS3RULES = (
+    "recover_guard=less_careful,fast_retransmit_restarts_rto=false,"
+    "rto_on_new_ack=estimate,rtt_sampling=ns3"
+)
+
+
+def tcp_keys(text: str) -> dict:
+    """``k=v,...`` (or ``ns3rules``) as [tcp] keys."""
+    return aodv_keys(TCP_NS3RULES if text == "ns3rules" else text)
 
 
 def ns3_side() -> str:
@@ -205,7 +224,7 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
         "duration": dur,
         "seed": seed,
         # ns-3 opens every connection with a handshake.
-        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True},
+        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True} | TCP_KEYS,
         "media": [medium],
     }
     if routing != "static":
@@ -646,6 +665,13 @@ def main(argv: list[str] | None = None) -> int:
         f"({AODV_NS3}); runs and tables under their own key",
     )
     ap.add_argument(
+        "--airtcp-tcp",
+        default="",
+        metavar="KEY=VALUE,...",
+        help="airtcp's [tcp] keys over the ns2 profile, or `ns3rules` for ns-3's TcpSocketBase "
+        f"rules ({TCP_NS3RULES}); runs and tables under their own key",
+    )
+    ap.add_argument(
         "--ns3-l2-feedback",
         choices=("on", "off"),
         default="on",
@@ -655,6 +681,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     NS3_L2_FEEDBACK[0] = a.ns3_l2_feedback == "on"
     AODV_KEYS.update(aodv_keys(a.aodv))
+    TCP_KEYS.update(tcp_keys(a.airtcp_tcp))
     if a.aodv_link_feedback == "off":
         AODV_KEYS["link_feedback"] = False
     pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
@@ -669,6 +696,10 @@ def main(argv: list[str] | None = None) -> int:
         suffix = "/aodv-ns3"
     else:
         suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(AODV_KEYS.items()))
+    if a.airtcp_tcp == "ns3rules":
+        suffix += "/tcp-ns3rules"
+    else:
+        suffix += "".join(f"/tcp:{k}={v}".lower() for k, v in sorted(TCP_KEYS.items()))
     build = airtcp_build() + suffix
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None

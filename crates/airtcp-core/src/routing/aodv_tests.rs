@@ -115,38 +115,48 @@ fn expanding_ring_ttls_and_waits_follow_section_6_4() {
     assert_eq!(c.delete_period(), 15_000 * MS);
 }
 
-/// A source with no route: holds the packet, sends RREQs of TTL 1, 3, 5, 7, then 35 with
-/// RREQ_RETRIES (2) retries, each after its wait, then gives the packet up (`no_route`).
-#[test]
-fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
-    let mut a = node(0);
+/// The RREQs' TTLs, their times in ms, their originator sequence numbers, and the drop of
+/// the held packet (packet, cause, time).
+type Discovered = (
+    Vec<u32>,
+    Vec<Time>,
+    Vec<u32>,
+    Option<(PacketId, DropCause, Time)>,
+);
+
+/// Runs `a`'s discovery for n5 until it gives the held packet up.
+fn failed_discovery(a: &mut Aodv) -> Discovered {
     let mut out = Vec::new();
     let r = a.route(0, PacketId(7), n(0), n(5), &mut out);
     assert_eq!(r, Route::Held);
-    let mut ttls = vec![];
-    let mut times = vec![];
-    let mut seqs = vec![];
+    let (mut ttls, mut times, mut seqs) = (vec![], vec![], vec![]);
     let mut now = 0;
-    let mut dropped = None;
     for _ in 0..20 {
         for (to, m) in sent(&out) {
             assert_eq!(to, BROADCAST);
             let Msg::Rreq(q) = m else { panic!("{m:?}") };
             ttls.push(q.ttl);
-            times.push(now);
+            times.push(now / MS);
             seqs.push(q.orig_seq);
             assert!(q.unknown_seq);
         }
         if let Some(Act::Drop { pkt, cause }) = out.iter().find(|x| matches!(x, Act::Drop { .. })) {
-            dropped = Some((*pkt, *cause, now));
-            break;
+            return (ttls, times, seqs, Some((*pkt, *cause, now)));
         }
         out.clear();
         now = a.poll_timeout().expect("a discovery waits");
         a.timeout(now, &mut out);
     }
+    (ttls, times, seqs, None)
+}
+
+/// A source with no route: holds the packet, sends RREQs of TTL 1, 3, 5, 7, then 35 with
+/// RREQ_RETRIES (2) retries, each after its wait, then gives the packet up (`no_route`).
+#[test]
+fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
+    let mut a = node(0);
+    let (ttls, ms, seqs, dropped) = failed_discovery(&mut a);
     assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35, 35]);
-    let ms: Vec<Time> = times.iter().map(|t| t / MS).collect();
     assert_eq!(ms, vec![0, 240, 640, 1200, 1920, 4720, 10_320]);
     assert_eq!(
         dropped,
@@ -155,6 +165,28 @@ fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
     // 6.1: the originator's sequence number grows before each RREQ.
     assert!(seqs.windows(2).all(|w| seq_newer(w[1], w[0])), "{seqs:?}");
     assert_eq!(a.stats.discoveries, 1);
+    assert_eq!(a.stats.discoveries_failed, 1);
+}
+
+/// ns-3's count (`--aodv ns3` sets rreq_retries = 1): its RreqRetries (2) RREQs at
+/// NET_DIAMETER include the first, so it gives up after waiting NET_TRAVERSAL_TIME and twice
+/// that, 8.4 s after the first RREQ at NET_DIAMETER where the RFC's two retries wait 19.6 s.
+#[test]
+fn one_rreq_retry_gives_up_after_two_rreqs_at_net_diameter() {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        rreq_retries: 1,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(0), cfg, Rng::new(1));
+    let (ttls, ms, _, dropped) = failed_discovery(&mut a);
+    assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35]);
+    assert_eq!(ms, vec![0, 240, 640, 1200, 1920, 4720]);
+    assert_eq!(
+        dropped,
+        Some((PacketId(7), DropCause::NoRoute, 10_320 * MS))
+    );
     assert_eq!(a.stats.discoveries_failed, 1);
 }
 

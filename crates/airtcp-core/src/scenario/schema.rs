@@ -874,6 +874,11 @@ pub struct TcpOptions {
     pub rescue_retransmit: Option<bool>,
     /// Restart the RTO timer when the fast retransmission is sent.
     pub fast_retransmit_restarts_rto: Option<bool>,
+    /// "keep_backoff" (RFC 6298 5.7) or "estimate" (ns-3: every new ACK that restarts the
+    /// timer sets the RTO from the estimate).
+    pub rto_on_new_ack: Option<String>,
+    /// Which ACKs feed the RTT estimator: "rfc" (RFC 7323 / Karn) or "ns3" (ns-3's history).
+    pub rtt_sampling: Option<String>,
     /// In SACK recovery, resend the new head on a partial ACK (ns-3).
     pub partial_ack_retransmit: Option<bool>,
     /// A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux).
@@ -916,6 +921,14 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.window_growth.clone()),
                 recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
+                rto_on_new_ack: self
+                    .rto_on_new_ack
+                    .clone()
+                    .or_else(|| base.rto_on_new_ack.clone()),
+                rtt_sampling: self
+                    .rtt_sampling
+                    .clone()
+                    .or_else(|| base.rtt_sampling.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()

@@ -4,6 +4,7 @@
 
 pub mod cc;
 pub mod receiver;
+pub mod rto_rules;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
@@ -72,6 +73,14 @@ pub struct TcpConfig {
     /// otherwise it keeps running from the last new ACK (ns-3 arms it in SendDataPacket only
     /// when it is not running).
     pub fast_retransmit_restarts_rto: bool,
+    /// Every ACK that restarts the timer also sets the RTO from the estimate, dropping a
+    /// timeout's backoff even without a new sample (ns-3's NewAck; `rto_on_new_ack =
+    /// "estimate"`), instead of keeping it until a valid sample (RFC 6298 5.7).
+    pub rto_reset_on_new_ack: bool,
+    /// The RTT estimator is fed by ns-3's history rule (`tcp::rto_rules`; `rtt_sampling =
+    /// "ns3"`) instead of every advancing ACK (RFC 7323 with timestamps, else Karn's rule).
+    /// What the congestion control scheme sees per ACK is unchanged.
+    pub rtt_sample_ns3: bool,
     /// In SACK recovery, a partial ACK also sends one NextSeg() (rules 1 and 2: a lost
     /// segment not yet resent, else new data) at once, outside cwnd, unless the new head was
     /// already resent (ns-3's ProcessAck calls DoRetransmit).
@@ -233,6 +242,11 @@ impl Profile {
                 rescue_retransmit: false,
                 // TcpSocketBase::SendDataPacket schedules ReTxTimeout only if it has expired.
                 fast_retransmit_restarts_rto: false,
+                // TcpSocketBase::NewAck: m_rto from the estimator whenever it restarts the timer.
+                rto_reset_on_new_ack: true,
+                // TcpSocketBase::EstimateRtt samples only the front of m_history, which
+                // ReTxTimeout clears.
+                rtt_sample_ns3: true,
                 // TcpSocketBase::ProcessAck: a partial ACK in CA_RECOVERY calls DoRetransmit
                 // unless that data was already resent.
                 partial_ack_retransmit: true,
@@ -337,6 +351,8 @@ impl Default for TcpConfig {
             cut_from_pipe: false,
             rescue_retransmit: true,
             fast_retransmit_restarts_rto: true,
+            rto_reset_on_new_ack: false,
+            rtt_sample_ns3: false,
             partial_ack_retransmit: false,
             linux_cubic: 0,
             ns3_schemes: false,

@@ -363,6 +363,14 @@ impl Scoreboard {
         i < self.segs.len() && !self.segs[i].sacked && self.segs[i].rexmit_epoch != epoch
     }
 
+    /// Last send time of the outstanding segment at `seq`, and whether it was ever resent.
+    pub fn sent_at(&self, seq: u64) -> Option<(Time, bool)> {
+        if seq < self.base {
+            return None;
+        }
+        self.segs.get(self.idx(seq)).map(|s| (s.sent, s.retx))
+    }
+
     /// The segment at `seq` is outstanding and has been retransmitted.
     pub fn retransmitted(&self, seq: u64) -> bool {
         if seq < self.base {

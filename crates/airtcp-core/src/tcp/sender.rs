@@ -6,6 +6,7 @@ use super::cc::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass, Reaction,
     RecoveryKind,
 };
+use super::rto_rules::{Front, Ns3History};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{RecoverGuard, TcpConfig};
@@ -218,6 +219,8 @@ pub struct TcpSender {
     ack_covers_retx: bool,
     /// `partial_ack_retransmit`: one NextSeg() is due regardless of cwnd.
     nextseg_due: bool,
+    /// `rtt_sampling = "ns3"`: which segments the RTT estimator may still time.
+    rtt_history: Ns3History,
 }
 
 impl TcpSender {
@@ -317,6 +320,7 @@ impl TcpSender {
             ack_delivered: 0,
             ack_covers_retx: false,
             nextseg_due: false,
+            rtt_history: Ns3History::default(),
         }
     }
 
@@ -1081,11 +1085,17 @@ impl TcpSender {
             let acked = ack - self.snd_una;
             self.prev_highest_ack = self.snd_una;
             info.acked_bytes = acked;
+            let front = self.ns3_front();
             info.rtt = self.take_rtt_sample(now, ack, h);
             // Linux's acked_sacked: new data cumulatively acknowledged (not SACKed before)
             // plus newly SACKed.
             info.delivered_bytes = self.ack_delivered + info.sacked_bytes;
-            if let Some(r) = info.rtt {
+            let estimator_sample = if self.cfg.rtt_sample_ns3 {
+                Ns3History::sample(front, ack, self.ts_sample(now, h), now)
+            } else {
+                info.rtt
+            };
+            if let Some(r) = estimator_sample {
                 self.rtt.sample(r);
             }
             self.snd_una = ack;
@@ -1141,6 +1151,9 @@ impl TcpSender {
             }
             // With `exit_ack_grows` the ACK that ended the recovery is an ordinary one.
             info.in_recovery = was_in_recovery && (self.in_recovery || !self.cfg.exit_ack_grows);
+            if restart_timer && self.cfg.rto_reset_on_new_ack {
+                self.rtt.reset_to_estimate();
+            }
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if restart_timer {
@@ -1476,9 +1489,6 @@ impl TcpSender {
         self.cc.on_recovery_exit(now, &mut self.st);
     }
 
-    /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
-    /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
-    /// fully acknowledged segment that was never retransmitted (Karn's rule).
     /// The timestamp clock: `now` in whole `ts_tick`s.
     fn ts_clock(&self, now: Time) -> Time {
         match self.cfg.ts_tick {
@@ -1487,6 +1497,37 @@ impl TcpSender {
         }
     }
 
+    /// The round trip the ACK's timestamp echo gives, if it carries one.
+    fn ts_sample(&self, now: Time, h: &TcpHeader) -> Option<Time> {
+        if !(self.cfg.timestamps && h.ts_ecr > 0) {
+            return None;
+        }
+        // ns-3 takes a zero sample (within one tick) as 1 µs.
+        let r = self.ts_clock(now).saturating_sub(h.ts_ecr);
+        Some(if self.cfg.ts_tick > 0 {
+            r.max(1_000)
+        } else {
+            r
+        })
+    }
+
+    /// `rtt_sampling = "ns3"`: the oldest segment the history holds, before the ACK.
+    fn ns3_front(&self) -> Option<Front> {
+        if !self.cfg.rtt_sample_ns3 {
+            return None;
+        }
+        let start = self.rtt_history.front_start(self.snd_una, self.snd_max)?;
+        let (sent, retx) = self.board.sent_at(start)?;
+        Some(Front {
+            end: start + self.seg_len(start) as u64,
+            sent,
+            retx,
+        })
+    }
+
+    /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
+    /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
+    /// fully acknowledged segment that was never retransmitted (Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
         let acked = if self.rack.is_some() {
             let buf = &mut self.delivered;
@@ -1500,14 +1541,8 @@ impl TcpSender {
         self.ack_covers_retx = any_retx;
         self.last_acked_ts = newest;
         self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
-        if self.cfg.timestamps && h.ts_ecr > 0 {
-            // ns-3 takes a zero sample (within one tick) as 1 µs.
-            let r = self.ts_clock(now).saturating_sub(h.ts_ecr);
-            return Some(if self.cfg.ts_tick > 0 {
-                r.max(1_000)
-            } else {
-                r
-            });
+        if let Some(r) = self.ts_sample(now, h) {
+            return Some(r);
         }
         // An ACK that covers a retransmitted segment may have waited for that repair, so it
         // times nothing (Karn's rule applied to the whole ACK, as Linux does).
@@ -1533,6 +1568,8 @@ impl TcpSender {
         }
         self.account(now);
         self.stats.timeouts += 1;
+        // ns-3's ReTxTimeout empties its RTT history (`rtt_sampling = "ns3"`).
+        self.rtt_history.clear(self.snd_max);
         // RFC 4015 pipe_prev, kept in case F-RTO finds the timeout spurious.
         let pipe_prev = self.in_flight().max(self.st.ssthresh);
         // RFC 5682 step 1: not when a timeout's recovery is already under way.
