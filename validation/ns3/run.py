@@ -69,7 +69,12 @@ class Scheme(NamedTuple):
 # window rules are the same, and what differs is the recovery (docs/validation.md).
 SCHEMES: tuple[Scheme, ...] = (
     Scheme(
-        "reno", "ns3::TcpNewReno", ("reno",), ("sack = false",), ("--ns3::TcpSocketBase::Sack=0",)
+        "reno",
+        "ns3::TcpNewReno",
+        ("reno",),
+        # Without ns-3's guessed SACK marks, which would replace Reno's recovery with ns-3's.
+        ("sack = false", "reno_sack = false"),
+        ("--ns3::TcpSocketBase::Sack=0",),
     ),
     Scheme("newreno", "ns3::TcpNewReno", ("newreno",)),
     Scheme("cubic", "ns3::TcpCubic", ("cubic",)),

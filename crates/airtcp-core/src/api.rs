@@ -185,6 +185,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
     for (k, val) in timer {
         obj.insert(k.into(), val.into());
     }
+    obj.insert("reno_sack".into(), c.reno_sack.into());
     v
 }
 

@@ -879,6 +879,9 @@ pub struct TcpOptions {
     pub rto_on_new_ack: Option<String>,
     /// Which ACKs feed the RTT estimator: "rfc" (RFC 7323 / Karn) or "ns3" (ns-3's history).
     pub rtt_sampling: Option<String>,
+    /// Without SACK, mark one segment SACKed per duplicate ACK and recover on those marks
+    /// (ns-3).
+    pub reno_sack: Option<bool>,
     /// In SACK recovery, resend the new head on a partial ACK (ns-3).
     pub partial_ack_retransmit: Option<bool>,
     /// A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux).
@@ -963,6 +966,7 @@ impl TcpOptions {
             ts_tick,
             rescue_retransmit,
             fast_retransmit_restarts_rto,
+            reno_sack,
             partial_ack_retransmit,
             timeout_keeps_ssthresh,
             exit_ack_grows,

@@ -190,6 +190,7 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             &mut c.fast_retransmit_restarts_rto,
         ),
         (o.partial_ack_retransmit, &mut c.partial_ack_retransmit),
+        (o.reno_sack, &mut c.reno_sack),
         (o.timeout_keeps_ssthresh, &mut c.timeout_keeps_ssthresh),
         (o.exit_ack_grows, &mut c.exit_ack_grows),
         (o.ack_first_segment, &mut c.ack_first_segment),
@@ -288,9 +289,9 @@ mod tests {
             profile: Some("ns3".into()),
             ..Default::default()
         });
-        assert!(ns3.rto_reset_on_new_ack && ns3.rtt_sample_ns3);
+        assert!(ns3.rto_reset_on_new_ack && ns3.rtt_sample_ns3 && ns3.reno_sack);
         let d = TcpConfig::default();
-        assert!(!d.rto_reset_on_new_ack && !d.rtt_sample_ns3);
+        assert!(!d.rto_reset_on_new_ack && !d.rtt_sample_ns3 && !d.reno_sack);
         let rfc = with(TcpOptions {
             profile: Some("ns3".into()),
             rto_on_new_ack: Some("keep_backoff".into()),

@@ -4,6 +4,8 @@
 
 pub mod cc;
 pub mod receiver;
+#[cfg(test)]
+mod reno_sack_tests;
 pub mod rto_rules;
 pub mod rtt;
 pub mod scoreboard;
@@ -81,6 +83,10 @@ pub struct TcpConfig {
     /// "ns3"`) instead of every advancing ACK (RFC 7323 with timestamps, else Karn's rule).
     /// What the congestion control scheme sees per ACK is unchanged.
     pub rtt_sample_ns3: bool,
+    /// Without SACK, each duplicate ACK marks one more segment as SACKed, the marks kept
+    /// until a timeout, and recovery runs on that scoreboard as with SACK (ns-3's
+    /// `TcpTxBuffer::AddRenoSack`); `sack = true` makes it moot.
+    pub reno_sack: bool,
     /// In SACK recovery, a partial ACK also sends one NextSeg() (rules 1 and 2: a lost
     /// segment not yet resent, else new data) at once, outside cwnd, unless the new head was
     /// already resent (ns-3's ProcessAck calls DoRetransmit).
@@ -247,6 +253,9 @@ impl Profile {
                 // TcpSocketBase::EstimateRtt samples only the front of m_history, which
                 // ReTxTimeout clears.
                 rtt_sample_ns3: true,
+                // TcpSocketBase::DupAck calls TcpTxBuffer::AddRenoSack without SACK;
+                // ReTxTimeout calls ResetRenoSack.
+                reno_sack: true,
                 // TcpSocketBase::ProcessAck: a partial ACK in CA_RECOVERY calls DoRetransmit
                 // unless that data was already resent.
                 partial_ack_retransmit: true,
@@ -353,6 +362,7 @@ impl Default for TcpConfig {
             fast_retransmit_restarts_rto: true,
             rto_reset_on_new_ack: false,
             rtt_sample_ns3: false,
+            reno_sack: false,
             partial_ack_retransmit: false,
             linux_cubic: 0,
             ns3_schemes: false,

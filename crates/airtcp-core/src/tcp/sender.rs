@@ -249,7 +249,9 @@ impl TcpSender {
         rtt.min_rto_added = cfg.rto_min_added;
         rtt.granularity = cfg.clock_granularity;
         // With SACK on, every scheme recovers with the RFC 6675 scoreboard.
-        let recovery_kind = if cfg.sack {
+        // With SACK, or ns-3's guessed marks without it, every scheme recovers with the
+        // RFC 6675 scoreboard.
+        let recovery_kind = if cfg.sack || cfg.reno_sack {
             RecoveryKind::Sack
         } else {
             cfg.recovery.unwrap_or(recovery_kind)
@@ -1071,7 +1073,20 @@ impl TcpSender {
         self.cc.on_ack_header(&info);
 
         if self.recovery_kind == RecoveryKind::Sack {
-            info.sacked_bytes = if self.rack.is_some() {
+            info.sacked_bytes = if !self.cfg.sack {
+                // `reno_sack`: a duplicate ACK marks the next segment; ns-3 ignores the
+                // duplicates that come after a timeout (DupAck returns in CA_LOSS).
+                let dup = ack == self.snd_una
+                    && h.len == 0
+                    && self.snd_max > self.snd_una
+                    && !window_changed
+                    && !self.loss_state;
+                if dup {
+                    self.board.add_reno_sack(self.app_end)
+                } else {
+                    0
+                }
+            } else if self.rack.is_some() {
                 let buf = &mut self.delivered;
                 self.board
                     .on_sack_with(h.sack_blocks(), self.app_end, |t, e, r| buf.push((t, e, r)))
@@ -1148,6 +1163,16 @@ impl TcpSender {
                 self.dupacks = 1;
             } else {
                 self.dupacks = 0;
+            }
+            if !self.cfg.sack
+                && self.recovery_kind == RecoveryKind::Sack
+                && self.board.move_head_mark(self.app_end)
+                && !self.in_recovery
+                && self.snd_nxt > self.snd_una
+            {
+                // ns-3 marks such a head lost and resends it (in recovery the partial ACK
+                // does; after a timeout only if go-back-N has passed it).
+                self.pending_retx = Some(self.snd_una);
             }
             // With `exit_ack_grows` the ACK that ended the recovery is an ordinary one.
             info.in_recovery = was_in_recovery && (self.in_recovery || !self.cfg.exit_ack_grows);
@@ -1568,8 +1593,12 @@ impl TcpSender {
         }
         self.account(now);
         self.stats.timeouts += 1;
-        // ns-3's ReTxTimeout empties its RTT history (`rtt_sampling = "ns3"`).
+        // ns-3's ReTxTimeout empties its RTT history (`rtt_sampling = "ns3"`) and, without
+        // SACK, forgets the guessed marks (`reno_sack`, ResetRenoSack).
         self.rtt_history.clear(self.snd_max);
+        if !self.cfg.sack && self.cfg.reno_sack {
+            self.board.clear_sacks();
+        }
         // RFC 4015 pipe_prev, kept in case F-RTO finds the timeout spurious.
         let pipe_prev = self.in_flight().max(self.st.ssthresh);
         // RFC 5682 step 1: not when a timeout's recovery is already under way.
