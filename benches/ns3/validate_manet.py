@@ -93,12 +93,13 @@ def aodv_keys(text: str) -> dict:
 # airtcp's [tcp] keys over the `ns2` profile (`--airtcp-tcp`); `ns3rules` are ns-3.44's
 # TcpSocketBase rules where they depart from RFC 6298 and RFC 6582 (docs/validation.md,
 # crossing chains): a new recovery once the ACK reaches `recover` after a timeout, no timer
-# restart at a fast retransmit, the RTO recomputed from the estimator at every new ACK, and
-# no RTT sample from an ACK that covers a resent segment.
+# restart at a fast retransmit, the RTO recomputed from the estimator at every new ACK, no
+# RTT sample from an ACK that covers a resent segment, and without SACK one segment marked
+# SACKed per duplicate ACK (`TcpTxBuffer::AddRenoSack`).
 TCP_KEYS: dict = {}
 TCP_NS3RULES = (
     "recover_guard=less_careful,fast_retransmit_restarts_rto=false,"
-    "rto_on_new_ack=estimate,rtt_sampling=ns3"
+    "rto_on_new_ack=estimate,rtt_sampling=ns3,reno_sack=true"
 )
 
 
