@@ -21,7 +21,8 @@
 //
 // Routing control traffic is counted at every node's IP layer when sent (each hop's
 // transmission of a RREQ/RREP/RERR/HELLO or OLSR packet counts once): UDP port 654 (AODV)
-// or 698 (OLSR). Prints one JSON line on stdout; only Simulator::Run() is timed.
+// or 698 (OLSR); a packet AODV hands to the loopback to hold it for a route is not sent and
+// counts apart. Prints one JSON line on stdout; only Simulator::Run() is timed.
 
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -35,11 +36,13 @@
 #include "ns3/wifi-module.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -117,9 +120,40 @@ Bump(std::vector<uint64_t>& v, uint64_t by)
     v[b] += by;
 }
 
-// Ipv4L3Protocol "Tx": the packet with its IP header, once per hop transmission.
+// AODV's message type (RFC 3561 section 5) from a payload that starts with the UDP header; a
+// HELLO is a RREP whose destination (bytes 4-7) is its originator (bytes 12-15). `key` gets
+// the RREP's originator, destination and sequence number (bytes 12-15, 4-7, 8-11) and `hops`
+// its hop count (byte 3).
+static std::string
+AodvKind(Ptr<Packet> c, std::array<uint8_t, 12>* key, uint8_t* hops, uint8_t* flags)
+{
+    UdpHeader udp;
+    c->RemoveHeader(udp);
+    uint8_t b[16] = {0};
+    c->CopyData(b, std::min<uint32_t>(16, c->GetSize()));
+    static const char* kinds[] = {"?", "rreq", "rrep", "rerr", "rrep_ack"};
+    std::string kind = b[0] >= 1 && b[0] <= 4 ? kinds[b[0]] : "?";
+    if (b[0] == 2 && std::equal(b + 4, b + 8, b + 12))
+    {
+        kind = "hello";
+    }
+    std::copy(b + 4, b + 16, key->begin());
+    *hops = b[3];
+    *flags = b[1];
+    return kind;
+}
+
+// RREPs each node received (originator, destination, number, hop count + 1: the copy it
+// would pass on), to tell a relayed RREP from one the node made itself.
+static std::map<uint32_t, std::multiset<std::pair<std::array<uint8_t, 12>, uint8_t>>>
+    g_rrepsHeard;
+
+// Ipv4L3Protocol "Tx": the packet with its IP header, once per hop transmission. A packet
+// that AODV routes to the loopback interface, to hold it while it looks for a route
+// (RouteOutput without a valid route; the packet is sent again when the route comes), is
+// not a transmission and is counted apart (`lo_` kinds).
 static void
-IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t)
+IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t iface)
 {
     Ptr<Packet> c = p->Copy();
     Ipv4Header ip;
@@ -135,29 +169,87 @@ IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t)
     UdpHeader udp;
     c->PeekHeader(udp);
     uint16_t port = udp.GetDestinationPort();
-    if (port == kAodvPort || port == kOlsrPort)
+    const bool loopback = DynamicCast<LoopbackNetDevice>(ipv4->GetNetDevice(iface)) != nullptr;
+    if ((port == kAodvPort || port == kOlsrPort) && !loopback)
     {
         g_ctrlPackets++;
         g_ctrlBytes += p->GetSize();
     }
     if (port == kAodvPort)
     {
-        // AODV's message type is the payload's first byte (RFC 3561 section 5); a HELLO is a
-        // RREP whose destination (bytes 4-7) is its originator (bytes 12-15).
-        c->RemoveHeader(udp);
-        uint8_t b[16] = {0};
-        c->CopyData(b, std::min<uint32_t>(16, c->GetSize()));
-        static const char* kinds[] = {"?", "rreq", "rrep", "rerr", "rrep_ack"};
-        std::string kind = b[0] >= 1 && b[0] <= 4 ? kinds[b[0]] : "?";
-        if (b[0] == 2 && std::equal(b + 4, b + 8, b + 12))
+        std::array<uint8_t, 12> key;
+        uint8_t hops = 0;
+        uint8_t flags = 0;
+        std::string kind = AodvKind(c, &key, &hops, &flags);
+        if (loopback)
         {
-            kind = "hello";
+            g_ctrlKinds["lo_" + kind]++;
+            return;
         }
         g_ctrlKinds[kind]++;
         if (g_timeline.is_open())
         {
             g_timeline << Simulator::Now().GetSeconds() << " " << NodeOf(ipv4) << " ctrl "
                        << kind << " " << ip.GetDestination() << "\n";
+        }
+        if (kind == "rrep")
+        {
+            // Where the RREP comes from: relayed (this node received it), the destination's
+            // own reply (hop count 0 from the destination), or made by this node for another
+            // destination (an intermediate node's reply or its gratuitous RREP).
+            auto& heard = g_rrepsHeard[ipv4->GetObject<Node>()->GetId()];
+            auto it = heard.find({key, hops});
+            Ipv4Address dst = Ipv4Address::Deserialize(key.data());
+            if (it != heard.end())
+            {
+                heard.erase(it);
+                g_ctrlKinds["rrep.relayed"]++;
+            }
+            else if (hops == 0 && ipv4->GetInterfaceForAddress(dst) >= 0)
+            {
+                g_ctrlKinds["rrep.by_destination"]++;
+            }
+            else
+            {
+                g_ctrlKinds["rrep.by_other"]++;
+            }
+            if (flags & 0x40)
+            {
+                g_ctrlKinds["rrep.ack_required"]++;
+            }
+        }
+    }
+}
+
+// Ipv4L3Protocol "LocalDeliver" at every node: the RREPs it received.
+static void
+AodvDeliver(const Ipv4Header& ip, Ptr<const Packet> p, uint32_t)
+{
+    if (ip.GetProtocol() != UdpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    UdpHeader udp;
+    p->PeekHeader(udp);
+    if (udp.GetDestinationPort() != kAodvPort)
+    {
+        return;
+    }
+    std::array<uint8_t, 12> key;
+    uint8_t hops = 0;
+    uint8_t flags = 0;
+    if (AodvKind(p->Copy(), &key, &hops, &flags) != "rrep")
+    {
+        return;
+    }
+    // Which node received it: the one owning the destination address.
+    for (uint32_t i = 0; i < NodeList::GetNNodes(); i++)
+    {
+        Ptr<Ipv4> ipv4 = NodeList::GetNode(i)->GetObject<Ipv4>();
+        if (ipv4 && ipv4->GetInterfaceForAddress(ip.GetDestination()) >= 0)
+        {
+            g_rrepsHeard[i].insert({key, static_cast<uint8_t>(hops + 1)});
+            return;
         }
     }
 }
@@ -566,6 +658,11 @@ main(int argc, char* argv[])
         }
     }
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Tx", MakeCallback(&IpTx));
+    if (routing == "aodv")
+    {
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/LocalDeliver",
+                                      MakeCallback(&AodvDeliver));
+    }
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
                                   MakeCallback(&MacDrop));

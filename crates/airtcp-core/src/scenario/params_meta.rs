@@ -524,6 +524,8 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "data_liveness", "bool", "", "false", ANY, "AODV: a data packet keeps the link to the previous hop alive, as control packets do (6.10)."),
     p(RT, "", "rreq_ratelimit", "int", "", "10", ANY, "AODV: RREQ_RATELIMIT, RREQs a node originates per second at most (0: no limit)."),
     p(RT, "", "gratuitous_rrep", "bool", "", "false", ANY, "AODV: originators set the G flag; an intermediate node that answers also sends a RREP to the destination (6.6.3)."),
+    p(RT, "", "seq_on_break", "bool", "", "true", ANY, "AODV: a route broken or reported in a RERR takes a new destination sequence number (RFC 3561 6.11); false keeps its number (ns-3)."),
+    p(RT, "", "relay_every_rrep", "bool", "", "false", ANY, "AODV: a relay passes on every RREP it can route back (ns-3), not only one that created or updated its forward route (RFC 3561 6.7)."),
     p(RT, "", "on_break", "choice", "", "drop", one_of(&["drop", "salvage", "keep"]), "AODV: the MAC's queued packets for a broken link are dropped (route_break), routed again, or left queued (ns-3)."),
     p(RT, "", "buffer", "int", "packets", "64", ANY, "AODV: data packets held per node during discoveries (>= 1)."),
     p(RT, "", "buffer_timeout", "duration", S, "30", ANY, "AODV: how long a held packet waits for a route (> 0)."),

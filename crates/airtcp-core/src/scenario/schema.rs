@@ -111,6 +111,10 @@ pub struct RoutingSpec {
     pub rreq_ratelimit: Option<u32>,
     /// AODV: gratuitous RREPs (the G flag, RFC 3561 6.6.3).
     pub gratuitous_rrep: Option<bool>,
+    /// AODV: a broken or reported route takes a new sequence number (RFC 3561 6.11).
+    pub seq_on_break: Option<bool>,
+    /// AODV: relays pass on every RREP, not only those that updated their route (ns-3).
+    pub relay_every_rrep: Option<bool>,
     /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
@@ -151,6 +155,8 @@ impl RoutingSpec {
             data_liveness,
             rreq_ratelimit,
             gratuitous_rrep,
+            seq_on_break,
+            relay_every_rrep,
             link_feedback,
             on_break,
             buffer,
