@@ -1,0 +1,457 @@
+//! Unit tests of BBR v1 (`bbr.rs`): its states, estimators and gains against the draft and
+//! the ACM Queue paper.
+
+use super::*;
+
+const MSS: u64 = 1000;
+
+fn state() -> CcState {
+    CcState {
+        cwnd: 10 * MSS,
+        ssthresh: 1 << 30,
+        mss: MSS,
+    }
+}
+
+fn started() -> (Bbr, CcState) {
+    let mut b = Bbr::new();
+    let st = state();
+    b.start(0, &st);
+    (b, st)
+}
+
+/// A sample that starts a new round, with delivery rate `bw` (bytes/s).
+fn round_sample(b: &Bbr, now: Time, bw: f64, inflight: u64) -> RateSample {
+    let delivered = b.next_round_delivered + 10 * MSS;
+    RateSample {
+        acked: MSS,
+        delivered,
+        delivered_time: now,
+        bw: Some(bw),
+        prior_delivered: b.next_round_delivered,
+        prior_inflight: inflight,
+        inflight,
+        rtt: Some(100 * MS),
+        ..Default::default()
+    }
+}
+
+/// A flow in PROBE_BW with bandwidth 1.25 MB/s (10 Mb/s) and min RTT 100 ms.
+fn cruising(seed: u64) -> (Bbr, CcState) {
+    let (mut b, mut st) = started();
+    b.set_rng(Rng::new(seed));
+    b.full_bw_reached = true;
+    b.min_rtt = Some(100 * MS);
+    b.bw.update(1, 1.25e6);
+    b.round = 1;
+    // One round already delivered, so a sample can also fall inside a round
+    // (prior_delivered below this mark).
+    b.next_round_delivered = 10 * MSS;
+    b.reset_probe_bw(0);
+    b.update_gains();
+    b.set_pacing_rate(b.pacing_gain);
+    st.cwnd = b.cwnd;
+    (b, st)
+}
+
+#[test]
+fn ns3_marks_a_sender_held_by_the_receive_window_application_limited() {
+    // ns-3's CalculateAppLimited: nothing left to send (the receive window holds the
+    // sender, its bulk application's send buffer full) and flight below cwnd.
+    let held = |ns3: bool, cwnd: u64| {
+        let (mut b, _) = started();
+        b.ns3 = ns3;
+        b.pacing_bps = 1e7;
+        b.cwnd = cwnd;
+        b.rwnd = 244 * MSS;
+        b.rs.on_sent(0, 244 * MSS);
+        b.check_app_limited(MS);
+        b.rs.app_limited_until != 0
+    };
+    assert!(held(true, 400 * MSS));
+    assert!(
+        !held(false, 400 * MSS),
+        "the paper's: a window-limited sender is not"
+    );
+    assert!(!held(true, 244 * MSS), "cwnd is the limit");
+    let mut m = std::collections::BTreeMap::new();
+    crate::tcp::cc::apply_ns3_defaults("bbr", &mut m);
+    assert_eq!(m.get("ns3"), Some(&1.0));
+}
+
+#[test]
+fn startup_and_drain_gains_are_2_over_ln2_and_its_inverse() {
+    let (b, _) = started();
+    assert_eq!(b.mode(), Mode::Startup);
+    assert!((b.pacing_gain() - 2.885).abs() < 1e-3);
+    assert!((b.pacing_gain() * std::f64::consts::LN_2 - 2.0).abs() < 1e-12);
+    assert_eq!(b.cwnd_gain(), b.pacing_gain());
+    assert!((DRAIN_GAIN * HIGH_GAIN - 1.0).abs() < 1e-12);
+    // Before any sample the pacing rate is 2/ln2 x initial window per nominal 1 ms.
+    let want = HIGH_GAIN * 10_000.0 * 8.0 / 1e-3 * 0.99;
+    assert!((b.pacing_rate(&state()).unwrap() / want - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn startup_ends_after_three_rounds_without_25_percent_growth() {
+    let (mut b, mut st) = started();
+    let mut t = 0;
+    let mut feed = |b: &mut Bbr, bw: f64, app_limited: bool| {
+        t += 100 * MS;
+        let mut rs = round_sample(b, t, bw, 1000 * MSS);
+        rs.app_limited = app_limited;
+        b.step(t, &rs, &mut st);
+    };
+    for bw in [1e5, 2e5, 4e5, 8e5] {
+        feed(&mut b, bw, false);
+    }
+    assert_eq!(b.full_bw, 8e5);
+    // 9.9e5 < 1.25 x 8e5: a first round without enough growth.
+    feed(&mut b, 9.9e5, false);
+    assert_eq!(b.full_bw_count, 1);
+    // 25% growth over the reference resets the count and the reference.
+    feed(&mut b, 1.0e6, false);
+    assert_eq!((b.full_bw, b.full_bw_count), (1.0e6, 0));
+    // Application-limited rounds do not count.
+    feed(&mut b, 1.1e6, true);
+    assert_eq!(b.full_bw_count, 0);
+    feed(&mut b, 1.1e6, false);
+    feed(&mut b, 1.2e6, false);
+    assert_eq!(b.full_bw_count, 2);
+    assert_eq!(b.mode(), Mode::Startup);
+    assert_eq!(b.pacing_gain(), HIGH_GAIN);
+    feed(&mut b, 1.24e6, false);
+    assert!(b.full_bw_reached());
+    // inflight (1000 segments) is far above the BDP: DRAIN.
+    assert_eq!(b.mode(), Mode::Drain);
+    assert_eq!((b.pacing_gain(), b.cwnd_gain()), (DRAIN_GAIN, HIGH_GAIN));
+}
+
+#[test]
+fn drain_ends_when_inflight_is_down_to_the_bdp() {
+    let (mut b, mut st) = started();
+    b.full_bw_reached = true;
+    b.min_rtt = Some(100 * MS);
+    b.bw.update(1, 1.25e6);
+    b.round = 1;
+    b.pacing_bps = 1.25e6 * 8.0;
+    let mut rs = round_sample(&b, 100 * MS, 1.25e6, 300 * MSS);
+    rs.bw = None;
+    b.step(100 * MS, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::Drain);
+    // BDP = 1.25 MB/s x 100 ms = 125 segments, plus three 2-segment send quanta: 131,
+    // rounded up to 132 (Linux `bbr_inflight` at gain 1).
+    let bdp = b.inflight(b.btl_bw(), 1.0);
+    assert_eq!(bdp, 132 * MSS);
+    assert_eq!(st.ssthresh, bdp, "DRAIN notes the BDP as ssthresh");
+    rs.inflight = bdp + 1;
+    b.step(110 * MS, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::Drain);
+    rs.inflight = bdp;
+    b.step(120 * MS, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::ProbeBw);
+    assert_ne!(
+        b.cycle_index(),
+        1,
+        "PROBE_BW never starts in the 0.75 phase"
+    );
+}
+
+#[test]
+fn gain_cycle_runs_in_order_one_phase_per_min_rtt() {
+    let (mut b, mut st) = cruising(7);
+    let first = b.cycle_index();
+    let mut visited = vec![(0, b.pacing_gain())];
+    // Inflight stays above 1.25 BDP, so only time ends each phase.
+    let mut t = 0;
+    while visited.len() < 17 {
+        t += 10 * MS;
+        let mut rs = round_sample(&b, t, 1.25e6, 400 * MSS);
+        rs.prior_delivered = 0;
+        b.step(t, &rs, &mut st);
+        if b.cycle_index() != (first + visited.len() - 1) % 8 {
+            visited.push((t, b.pacing_gain()));
+        }
+    }
+    for (k, &(at, gain)) in visited.iter().enumerate() {
+        assert_eq!(gain, GAIN_CYCLE[(first + k) % 8], "phase {k}");
+        // A phase ends with the first delivery more than min_rtt (100 ms) after it began.
+        assert_eq!(at, k as Time * 110 * MS, "phase {k}");
+    }
+}
+
+#[test]
+fn probing_waits_for_inflight_and_draining_stops_at_the_bdp() {
+    let (mut b, mut st) = cruising(0);
+    b.cycle_idx = 0;
+    b.update_gains();
+    assert_eq!(b.pacing_gain(), 1.25);
+    let probe_target = b.inflight(b.btl_bw(), 1.25);
+    let mut rs = round_sample(&b, 150 * MS, 1.25e6, probe_target - MSS);
+    rs.prior_delivered = 0;
+    b.step(150 * MS, &rs, &mut st);
+    assert_eq!(b.cycle_index(), 0, "1.25 x BDP not yet in flight");
+    rs.losses = true;
+    b.step(160 * MS, &rs, &mut st);
+    assert_eq!(b.cycle_index(), 1, "a loss ends the probe");
+    // The 0.75 phase ends early once inflight is back to the BDP.
+    rs.losses = false;
+    rs.prior_inflight = b.inflight(b.btl_bw(), 1.0);
+    b.step(170 * MS, &rs, &mut st);
+    assert_eq!(b.cycle_index(), 2);
+}
+
+#[test]
+fn probe_bw_starts_at_random_in_any_phase_but_the_075_one() {
+    let mut seen = [0u32; 8];
+    for seed in 0..400 {
+        let (b, _) = cruising(seed);
+        seen[b.cycle_index()] += 1;
+    }
+    assert_eq!(seen[1], 0);
+    assert!(
+        seen.iter().enumerate().all(|(i, &n)| i == 1 || n > 30),
+        "{seen:?}"
+    );
+    // The same seed gives the same phase.
+    assert_eq!(cruising(5).0.cycle_index(), cruising(5).0.cycle_index());
+}
+
+#[test]
+fn ns3_probe_rtt_samples_are_not_application_limited() {
+    // Linux marks what PROBE_RTT sends application-limited; ns-3's HandleProbeRTT sets
+    // TcpBbr's own m_appLimited, which its rate sampler never reads.
+    for ns3 in [false, true] {
+        let (mut b, mut st) = cruising(3);
+        b.ns3 = ns3;
+        b.min_rtt_stamp = 0;
+        let rs = round_sample(&b, 10 * SEC + 1, 1.25e6, 125 * MSS);
+        b.step(10 * SEC + 1, &rs, &mut st);
+        assert_eq!(b.mode(), Mode::ProbeRtt);
+        assert_eq!(b.rs.app_limited_until != 0, !ns3, "ns3 = {ns3}");
+    }
+}
+
+#[test]
+fn probe_rtt_after_10_s_without_a_new_min_for_200_ms_and_a_round() {
+    let (mut b, mut st) = cruising(3);
+    b.cwnd = 256 * MSS;
+    let mut t = 0;
+    let mut step = |b: &mut Bbr, t: Time, inflight: u64, round: bool| {
+        let mut rs = round_sample(b, t, 1.25e6, inflight);
+        rs.rtt = Some(120 * MS);
+        if !round {
+            rs.prior_delivered = b.next_round_delivered - 1;
+        }
+        b.step(t, &rs, &mut st);
+    };
+    while t < 10 * SEC {
+        t += 100 * MS;
+        step(&mut b, t, 125 * MSS, false);
+        assert_eq!(b.mode(), Mode::ProbeBw, "t = {t}");
+    }
+    assert_eq!(b.min_rtt(), Some(100 * MS));
+    step(&mut b, 10 * SEC + 1, 125 * MSS, false);
+    assert_eq!(b.mode(), Mode::ProbeRtt);
+    assert_eq!((b.pacing_gain(), b.cwnd_gain()), (1.0, 1.0));
+    assert_eq!(b.cwnd(), 4 * MSS, "cwnd capped at 4 segments");
+    assert_eq!(
+        b.min_rtt(),
+        Some(120 * MS),
+        "the expired filter takes the new sample"
+    );
+    // The 200 ms start once inflight is down to 4 segments.
+    step(&mut b, 10_050 * MS, 5 * MSS, true);
+    assert_eq!(b.probe_rtt_done, None);
+    let t0 = 10_100 * MS;
+    step(&mut b, t0, 4 * MSS, false);
+    assert_eq!(b.probe_rtt_done, Some(t0 + 200 * MS));
+    // A round ends, but 200 ms have not passed.
+    step(&mut b, t0 + 100 * MS, 4 * MSS, true);
+    assert_eq!(b.mode(), Mode::ProbeRtt);
+    step(&mut b, t0 + 200 * MS, 4 * MSS, false);
+    assert_eq!(b.mode(), Mode::ProbeRtt);
+    step(&mut b, t0 + 200 * MS + 1, 4 * MSS, false);
+    assert_eq!(b.mode(), Mode::ProbeBw);
+    assert!(b.cwnd() >= 256 * MSS, "cwnd restored: {}", b.cwnd());
+    assert_eq!(b.min_rtt_stamp, t0 + 200 * MS + 1);
+}
+
+#[test]
+fn probe_rtt_needs_a_round_after_the_200_ms() {
+    let (mut b, mut st) = cruising(3);
+    b.min_rtt_stamp = 0;
+    let mut rs = round_sample(&b, 10 * SEC + 1, 1.25e6, 4 * MSS);
+    rs.rtt = None;
+    b.step(10 * SEC + 1, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::ProbeRtt);
+    // Long past 200 ms, but no round has ended since the hold began.
+    rs.prior_delivered = b.next_round_delivered - 1;
+    b.step(11 * SEC, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::ProbeRtt);
+    rs.prior_delivered = b.next_round_delivered;
+    b.step(11 * SEC + MS, &rs, &mut st);
+    assert_eq!(b.mode(), Mode::ProbeBw);
+}
+
+#[test]
+fn bandwidth_max_filter_forgets_after_10_rounds() {
+    let mut f = MaxFilter::new(BW_WINDOW_ROUNDS);
+    f.update(0, 10.0);
+    for r in 1..10 {
+        f.update(r, 5.0);
+        assert_eq!(f.get(), 10.0, "round {r}");
+    }
+    f.update(10, 5.0);
+    assert_eq!(f.get(), 5.0);
+    f.update(11, 7.0);
+    assert_eq!(f.get(), 7.0);
+    f.update(12, 6.0);
+    assert_eq!(f.get(), 7.0);
+    f.update(21, 1.0);
+    assert_eq!(
+        f.get(),
+        6.0,
+        "7 from round 11 expired at round 21, 6 from round 12 not"
+    );
+}
+
+#[test]
+fn cwnd_converges_to_two_bdp_plus_allowance() {
+    for (phase, extra) in [(3, 0), (0, 2)] {
+        let (mut b, mut st) = cruising(1);
+        b.cycle_idx = phase;
+        b.update_gains();
+        b.cwnd = 10 * MSS;
+        for k in 0..400 {
+            let mut rs = round_sample(&b, k * MS, 1.25e6, 100 * MSS);
+            rs.prior_delivered = 0;
+            rs.delivered_time = 0;
+            b.step(k * MS, &rs, &mut st);
+        }
+        // 2 x 125-segment BDP + three 2-segment quanta (+2 in the probing phase).
+        assert_eq!(b.cwnd(), (2 * 125 + 6 + extra) * MSS, "phase {phase}");
+        assert_eq!(st.cwnd, b.cwnd());
+    }
+}
+
+fn ack(now: Time, acked: u64, sacked: u64, in_flight: u64, rtt: Option<Time>) -> AckInfo {
+    AckInfo {
+        now,
+        acked_bytes: acked,
+        sacked_bytes: sacked,
+        in_flight,
+        rtt,
+        min_rtt: Some(50 * MS),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn delivery_rate_is_data_delivered_over_the_longer_interval() {
+    // One segment sent every 1 ms, each ACKed 50 ms later: 1 MB/s.
+    let mut r = RateSampler::default();
+    let mut last = None;
+    for k in 0..200u64 {
+        r.on_sent(k * MS, MSS);
+        if k >= 50 {
+            let a = ack(k * MS, MSS, 0, 50 * MSS, Some(50 * MS));
+            last = r.on_ack(&a, MSS, false, a.min_rtt).bw;
+        }
+    }
+    let bw = last.unwrap();
+    assert!((bw / 1e6 - 1.0).abs() < 0.02, "{bw}");
+
+    // ACK compression: the same data, ACKs bunched ten at a time. The send interval
+    // bounds the sample near the 1 MB/s the data was sent at.
+    let mut r = RateSampler::default();
+    let mut worst: f64 = 0.0;
+    for k in 0..400u64 {
+        r.on_sent(k * MS, MSS);
+        if k >= 60 && k % 10 == 0 {
+            for j in (k - 19)..=(k - 10) {
+                let a = ack(k * MS, MSS, 0, 50 * MSS, Some((k - j) * MS));
+                if let Some(bw) = r.on_ack(&a, MSS, false, Some(10 * MS)).bw {
+                    worst = worst.max(bw);
+                }
+            }
+        }
+    }
+    assert!(worst > 0.0 && worst < 1.05e6, "{worst}");
+}
+
+#[test]
+fn sacked_data_is_counted_once() {
+    let mut r = RateSampler::default();
+    for k in 0..10 {
+        r.on_sent(k, MSS);
+    }
+    // Segment 0 lost; 1..9 SACKed one by one, then the repair ACKs all ten.
+    for _ in 1..10 {
+        r.on_ack(&ack(100, 0, MSS, 10 * MSS, None), MSS, false, None);
+    }
+    assert_eq!((r.delivered, r.pipe), (9 * MSS, MSS));
+    let rs = r.on_ack(&ack(200, 10 * MSS, 0, 0, None), MSS, false, None);
+    assert_eq!((rs.acked, r.delivered, r.pipe), (MSS, 10 * MSS, 0));
+}
+
+fn event(kind: CongestionKind, in_flight: u64) -> CongestionEvent {
+    CongestionEvent {
+        now: 0,
+        kind,
+        in_flight,
+        flight_size: in_flight,
+        min_rtt: None,
+        true_cause: None,
+    }
+}
+
+#[test]
+fn loss_recovery_conserves_packets_then_restores_the_window() {
+    let (mut b, mut st) = cruising(2);
+    b.cwnd = 200 * MSS;
+    st.cwnd = b.cwnd;
+    b.rs.flight = 150 * MSS;
+    b.snd_una = 50 * MSS;
+    let r = b.on_congestion(&event(CongestionKind::DupAcks, 150 * MSS), &st);
+    assert!(r.keep_window, "no cut on loss");
+    assert_eq!(b.prior_cwnd, 200 * MSS);
+    // First recovery ACK: cwnd = inflight + delivered (packet conservation).
+    let mut a = ack(MS, 0, 3 * MSS, 150 * MSS, None);
+    a.in_recovery = true;
+    a.ack_seq = 50 * MSS;
+    b.on_ack(&a, &mut st);
+    assert_eq!(st.cwnd, (150 - 3 + 3) * MSS);
+    // The repair reaches the recovery point: the window before the loss comes back, and
+    // grows by what this ACK delivered (2 segments: the hole, and one beyond the 3 SACKed).
+    let mut a = ack(2 * MS, 5 * MSS, 0, 145 * MSS, None);
+    a.in_recovery = true;
+    a.ack_seq = 200 * MSS;
+    b.on_ack(&a, &mut st);
+    assert_eq!(st.cwnd, 202 * MSS);
+}
+
+#[test]
+fn timeout_drops_to_one_segment_and_restores_when_repaired() {
+    let (mut b, mut st) = cruising(2);
+    b.cwnd = 200 * MSS;
+    b.snd_una = 0;
+    let r = b.on_congestion(&event(CongestionKind::Timeout, 100 * MSS), &st);
+    assert_eq!(r.cwnd, Some(MSS));
+    st.cwnd = MSS;
+    b.rs.on_sent(SEC, MSS);
+    let mut a = ack(SEC + 100 * MS, MSS, 0, 99 * MSS, Some(100 * MS));
+    a.ack_seq = MSS;
+    b.on_ack(&a, &mut st);
+    assert_eq!(
+        st.cwnd,
+        4 * MSS,
+        "grows by what is delivered (floor 4 segments)"
+    );
+    let mut a = ack(SEC + 200 * MS, 2 * MSS, 0, 0, None);
+    a.ack_seq = 100 * MSS;
+    b.on_ack(&a, &mut st);
+    // Everything outstanding at the timeout is repaired: the saved window, plus the
+    // 2 segments delivered.
+    assert_eq!(st.cwnd, 202 * MSS);
+}
