@@ -970,6 +970,17 @@ impl TcpSender {
         if !self.cfg.cut_from_pipe {
             return self.in_flight();
         }
+        if kind == CongestionKind::Timeout && self.loss_state {
+            // A repeated timeout: ns-3's BytesInFlight (ReTxTimeout's inFlightBeforeRto)
+            // counts only what was sent since the last one, which marked every segment lost.
+            let recover = self.recover.unwrap_or(self.snd_max);
+            return self.board.in_flight_in_loss(
+                self.cfg.dupack_threshold,
+                self.recovery_epoch,
+                recover,
+                self.app_end,
+            );
+        }
         if kind != CongestionKind::DupAcks {
             return self.pipe();
         }
@@ -2118,6 +2129,36 @@ mod tests {
             let mut s = sack_sender(false);
             s.cfg.cut_from_pipe = from_pipe;
             recover_after_limited_transmit(&mut s, 10);
+            assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_timeout_cuts_from_what_was_sent_since_the_first_with_cut_from_pipe() {
+        // Ten segments out, none answered: the first timeout halves the ten (ssthresh 5
+        // segments) and resends 0; its ACK opens cwnd to two, which resends 1 and 2. Both are
+        // lost: at the second timeout the flight is nine segments (1-9), halved to 4.5; ns-3's
+        // BytesInFlight, after the first timeout's SetSentListLost marked all ten lost,
+        // counts only the two resent since: 1 segment, the floor of 2.
+        for (from_pipe, want) in [(false, 4_500), (true, 2_000)] {
+            let mut s = sack_sender(false);
+            s.cfg.cut_from_pipe = from_pipe;
+            s.set_app_end(u64::MAX);
+            s.rwnd = 1 << 20;
+            s.st.cwnd = 10_000;
+            assert_eq!(drain(&mut s, 0).len(), 10);
+            let t1 = s.rto_deadline().unwrap();
+            s.on_timeout(t1);
+            assert_eq!(s.st.ssthresh, 5_000);
+            assert_eq!(drain(&mut s, t1).len(), 1);
+            s.on_ack(t1 + 100 * MS, &ack(1000));
+            let sent: Vec<(u64, bool)> = drain(&mut s, t1 + 100 * MS)
+                .iter()
+                .map(|g| (g.seq, g.retx))
+                .collect();
+            assert_eq!(sent, [(1000, true), (2000, true)]);
+            let t2 = s.rto_deadline().unwrap();
+            s.on_timeout(t2);
             assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
         }
     }
