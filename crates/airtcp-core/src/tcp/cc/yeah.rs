@@ -257,7 +257,10 @@ impl CongestionControl for Yeah {
             self.cnt_rtt = 0;
             self.round_min = None;
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        // ns-3 grows the window (and checks the round) only in Open and Loss, not on an ACK
+        // that leaves it in Disorder.
+        let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
+        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
             return;
         }
         let mss = st.mss as f64;
@@ -605,6 +608,14 @@ mod tests {
             d.dup_ack = true;
             y.on_ack(&d, &mut st);
             assert_eq!((y.ns3_state, y.cnt_rtt), (Ns3State::Disorder, 1));
+            // An ACK that advances with new SACK information leaves ns-3 in Disorder, where
+            // it does not call IncreaseWindow: no growth (slow start would add a segment).
+            let mut sa = ack(13_500, 15_000);
+            sa.sacked_bytes = 1000;
+            st.ssthresh = 1 << 30;
+            let before = st.cwnd;
+            y.on_ack(&sa, &mut st);
+            assert_eq!((y.ns3_state, st.cwnd), (Ns3State::Disorder, before));
             y.on_ack(&ack(14_000, 16_000), &mut st);
             assert_eq!(
                 (y.ns3_state, y.cnt_rtt, y.round_end),
