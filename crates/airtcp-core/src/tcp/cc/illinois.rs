@@ -23,8 +23,11 @@
 //! kept across losses; a round ends at the highest sequence sent when it began (`Reset` with
 //! `m_nextTxSequence`), and a timeout starts one that runs to the highest sequence sent before
 //! it (`CongestionStateSet` on `CA_LOSS`), so α and β stay at 1 and 1/2 until the
-//! retransmissions after the timeout are acknowledged.
+//! retransmissions after the timeout are acknowledged; and an ACK that leaves the socket in
+//! `CA_DISORDER` (one with new SACK information) neither grows the window nor ends a round
+//! (`TcpSocketBase::ProcessAck` calls `IncreaseWindow` only in `CA_OPEN` and `CA_LOSS`).
 
+use super::ns3state::Ns3State;
 use super::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
     Reaction,
@@ -75,6 +78,7 @@ pub struct Illinois {
     carry: f64,
     /// `ns3`: a timeout's round starts at the next ACK, which names the highest sequence sent.
     round_from_next_ack: bool,
+    ns3_state: Ns3State,
 }
 
 impl Illinois {
@@ -120,6 +124,7 @@ impl Illinois {
             rtt_low: 0,
             carry: 0.0,
             round_from_next_ack: false,
+            ns3_state: Ns3State::Open,
         })
     }
 
@@ -202,7 +207,11 @@ impl CongestionControl for Illinois {
             self.round_end = Some(ack.snd_nxt);
             self.round_from_next_ack = false;
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if self.ns3 {
+            self.ns3_state.on_ack(ack);
+        }
+        let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
+        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
             return;
         }
         let mss = st.mss as f64;
@@ -245,6 +254,7 @@ impl CongestionControl for Illinois {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.ns3_state.on_congestion(ev.kind);
         let mss = st.mss as f64;
         let w = ev.in_flight as f64 / mss;
         let keep = 1.0 - self.beta;
@@ -270,6 +280,10 @@ impl CongestionControl for Illinois {
             self.carry = 0.0;
         }
         Reaction::cut((segs * mss) as u64)
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
+        self.ns3_state.on_recovery_exit();
     }
 }
 
@@ -506,6 +520,27 @@ mod tests {
                 i.on_ack(&a, &mut st);
                 assert_eq!((i.alpha, i.round_end), (10.0, Some(12_000)));
             }
+        }
+    }
+
+    #[test]
+    fn ns3_an_ack_with_new_sack_information_grows_nothing() {
+        // In slow start: the paper's ACK of a segment adds one; ns-3's socket is in Disorder
+        // after an ACK with new SACK information and does not call IncreaseWindow.
+        for (ns3, want) in [(false, 11_000), (true, 10_000)] {
+            let mut i = illinois(ns3);
+            let mut st = CcState {
+                cwnd: 10_000,
+                ssthresh: 1 << 30,
+                mss: 1000,
+            };
+            let mut a = ack(1000, 100 * MS);
+            a.sacked_bytes = 1000;
+            i.on_ack(&a, &mut st);
+            assert_eq!(st.cwnd, want, "ns3 = {ns3}");
+            // An ACK without new SACK information returns ns-3 to Open: growth again.
+            i.on_ack(&ack(3000, 100 * MS), &mut st);
+            assert_eq!(st.cwnd, want + 1000, "ns3 = {ns3}");
         }
     }
 

@@ -29,9 +29,10 @@
 //! retransmissions after a timeout, or an ACK without new SACK information after duplicates),
 //! and a round ends at the highest sequence sent.
 
+use super::ns3state::Ns3State;
 use super::{
-    half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent,
-    CongestionKind, ParamSpec, Params, Reaction,
+    half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
+    Params, Reaction,
 };
 use crate::engine::Time;
 
@@ -99,22 +100,6 @@ pub struct Yeah {
     pub decongestions: u64,
     carry: f64,
     ns3_state: Ns3State,
-}
-
-/// ns-3's congestion state as far as `TcpYeah` sees it (`CongestionStateSet`): leaving any
-/// of the others for `Open` restarts the round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ns3State {
-    Open,
-    /// Duplicate ACKs (or ACKs with new SACK information) below the threshold.
-    Disorder,
-    /// Fast recovery, until the sender reports its end.
-    Recovery,
-    /// Fast recovery ended; the ACK that ended it is next.
-    RecoveryEnded,
-    /// After a timeout, until the ACK of the highest sequence sent before it (the recovery
-    /// point, read from the first ACK after the timeout).
-    Loss(Option<u64>),
 }
 
 impl Yeah {
@@ -250,7 +235,7 @@ impl CongestionControl for Yeah {
             self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
             self.cnt_rtt += 1;
         }
-        if self.ns3 && self.ns3_follow_state(ack) {
+        if self.ns3 && self.ns3_state.on_ack(ack) {
             // EnableYeah: a new round from the highest sequence sent, without this ACK's
             // sample.
             self.round_end = Some(ack.snd_nxt);
@@ -286,18 +271,13 @@ impl CongestionControl for Yeah {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
-        self.ns3_state = match ev.kind {
-            CongestionKind::Timeout => Ns3State::Loss(None),
-            _ => Ns3State::Recovery,
-        };
+        self.ns3_state.on_congestion(ev.kind);
         self.on_loss(ev, st)
     }
 
     fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
         // The ACK that ended the recovery arrives at on_ack next and restarts the round.
-        if self.ns3_state == Ns3State::Recovery {
-            self.ns3_state = Ns3State::RecoveryEnded;
-        }
+        self.ns3_state.on_recovery_exit();
     }
 
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -320,35 +300,6 @@ impl Yeah {
             });
             self.cnt_rtt = 0;
             self.round_min = None;
-        }
-    }
-
-    /// Follows ns-3's congestion state through `ack`; true when it returns to `Open`.
-    fn ns3_follow_state(&mut self, ack: &AckInfo) -> bool {
-        match self.ns3_state {
-            Ns3State::Loss(None) => {
-                self.ns3_state = Ns3State::Loss(Some(ack.snd_nxt));
-                false
-            }
-            Ns3State::RecoveryEnded => {
-                self.ns3_state = Ns3State::Open;
-                true
-            }
-            Ns3State::Loss(Some(r)) if ack.ack_seq >= r => {
-                self.ns3_state = Ns3State::Open;
-                true
-            }
-            Ns3State::Open if !ack.in_recovery && (ack.dup_ack || ack.sacked_bytes > 0) => {
-                self.ns3_state = Ns3State::Disorder;
-                false
-            }
-            Ns3State::Disorder
-                if !ack.in_recovery && ack.acked_bytes > 0 && ack.sacked_bytes == 0 =>
-            {
-                self.ns3_state = Ns3State::Open;
-                true
-            }
-            _ => false,
         }
     }
 
@@ -377,6 +328,7 @@ impl Yeah {
 
 #[cfg(test)]
 mod tests {
+    use super::super::CongestionKind;
     use super::*;
     use crate::engine::MS;
     use std::collections::BTreeMap;
