@@ -183,6 +183,7 @@ def test_aodv_keys_set_only_aodv_and_ns3_side_keys_ns3_runs(tmp_path):
     }
     ns3 = vm.aodv_keys("ns3")
     assert ns3["hello_from"] == "all" and ns3["on_break"] == "keep"
+    assert ns3["seq_on_break"] is False and ns3["relay_every_rrep"] is True
     try:
         vm.AODV_KEYS.update({"link_feedback": False})
         assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {
@@ -209,3 +210,51 @@ def test_aodv_keys_set_only_aodv_and_ns3_side_keys_ns3_runs(tmp_path):
     vm.main(["--table-only", "--results", str(path), "--aodv", "ns3"])
     assert vm.AODV_KEYS == ns3
     vm.AODV_KEYS.clear()
+
+
+def test_ns3_choices_count_rreq_retries_as_ns3_does_and_tcp_keys_reach_the_scenario(tmp_path):
+    # ns-3 gives up after RreqRetries (2) RREQs at NET_DIAMETER, the first included.
+    assert vm.aodv_keys("ns3")["rreq_retries"] == 1
+    rules = vm.tcp_keys("ns3rules")
+    assert rules["recover_guard"] == "less_careful"
+    assert rules["fast_retransmit_restarts_rto"] is False
+    assert vm.tcp_keys("recover_guard=less_careful") == {"recover_guard": "less_careful"}
+    try:
+        vm.main(["--table-only", "--results", str(tmp_path / "m.json"), "--airtcp-tcp", "ns3rules"])
+        tcp = vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["tcp"]
+        # Over the ns2 profile and the harness's own keys, which stay.
+        assert tcp["profile"] == "ns2" and tcp["handshake"] is True
+        assert {k: tcp[k] for k in rules} == rules
+    finally:
+        vm.TCP_KEYS.clear()
+    assert "recover_guard" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["tcp"]
+
+
+def test_timeline_reads_airtcp_packet_traces_of_a_chain():
+    spec = importlib.util.spec_from_file_location(
+        "manet_timeline", ROOT / "benches/ns3/manet_timeline.py"
+    )
+    tl = importlib.util.module_from_spec(spec)
+    sys.modules["manet_timeline"] = tl  # its dataclass looks its module up
+    spec.loader.exec_module(tl)
+    side = tl.airtcp_side("chain", 2, 1, vm.CHAIN_START + 3.0, {})
+    ev = side.events
+    sent = {e[3] for e in ev if e[1] == 0 and e[2] == "tx" and e[5]}
+    got = {e[3] for e in ev if e[1] == 2 and e[2] == "rx" and e[5]}
+    acks = [e[4] for e in ev if e[1] == 0 and e[2] == "rx"]
+    # Segments of 1460 bytes from offset 0, each received by the sink after the source sent
+    # it, and cumulative ACKs that never go back.
+    assert sent and got and got <= sent and min(sent) == 0
+    assert all(s % 1460 == 0 for s in sent)
+    assert acks == sorted(acks) and acks[-1] > 0
+    # The relay passes every packet on at once, so nothing waits or is lost there here.
+    assert [e for e in ev if e[2] == "held_or_dropped"] == []
+    assert {e[3] for e in ev if e[1] == 1 and e[2] == "tx"} >= got
+    # The source's first data opened a discovery: its RREQ (a 52-byte AODV packet) went out
+    # before its first segment, and the sink answered with a RREP to the relay.
+    first_rreq = min(e[0] for e in ev if e[1] == 0 and e[2] == "rreq")
+    first_seg = min(e[0] for e in ev if e[1] == 0 and e[2] == "tx")
+    assert first_rreq < first_seg
+    assert any(e[1] == 2 and e[2] == "rrep" and e[3] == "n1" for e in ev)
+    r = tl.analyse(side, 0, 2, vm.CHAIN_START, vm.CHAIN_START + 3.0)
+    assert r["retx"] == r["spurious"] == 0 and r["timeouts"] == [] and r["breaks"] == []

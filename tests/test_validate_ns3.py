@@ -19,6 +19,8 @@ def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     assert sc.get("tcp.profile") == "ns3"
     # ns-3 always opens with a handshake.
     assert sc.get("tcp.handshake") is True
+    # The ns-3 program's links add a 2-byte PPP header to the profile's 52 bytes.
+    assert sc.get("tcp.header_size") == 54
     assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
     assert sc.get("links.R2-D.error.per") == 0.05
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
@@ -116,11 +118,14 @@ def test_scheme_table_maps_every_ns3_congestion_control_once():
     tids = [s.ns3 for s in ns3_run.SCHEMES if s.name != "reno"]
     assert len(tids) == len(set(tids)) == 16
     assert ns3_run.BY_NAME["westwood+"].ns3 == "ns3::TcpWestwoodPlus"
-    # reno runs without SACK on both sides; the others keep the profiles' defaults.
+    # reno runs without SACK on both sides, and in airtcp without ns-3's guessed marks (its
+    # own recovery, not ns-3's); the others keep the profiles' defaults.
     reno = ns3_run.BY_NAME["reno"]
-    assert reno.tcp == ("sack = false",) and reno.ns3_args == ("--ns3::TcpSocketBase::Sack=0",)
+    assert reno.tcp == ("sack = false", "reno_sack = false")
+    assert reno.ns3_args == ("--ns3::TcpSocketBase::Sack=0",)
     sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("reno", 0.01, 1, 5.0, 1, reno.tcp))
     assert sc.get("tcp.sack") is False and sc.get("tcp.profile") == "ns3"
+    assert sc.get("tcp.reno_sack") is False
     # A scheme this build lacks is named as such, by the first of its airtcp names it has.
     have = {"newreno", "h-tcp"}
     assert ns3_run.airtcp_name(ns3_run.BY_NAME["htcp"], have) == "h-tcp"
@@ -229,6 +234,9 @@ def test_ns3_profile_runs_the_ns3_variants_of_westwood_vegas_and_veno():
     d = airtcp.defaults()["profiles"]
     assert d["ns3"]["ns3_schemes"] and not d["linux"]["ns3_schemes"]
     assert d["ns3"]["ack_first_segment"] and d["ns3"]["ts_echo_earliest"]
+    assert d["ns3"]["syn_options"] == 4 and d["ns3"]["handshake_ack"]
+    assert airtcp.defaults()["tcp"]["syn_options"] == 0
+    assert not airtcp.defaults()["tcp"]["handshake_ack"]
     assert not airtcp.defaults()["tcp"]["ts_echo_earliest"]
     for cc in ("westwood+", "vegas", "veno"):
 
@@ -271,8 +279,39 @@ def test_airtcp_alone_reruns_exactly_the_seeds_ns3_has(monkeypatch):
 
     monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
     monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
-    a = SimpleNamespace(side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, quick=True)
+    a = SimpleNamespace(
+        side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, tcp=[], store=False
+    )
     ns3_run.run_points([(s, "newreno", 1, 0.05)], res, "abc", None, a)
     assert sorted(ran) == [1, 2, 3, 5, 8]
     stored = res["airtcp"]["abc"][ns3_run.airtcp_key("newreno", s, 1, 0.05, 60.0)]
     assert sorted(stored, key=int) == ["1", "2", "3", "5", "8"]
+
+
+def test_extra_tcp_lines_reach_every_airtcp_run_and_are_not_stored(monkeypatch, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    line = 'rtt_sampling = "rfc"'
+    sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("newreno", 0.05, 1, 10.0, 1, (line,)))
+    assert sc.get("tcp.rtt_sampling") == "rfc" and sc.get("tcp.profile") == "ns3"
+    s = ns3_run.BY_NAME["reno"]
+    nk = ns3_run.ns3_key(s, 1, 0.05, 60.0)
+    res = {"ns3": {nk: {"1": {"goodput_bps": 1.0e6}}}, "airtcp": {}}
+    got = []
+
+    def fake(args):
+        got.append(args[5])
+        return {"goodput_bps": 1.0e6, "build": "abc"}
+
+    monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
+    monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
+    monkeypatch.setattr(ns3_run, "save_results", lambda *_: pytest.fail("stored"))
+    a = SimpleNamespace(
+        side="airtcp", seeds=40, min_seeds=5, duration=60.0, jobs=1, tcp=[line], store=False
+    )
+    ns3_run.run_points([(s, "reno", 1, 0.05)], res, "abc", None, a)
+    # The scheme's own lines (reno runs without SACK) stay, the extra one follows.
+    assert got == [(*s.tcp, line)]
+    with pytest.raises(SystemExit):
+        ns3_run.main(["--tcp", line, "--results", str(tmp_path / "r.json")])

@@ -7,6 +7,7 @@
 //   manet --scenario=walk  --hops=4 --routing=aodv --movement=FILE [--duration=90] [--bin=5]
 //   manet --scenario=cbr   --nodes=50 --routing=aodv --movement=FILE --flows=0:7:1.3,...
 //                          [--duration=200] [--pktSize=512] [--pktRate=4]
+//   chain and walk: [--timeline=FILE] writes one line per event (benches/ns3/manet_timeline.py)
 //
 // chain: hops + 1 nodes 200 m apart, one TCP NewReno bulk flow n0 -> n(hops) from --start
 //   (30 s: OLSR needs HELLOs and TCs flooded to have a route on 8 hops, and ns-3's TCP gives
@@ -20,7 +21,8 @@
 //
 // Routing control traffic is counted at every node's IP layer when sent (each hop's
 // transmission of a RREQ/RREP/RERR/HELLO or OLSR packet counts once): UDP port 654 (AODV)
-// or 698 (OLSR). Prints one JSON line on stdout; only Simulator::Run() is timed.
+// or 698 (OLSR); a packet AODV hands to the loopback to hold it for a route is not sent and
+// counts apart. Prints one JSON line on stdout; only Simulator::Run() is timed.
 
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -34,11 +36,13 @@
 #include "ns3/wifi-module.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +80,28 @@ static uint64_t g_segments = 0;
 static uint64_t g_retransmissions = 0;
 static SequenceNumber32 g_highestSent(0);
 static std::map<std::string, uint64_t> g_ctrlKinds; // AODV control packets sent, by type
+// --timeline=FILE: one line per event of the TCP flow and of AODV (chain and walk), for a
+// break-by-break comparison with airtcp (benches/ns3/manet_timeline.py reads it).
+static std::ofstream g_timeline;
+
+static uint32_t
+NodeOf(Ptr<Ipv4> ipv4)
+{
+    return ipv4->GetObject<Node>()->GetId();
+}
+
+// "<t> <node> <event> seq ack payload" for a TCP packet (seq and ack relative to the flow's
+// first byte as the stream counts it: ns-3 starts both at 0 after the SYN).
+static void
+TimelineTcp(const char* event, uint32_t node, Ptr<const Packet> tcpPacket)
+{
+    TcpHeader tcp;
+    tcpPacket->PeekHeader(tcp);
+    const uint32_t payload = tcpPacket->GetSize() - tcp.GetSerializedSize();
+    g_timeline << Simulator::Now().GetSeconds() << " " << node << " " << event << " "
+               << tcp.GetSequenceNumber().GetValue() << " "
+               << tcp.GetAckNumber().GetValue() << " " << payload << "\n";
+}
 
 static size_t
 Bin()
@@ -94,13 +120,48 @@ Bump(std::vector<uint64_t>& v, uint64_t by)
     v[b] += by;
 }
 
-// Ipv4L3Protocol "Tx": the packet with its IP header, once per hop transmission.
+// AODV's message type (RFC 3561 section 5) from a payload that starts with the UDP header; a
+// HELLO is a RREP whose destination (bytes 4-7) is its originator (bytes 12-15). `key` gets
+// the RREP's originator, destination and sequence number (bytes 12-15, 4-7, 8-11) and `hops`
+// its hop count (byte 3).
+static std::string
+AodvKind(Ptr<Packet> c, std::array<uint8_t, 12>* key, uint8_t* hops, uint8_t* flags)
+{
+    UdpHeader udp;
+    c->RemoveHeader(udp);
+    uint8_t b[16] = {0};
+    c->CopyData(b, std::min<uint32_t>(16, c->GetSize()));
+    static const char* kinds[] = {"?", "rreq", "rrep", "rerr", "rrep_ack"};
+    std::string kind = b[0] >= 1 && b[0] <= 4 ? kinds[b[0]] : "?";
+    if (b[0] == 2 && std::equal(b + 4, b + 8, b + 12))
+    {
+        kind = "hello";
+    }
+    std::copy(b + 4, b + 16, key->begin());
+    *hops = b[3];
+    *flags = b[1];
+    return kind;
+}
+
+// RREPs each node received (originator, destination, number, hop count + 1: the copy it
+// would pass on), to tell a relayed RREP from one the node made itself.
+static std::map<uint32_t, std::multiset<std::pair<std::array<uint8_t, 12>, uint8_t>>>
+    g_rrepsHeard;
+
+// Ipv4L3Protocol "Tx": the packet with its IP header, once per hop transmission. A packet
+// that AODV routes to the loopback interface, to hold it while it looks for a route
+// (RouteOutput without a valid route; the packet is sent again when the route comes), is
+// not a transmission and is counted apart (`lo_` kinds).
 static void
-IpTx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t)
+IpTx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t iface)
 {
     Ptr<Packet> c = p->Copy();
     Ipv4Header ip;
     c->RemoveHeader(ip);
+    if (g_timeline.is_open() && ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp("tx", NodeOf(ipv4), c);
+    }
     if (ip.GetProtocol() != UdpL4Protocol::PROT_NUMBER)
     {
         return;
@@ -108,25 +169,88 @@ IpTx(Ptr<const Packet> p, Ptr<Ipv4>, uint32_t)
     UdpHeader udp;
     c->PeekHeader(udp);
     uint16_t port = udp.GetDestinationPort();
-    if (port == kAodvPort || port == kOlsrPort)
+    const bool loopback = DynamicCast<LoopbackNetDevice>(ipv4->GetNetDevice(iface)) != nullptr;
+    if ((port == kAodvPort || port == kOlsrPort) && !loopback)
     {
         g_ctrlPackets++;
         g_ctrlBytes += p->GetSize();
     }
     if (port == kAodvPort)
     {
-        // AODV's message type is the payload's first byte (RFC 3561 section 5); a HELLO is a
-        // RREP whose destination (bytes 4-7) is its originator (bytes 12-15).
-        c->RemoveHeader(udp);
-        uint8_t b[16] = {0};
-        c->CopyData(b, std::min<uint32_t>(16, c->GetSize()));
-        static const char* kinds[] = {"?", "rreq", "rrep", "rerr", "rrep_ack"};
-        std::string kind = b[0] >= 1 && b[0] <= 4 ? kinds[b[0]] : "?";
-        if (b[0] == 2 && std::equal(b + 4, b + 8, b + 12))
+        std::array<uint8_t, 12> key;
+        uint8_t hops = 0;
+        uint8_t flags = 0;
+        std::string kind = AodvKind(c, &key, &hops, &flags);
+        if (loopback)
         {
-            kind = "hello";
+            g_ctrlKinds["lo_" + kind]++;
+            return;
         }
         g_ctrlKinds[kind]++;
+        if (g_timeline.is_open())
+        {
+            g_timeline << Simulator::Now().GetSeconds() << " " << NodeOf(ipv4) << " ctrl "
+                       << kind << " " << ip.GetDestination() << "\n";
+        }
+        if (kind == "rrep")
+        {
+            // Where the RREP comes from: relayed (this node received it), the destination's
+            // own reply (hop count 0 from the destination), or made by this node for another
+            // destination (an intermediate node's reply or its gratuitous RREP).
+            auto& heard = g_rrepsHeard[ipv4->GetObject<Node>()->GetId()];
+            auto it = heard.find({key, hops});
+            Ipv4Address dst = Ipv4Address::Deserialize(key.data());
+            if (it != heard.end())
+            {
+                heard.erase(it);
+                g_ctrlKinds["rrep.relayed"]++;
+            }
+            else if (hops == 0 && ipv4->GetInterfaceForAddress(dst) >= 0)
+            {
+                g_ctrlKinds["rrep.by_destination"]++;
+            }
+            else
+            {
+                g_ctrlKinds["rrep.by_other"]++;
+            }
+            if (flags & 0x40)
+            {
+                g_ctrlKinds["rrep.ack_required"]++;
+            }
+        }
+    }
+}
+
+// Ipv4L3Protocol "LocalDeliver" at every node: the RREPs it received.
+static void
+AodvDeliver(const Ipv4Header& ip, Ptr<const Packet> p, uint32_t)
+{
+    if (ip.GetProtocol() != UdpL4Protocol::PROT_NUMBER)
+    {
+        return;
+    }
+    UdpHeader udp;
+    p->PeekHeader(udp);
+    if (udp.GetDestinationPort() != kAodvPort)
+    {
+        return;
+    }
+    std::array<uint8_t, 12> key;
+    uint8_t hops = 0;
+    uint8_t flags = 0;
+    if (AodvKind(p->Copy(), &key, &hops, &flags) != "rrep")
+    {
+        return;
+    }
+    // Which node received it: the one owning the destination address.
+    for (uint32_t i = 0; i < NodeList::GetNNodes(); i++)
+    {
+        Ptr<Ipv4> ipv4 = NodeList::GetNode(i)->GetObject<Ipv4>();
+        if (ipv4 && ipv4->GetInterfaceForAddress(ip.GetDestination()) >= 0)
+        {
+            g_rrepsHeard[i].insert({key, static_cast<uint8_t>(hops + 1)});
+            return;
+        }
     }
 }
 
@@ -198,12 +322,18 @@ static void
 IpDrop(const Ipv4Header& ip,
        Ptr<const Packet> p,
        Ipv4L3Protocol::DropReason reason,
-       Ptr<Ipv4>,
+       Ptr<Ipv4> ipv4,
        uint32_t)
 {
     if (!ip.GetDestination().IsBroadcast() && !IsControl(ip, p))
     {
         g_dataDrops["ip_" + std::to_string(static_cast<int>(reason))]++;
+        if (g_timeline.is_open() && ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+        {
+            TimelineTcp(("drop_ip_" + std::to_string(static_cast<int>(reason))).c_str(),
+                        NodeOf(ipv4),
+                        p);
+        }
     }
 }
 
@@ -226,6 +356,56 @@ MacDrop(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
     }
 }
 
+// The MAC's data-frame drops with the dropping node (from the trace context's path).
+static void
+MacDropTimeline(std::string context, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    const WifiMacHeader& h = mpdu->GetHeader();
+    if (!h.IsData() || h.GetAddr1().IsGroup())
+    {
+        return;
+    }
+    Ptr<Packet> c = mpdu->GetPacket()->Copy();
+    LlcSnapHeader llc;
+    c->RemoveHeader(llc);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    const uint32_t node = std::stoul(context.substr(10, context.find('/', 10) - 10));
+    const std::string ev = "drop_mac_" + std::to_string(static_cast<int>(reason));
+    if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp(ev.c_str(), node, c);
+    }
+    else if (IsControl(ip, c))
+    {
+        g_timeline << Simulator::Now().GetSeconds() << " " << node << " " << ev << "_ctrl\n";
+    }
+}
+
+// The source's ACK arrivals and the sink's data arrivals at their IP layer.
+static void
+LocalDeliverTimeline(std::string context, const Ipv4Header& ip, Ptr<const Packet> p, uint32_t)
+{
+    if (ip.GetProtocol() == TcpL4Protocol::PROT_NUMBER)
+    {
+        TimelineTcp("rx", std::stoul(context.substr(10, context.find('/', 10) - 10)), p);
+    }
+}
+
+static void
+RtoTimeline(Time, Time rto)
+{
+    g_timeline << Simulator::Now().GetSeconds() << " " << g_srcNode << " rto " << rto.GetSeconds()
+               << "\n";
+}
+
+static void
+CongStateTimeline(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t state)
+{
+    g_timeline << Simulator::Now().GetSeconds() << " " << g_srcNode << " state "
+               << TcpSocketState::TcpCongStateName[state] << "\n";
+}
+
 static void
 ConnectSenderTraces()
 {
@@ -234,6 +414,13 @@ ConnectSenderTraces()
     if (!Config::ConnectWithoutContextFailSafe(socket.str(), MakeCallback(&TcpTx)))
     {
         NS_FATAL_ERROR("no TCP socket on the source to trace");
+    }
+    if (g_timeline.is_open())
+    {
+        std::ostringstream base;
+        base << "/NodeList/" << g_srcNode << "/$ns3::TcpL4Protocol/SocketList/0/";
+        Config::ConnectWithoutContext(base.str() + "RTO", MakeCallback(&RtoTimeline));
+        Config::ConnectWithoutContext(base.str() + "CongState", MakeCallback(&CongStateTimeline));
     }
 }
 
@@ -318,6 +505,7 @@ main(int argc, char* argv[])
     uint32_t pktSize = 512;
     double pktRate = 4.0;
     bool l2Feedback = true;
+    std::string timeline;
     CommandLine cmd;
     cmd.AddValue("run", "RngRun (the seed's run number)", run);
     cmd.AddValue("seed", "same as --run", run);
@@ -335,6 +523,9 @@ main(int argc, char* argv[])
     cmd.AddValue("l2Feedback",
                  "ARP entries AODV accepts, so that MAC give-ups reach it (0: HELLO loss only)",
                  l2Feedback);
+    cmd.AddValue("timeline",
+                 "chain/walk: write the TCP flow's and AODV's events, one a line, to this file",
+                 timeline);
     cmd.Parse(argc, argv);
     if (duration <= 0)
     {
@@ -467,9 +658,26 @@ main(int argc, char* argv[])
         }
     }
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Tx", MakeCallback(&IpTx));
+    if (routing == "aodv")
+    {
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/LocalDeliver",
+                                      MakeCallback(&AodvDeliver));
+    }
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
                                   MakeCallback(&MacDrop));
+    if (!timeline.empty() && tcpScenario)
+    {
+        g_timeline.open(timeline);
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
+                        MakeCallback(&MacDropTimeline));
+        for (uint32_t i : {0u, n - 1})
+        {
+            std::ostringstream path;
+            path << "/NodeList/" << i << "/$ns3::Ipv4L3Protocol/LocalDeliver";
+            Config::Connect(path.str(), MakeCallback(&LocalDeliverTimeline));
+        }
+    }
 
     ApplicationContainer sinks;
     ApplicationContainer sources;

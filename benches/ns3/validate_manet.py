@@ -62,8 +62,15 @@ TARGET_GOODPUT, TARGET_PDR, TARGET_OVERHEAD, TARGET_BIN = 0.10, 0.10, 0.15, 0.15
 AODV_KEYS: dict = {}
 # ns-3's choices where RFC 3561 leaves them open or ns-3 departs from it (aodv-routing-
 # protocol.cc): HELLOs from every node, the G flag on, the MAC queue of a broken link left
-# alone, and neighbours kept alive by the data they forward (its m_nb.Update on forwarding).
-AODV_NS3 = "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true"
+# alone, neighbours kept alive by the data they forward (its m_nb.Update on forwarding),
+# RreqRetries (2) counted as RREQs at NET_DIAMETER, the first one included
+# (RouteRequestTimerExpire gives up once GetRreqCnt() reaches it), where 6.3 allows
+# RREQ_RETRIES more after the first: one retry in airtcp's terms; a broken route's sequence
+# number kept (InvalidateRoutesWithDst) and every RREP relayed (RecvReply).
+AODV_NS3 = (
+    "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
+    "seq_on_break=false,relay_every_rrep=true"
+)
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.
 NS3_L2_FEEDBACK = [True]
@@ -81,6 +88,24 @@ def aodv_keys(text: str) -> dict:
             val = int(v)
         out[k.strip()] = val
     return out
+
+
+# airtcp's [tcp] keys over the `ns2` profile (`--airtcp-tcp`); `ns3rules` are ns-3.44's
+# TcpSocketBase rules where they depart from RFC 6298 and RFC 6582 (docs/validation.md,
+# crossing chains): a new recovery once the ACK reaches `recover` after a timeout, no timer
+# restart at a fast retransmit, the RTO recomputed from the estimator at every new ACK, no
+# RTT sample from an ACK that covers a resent segment, and without SACK one segment marked
+# SACKed per duplicate ACK (`TcpTxBuffer::AddRenoSack`).
+TCP_KEYS: dict = {}
+TCP_NS3RULES = (
+    "recover_guard=less_careful,fast_retransmit_restarts_rto=false,"
+    "rto_on_new_ack=estimate,rtt_sampling=ns3,reno_sack=true"
+)
+
+
+def tcp_keys(text: str) -> dict:
+    """``k=v,...`` (or ``ns3rules``) as [tcp] keys."""
+    return aodv_keys(TCP_NS3RULES if text == "ns3rules" else text)
 
 
 def ns3_side() -> str:
@@ -200,7 +225,7 @@ def airtcp_scenario(kind: str, size: int, routing: str, seed: int, pause: float,
         "duration": dur,
         "seed": seed,
         # ns-3 opens every connection with a handshake.
-        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True},
+        "tcp": {"profile": "ns2", "segment_size": 1460, "handshake": True} | TCP_KEYS,
         "media": [medium],
     }
     if routing != "static":
@@ -418,6 +443,40 @@ def store(path: Path, side: str, key: str, seed: int, result: dict, build: str =
 # --- tables -------------------------------------------------------------------------------
 
 
+def rrep_origins(ns: dict, keys: list[str]) -> list[str]:
+    """ns-3's RREP transmissions by who made them (manet.cc's ``rrep.*`` kinds), and its
+    control packets routed to the loopback to wait for a route (``lo_*``: not sent, not
+    counted), for the points whose runs have them."""
+    have = [
+        k
+        for k in keys
+        if ns.get(k) and all("rrep.relayed" in v.get("ctrl_kinds", {}) for v in ns[k].values())
+    ]
+    if not have:
+        return []
+    out = [
+        "ns-3's RREPs by who sent them (the destination, another node answering for it or "
+        "telling it of the originator, a relay passing one on), those asking for a RREP-ACK, "
+        "and its control packets held for a route to a neighbour; mean over seeds.",
+        "",
+        "| point | by destination | by other node | relayed | ack asked | held |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in have:
+        runs = [v["ctrl_kinds"] for v in ns[k].values()]
+
+        def m(t: str, runs: list = runs) -> float:
+            return mean([float(r.get(t, 0)) for r in runs])
+
+        held = mean([float(sum(v for t, v in r.items() if t.startswith("lo_"))) for r in runs])
+        out.append(
+            f"| {k} | {m('rrep.by_destination'):.0f} | {m('rrep.by_other'):.0f} "
+            f"| {m('rrep.relayed'):.0f} | {m('rrep.ack_required'):.0f} | {held:.0f} |"
+        )
+    out.append("")
+    return out
+
+
 def mean(xs: list[float]) -> float:
     return statistics.fmean(xs) if xs else float("nan")
 
@@ -512,6 +571,7 @@ def tables(res: dict, build: str) -> str:
                 cells.append(f"{kind(ns, t):.0f} / " + (f"{a:.0f}" if a >= 0 else "-"))
             out.append(f"| {k} | " + " | ".join(cells) + f" | {kind(ns, 'rrep_ack'):.0f} |")
         out.append("")
+        out += rrep_origins(ns, aodv_keys_)
     for k in sorted(k for k in ns if k.startswith("walk|")):
         runs = list(ns[k].values())
         bins = len(runs[0]["bin_goodput_kbps"])
@@ -606,6 +666,13 @@ def main(argv: list[str] | None = None) -> int:
         f"({AODV_NS3}); runs and tables under their own key",
     )
     ap.add_argument(
+        "--airtcp-tcp",
+        default="",
+        metavar="KEY=VALUE,...",
+        help="airtcp's [tcp] keys over the ns2 profile, or `ns3rules` for ns-3's TcpSocketBase "
+        f"rules ({TCP_NS3RULES}); runs and tables under their own key",
+    )
+    ap.add_argument(
         "--ns3-l2-feedback",
         choices=("on", "off"),
         default="on",
@@ -615,6 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     NS3_L2_FEEDBACK[0] = a.ns3_l2_feedback == "on"
     AODV_KEYS.update(aodv_keys(a.aodv))
+    TCP_KEYS.update(tcp_keys(a.airtcp_tcp))
     if a.aodv_link_feedback == "off":
         AODV_KEYS["link_feedback"] = False
     pts = points(a.parts.split(","), [float(p) for p in a.pauses.split(",")])
@@ -629,6 +697,10 @@ def main(argv: list[str] | None = None) -> int:
         suffix = "/aodv-ns3"
     else:
         suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(AODV_KEYS.items()))
+    if a.airtcp_tcp == "ns3rules":
+        suffix += "/tcp-ns3rules"
+    else:
+        suffix += "".join(f"/tcp:{k}={v}".lower() for k, v in sorted(TCP_KEYS.items()))
     build = airtcp_build() + suffix
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None

@@ -19,7 +19,7 @@
 // --hashed=0.05 --hashSeed=7 instead loses copy k of the segment at sequence number s when
 // hash(seed, s, k) < 0.05, as airtcp's `hashed` model does, so both lose the same segments
 // whatever their timing; --trace prints every change of the first flow's cwnd and ssthresh,
-// --packets every segment it sends and ACK it receives.
+// --packets every segment it sends and ACK it receives (with the ACK's TSval/TSecr).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -204,6 +204,12 @@ RxSegment(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
         {
             std::cout << " [" << b.first.GetValue() - 1 << "," << b.second.GetValue() - 1 << ")";
         }
+    }
+    // The receiver's TSval and the echoed TSecr (whole milliseconds), what TcpLp reads.
+    if (h.HasOption(TcpOption::TS))
+    {
+        Ptr<const TcpOptionTS> ts = DynamicCast<const TcpOptionTS>(h.GetOption(TcpOption::TS));
+        std::cout << " ts=" << ts->GetTimestamp() << "/" << ts->GetEcho();
     }
     std::cout << " " << g_cwnd << std::endl;
 }

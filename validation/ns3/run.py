@@ -17,6 +17,7 @@ reached.
     python validation/ns3/run.py [--schemes westwood+,vegas] [--per 0.05] [--flows 1]
                                  [--seeds N] [--min-seeds N] [--duration S] [--jobs J]
                                  [--ns3-venv DIR] [--quick] [--no-write] [--table-only]
+                                 [--side airtcp --tcp 'KEY = VALUE' ...]
 """
 
 from __future__ import annotations
@@ -68,7 +69,12 @@ class Scheme(NamedTuple):
 # window rules are the same, and what differs is the recovery (docs/validation.md).
 SCHEMES: tuple[Scheme, ...] = (
     Scheme(
-        "reno", "ns3::TcpNewReno", ("reno",), ("sack = false",), ("--ns3::TcpSocketBase::Sack=0",)
+        "reno",
+        "ns3::TcpNewReno",
+        ("reno",),
+        # Without ns-3's guessed SACK marks, which would replace Reno's recovery with ns-3's.
+        ("sack = false", "reno_sack = false"),
+        ("--ns3::TcpSocketBase::Sack=0",),
     ),
     Scheme("newreno", "ns3::TcpNewReno", ("newreno",)),
     Scheme("cubic", "ns3::TcpCubic", ("cubic",)),
@@ -114,6 +120,10 @@ def path_toml(
     # with the SYN's RTT sample taken.
     s = f'name = "ns3-check"\nduration = {duration:g}\nseed = {seed}\n[tcp]\nprofile = "ns3"\n'
     s += "handshake = true\n"
+    # ns-3's point-to-point links frame every packet with a 2-byte PPP header: 590 bytes a
+    # data segment, 54 an ACK. Without it airtcp's ACKs run ahead by 1.6 us per packet and
+    # hop, enough to move a millisecond timestamp, hence Vegas's and TCP-LP's decisions.
+    s += "header_size = 54\n"
     s += "".join(f"{line}\n" for line in tcp)
     for n in ("S", "D"):
         s += f'[[nodes]]\nname = "{n}"\n'
@@ -418,7 +428,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--side", choices=("both", "ns3", "airtcp"), default="both", help="run one simulator only"
     )
+    ap.add_argument(
+        "--tcp",
+        action="append",
+        default=[],
+        metavar="LINE",
+        help="with --side airtcp: add a [tcp] line to every airtcp run (e.g. a profile switch "
+        "set back); those runs are not stored and the table is only printed",
+    )
     a = ap.parse_args(argv)
+    if a.tcp and a.side != "airtcp":
+        ap.error("--tcp needs --side airtcp")
+    if a.tcp:
+        a.no_write = True
+    # Runs are stored unless they are a quick look or of a changed configuration.
+    a.store = not (a.quick or a.tcp)
     if a.seeds < 1 or a.min_seeds < 1 or a.duration <= 0 or a.jobs < 1:
         ap.error("--seeds, --min-seeds, --duration and --jobs must be positive")
     names = parse_list(a.schemes, str, "schemes")
@@ -443,8 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         merge_results(res, load_results(path))
     if not a.table_only:
         # Runs of other core builds are rerun, not kept.
-        res["airtcp"] = {core: res["airtcp"].get(core, {})}
-    if a.merge:
+        res["airtcp"] = {core: {} if a.tcp else res["airtcp"].get(core, {})}
+    if a.merge and not a.tcp:
         save_results(a.results, res)
     if not a.table_only:
         exe = build(a.ns3_venv)
@@ -525,7 +549,7 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                     gn = [ns[k]["goodput_bps"] for k in have]
                 if a.side == "airtcp" and ns:
                     for k in want_seeds:
-                        args = (cc, per, f, a.duration, int(k), s.tcp, s.ecn_k)
+                        args = (cc, per, f, a.duration, int(k), s.tcp + tuple(a.tcp), s.ecn_k)
                         jobs.append((ai, k, airtcp_goodput, args))
                     continue
                 want = seeds_wanted(ga, gn, len(have), a.min_seeds, a.seeds)
@@ -548,7 +572,7 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                     # A worker loaded another build of the core (rebuilt during the run).
                     raise SystemExit("error: the airtcp core changed during the run; rerun")
                 store[k] = out
-                if not a.quick and (i % 20 == 19 or i == len(futs) - 1):
+                if a.store and (i % 20 == 19 or i == len(futs) - 1):
                     save_results(a.results, res)
 
 

@@ -122,7 +122,7 @@ pub fn params() -> Value {
 const CUBIC_ARITHMETIC: [&str; 3] = ["rfc9438", "linux", "ns3"];
 
 fn tcp_json(c: &TcpConfig) -> Value {
-    json!({
+    let mut v = json!({
         "segment_size": c.mss,
         "header_size": c.header,
         "initial_cwnd": c.initial_cwnd,
@@ -168,7 +168,27 @@ fn tcp_json(c: &TcpConfig) -> Value {
         },
         "cubic_arithmetic": CUBIC_ARITHMETIC[c.linux_cubic as usize],
         "ns3_schemes": c.ns3_schemes,
-    })
+    });
+    // Added after the literal, which is at json!'s recursion limit.
+    let timer = [
+        (
+            "rto_on_new_ack",
+            if c.rto_reset_on_new_ack {
+                "estimate"
+            } else {
+                "keep_backoff"
+            },
+        ),
+        ("rtt_sampling", if c.rtt_sample_ns3 { "ns3" } else { "rfc" }),
+    ];
+    let obj = v.as_object_mut().expect("an object literal");
+    for (k, val) in timer {
+        obj.insert(k.into(), val.into());
+    }
+    obj.insert("syn_options".into(), c.syn_options.into());
+    obj.insert("handshake_ack".into(), c.handshake_ack.into());
+    obj.insert("reno_sack".into(), c.reno_sack.into());
+    v
 }
 
 /// Defaults of the TCP options (times in seconds, sizes in bytes): without a profile, and for

@@ -181,6 +181,15 @@ macro_rules! dev_ctx {
 }
 
 /// A TCP segment on the wire (data or ACK) from `src` to `dst`.
+/// The option bytes a SYN or SYN-ACK carries beyond the data segments' header.
+fn syn_options(cfg: &crate::tcp::TcpConfig, h: &TcpHeader) -> u32 {
+    if h.has(crate::packet::flags::SYN) {
+        cfg.syn_options
+    } else {
+        0
+    }
+}
+
 fn tcp_wire(f: FlowId, src: NodeId, dst: NodeId, size: u32, ecn: Ecn, tcp: TcpHeader) -> Wire {
     Wire {
         flow: f,
@@ -796,7 +805,7 @@ impl Sim {
             let Some(hdr) = t.rx.poll_ack(now) else {
                 break;
             };
-            let size = t.tx.cfg.header;
+            let size = t.tx.cfg.header + syn_options(&t.tx.cfg, &hdr);
             let id = self
                 .pool
                 .alloc_with(|| Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now));
@@ -854,7 +863,7 @@ impl Sim {
             let Some(seg) = t.tx.poll_transmit(now) else {
                 return;
             };
-            let size = seg.tcp.len + t.tx.cfg.header;
+            let size = seg.tcp.len + t.tx.cfg.header + syn_options(&t.tx.cfg, &seg.tcp);
             let id = self.pool.alloc_with(|| {
                 let mut pkt = Packet::new(tcp_wire(f, src, dst, size, seg.ecn, seg.tcp), now);
                 pkt.meta.retx = seg.retx;

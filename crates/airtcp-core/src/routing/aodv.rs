@@ -263,6 +263,11 @@ impl Aodv {
                 if let Some(s) = seq {
                     e.seq = s;
                     e.valid_seq = true;
+                } else {
+                    // 6.2: information without a number (a neighbour heard from) leaves the
+                    // route without a valid one: the number an invalid entry kept (raised at
+                    // the break) is not the neighbour's, and must not be offered as fresh.
+                    e.valid_seq = false;
                 }
                 let keep = if e.valid { e.expires } else { 0 };
                 e.valid = true;
@@ -560,12 +565,15 @@ impl Aodv {
         }
         let hops = m.hops + 1;
         // 6.7: the forward route, if the reply is newer or shorter.
-        self.update(now, m.dst, Some(m.dst_seq), hops, from, m.lifetime);
+        let updated = self.update(now, m.dst, Some(m.dst_seq), hops, from, m.lifetime);
         if m.orig == self.me {
             if self.discoveries.remove(&m.dst).is_some() || !self.held.is_empty() {
                 self.release(now, m.dst, out);
             }
             return;
+        }
+        if !updated && !self.cfg.relay_every_rrep {
+            return; // 6.7: nothing new for the originator either
         }
         let Some(rev) = self.active(m.orig, now) else {
             return; // no way back: the reply dies here
@@ -603,8 +611,8 @@ impl Aodv {
     }
 
     /// Invalidate the active route to `d` (only if it goes through `via`, when given); its
-    /// sequence number becomes `seq`, or is incremented (6.11 cases i, ii). Returns the
-    /// RERR entry and precursors if the route was active.
+    /// sequence number becomes `seq`, or is incremented (6.11 cases i, ii; unchanged
+    /// without `seq_on_break`). Returns the RERR entry and precursors if the route was active.
     fn invalidate(
         &mut self,
         now: Time,
@@ -618,7 +626,9 @@ impl Aodv {
             return None;
         }
         e.valid = false;
-        e.seq = seq.unwrap_or(e.seq.wrapping_add(1));
+        if self.cfg.seq_on_break {
+            e.seq = seq.unwrap_or(e.seq.wrapping_add(1));
+        }
         e.expires = now + delete;
         self.stats.routes_invalidated += 1;
         Some(((d, e.seq), std::mem::take(&mut e.precursors)))

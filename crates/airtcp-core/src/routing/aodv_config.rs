@@ -44,6 +44,14 @@ pub struct Config {
     /// Originators set the G flag, and an intermediate node that answers a RREQ with it
     /// also sends a gratuitous RREP to the destination (6.6.3).
     pub gratuitous_rrep: bool,
+    /// A route made invalid by a broken link or a RERR takes a new destination sequence
+    /// number (6.11: incremented, or the RERR's), so that only fresher information than the
+    /// broken route's answers the next RREQ; false keeps the number it had (ns-3's AODV).
+    pub seq_on_break: bool,
+    /// A relay passes on every RREP it can route back (ns-3's AODV); RFC 3561 6.7 passes on
+    /// only one that created or updated its forward route, so a worse or repeated reply to
+    /// the same discovery stops at the first node that knows better.
+    pub relay_every_rrep: bool,
 }
 
 /// Which nodes send HELLO messages.
@@ -81,6 +89,8 @@ impl Default for Config {
             rerr_ratelimit: 10,
             rreq_ratelimit: 10,
             gratuitous_rrep: false,
+            seq_on_break: true,
+            relay_every_rrep: false,
         }
     }
 }

@@ -115,38 +115,48 @@ fn expanding_ring_ttls_and_waits_follow_section_6_4() {
     assert_eq!(c.delete_period(), 15_000 * MS);
 }
 
-/// A source with no route: holds the packet, sends RREQs of TTL 1, 3, 5, 7, then 35 with
-/// RREQ_RETRIES (2) retries, each after its wait, then gives the packet up (`no_route`).
-#[test]
-fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
-    let mut a = node(0);
+/// The RREQs' TTLs, their times in ms, their originator sequence numbers, and the drop of
+/// the held packet (packet, cause, time).
+type Discovered = (
+    Vec<u32>,
+    Vec<Time>,
+    Vec<u32>,
+    Option<(PacketId, DropCause, Time)>,
+);
+
+/// Runs `a`'s discovery for n5 until it gives the held packet up.
+fn failed_discovery(a: &mut Aodv) -> Discovered {
     let mut out = Vec::new();
     let r = a.route(0, PacketId(7), n(0), n(5), &mut out);
     assert_eq!(r, Route::Held);
-    let mut ttls = vec![];
-    let mut times = vec![];
-    let mut seqs = vec![];
+    let (mut ttls, mut times, mut seqs) = (vec![], vec![], vec![]);
     let mut now = 0;
-    let mut dropped = None;
     for _ in 0..20 {
         for (to, m) in sent(&out) {
             assert_eq!(to, BROADCAST);
             let Msg::Rreq(q) = m else { panic!("{m:?}") };
             ttls.push(q.ttl);
-            times.push(now);
+            times.push(now / MS);
             seqs.push(q.orig_seq);
             assert!(q.unknown_seq);
         }
         if let Some(Act::Drop { pkt, cause }) = out.iter().find(|x| matches!(x, Act::Drop { .. })) {
-            dropped = Some((*pkt, *cause, now));
-            break;
+            return (ttls, times, seqs, Some((*pkt, *cause, now)));
         }
         out.clear();
         now = a.poll_timeout().expect("a discovery waits");
         a.timeout(now, &mut out);
     }
+    (ttls, times, seqs, None)
+}
+
+/// A source with no route: holds the packet, sends RREQs of TTL 1, 3, 5, 7, then 35 with
+/// RREQ_RETRIES (2) retries, each after its wait, then gives the packet up (`no_route`).
+#[test]
+fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
+    let mut a = node(0);
+    let (ttls, ms, seqs, dropped) = failed_discovery(&mut a);
     assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35, 35]);
-    let ms: Vec<Time> = times.iter().map(|t| t / MS).collect();
     assert_eq!(ms, vec![0, 240, 640, 1200, 1920, 4720, 10_320]);
     assert_eq!(
         dropped,
@@ -155,6 +165,28 @@ fn a_failed_discovery_walks_the_ring_then_drops_the_held_packet() {
     // 6.1: the originator's sequence number grows before each RREQ.
     assert!(seqs.windows(2).all(|w| seq_newer(w[1], w[0])), "{seqs:?}");
     assert_eq!(a.stats.discoveries, 1);
+    assert_eq!(a.stats.discoveries_failed, 1);
+}
+
+/// ns-3's count (`--aodv ns3` sets rreq_retries = 1): its RreqRetries (2) RREQs at
+/// NET_DIAMETER include the first, so it gives up after waiting NET_TRAVERSAL_TIME and twice
+/// that, 8.4 s after the first RREQ at NET_DIAMETER where the RFC's two retries wait 19.6 s.
+#[test]
+fn one_rreq_retry_gives_up_after_two_rreqs_at_net_diameter() {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        rreq_retries: 1,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(0), cfg, Rng::new(1));
+    let (ttls, ms, _, dropped) = failed_discovery(&mut a);
+    assert_eq!(ttls, vec![1, 3, 5, 7, 35, 35]);
+    assert_eq!(ms, vec![0, 240, 640, 1200, 1920, 4720]);
+    assert_eq!(
+        dropped,
+        Some((PacketId(7), DropCause::NoRoute, 10_320 * MS))
+    );
     assert_eq!(a.stats.discoveries_failed, 1);
 }
 
@@ -677,4 +709,125 @@ fn a_jittered_hello_interval_does_not_cancel_every_other_hello() {
     assert_eq!(kinds[0].1, "rreq");
     assert_eq!(kinds[1].1, "hello");
     assert!(kinds[1].0 * MS > times[9] + 1995 * MS, "{kinds:?}");
+}
+
+#[test]
+fn a_broken_route_takes_a_new_number_unless_seq_on_break_is_off() {
+    // 6.11: a route made invalid by a break has its number incremented (one learned from a
+    // RERR takes the RERR's), and the next discovery asks for that number, which a node
+    // still holding the old route cannot answer: it relays. ns-3 keeps the old number, so
+    // that node answers from its stale route.
+    for (bump, asked) in [(true, 9), (false, 8)] {
+        let cfg = Config {
+            hello: false,
+            max_jitter: 0,
+            seq_on_break: bump,
+            ..Config::default()
+        };
+        let mut src = Aodv::new(n(0), cfg.clone(), Rng::new(1));
+        src.update(0, n(5), Some(8), 3, n(1), 3000 * MS);
+        src.link_failed(MS, n(1), &mut Vec::new());
+        assert_eq!(src.table[&n(5)].seq, asked, "seq_on_break {bump}");
+        let mut out = Vec::new();
+        assert_eq!(
+            src.route(2 * MS, PacketId(1), n(0), n(5), &mut out),
+            Route::Held
+        );
+        let s = sent(&out);
+        let (_, Msg::Rreq(q)) = &s[0] else {
+            panic!("{s:?}")
+        };
+        assert_eq!((q.dst_seq, q.unknown_seq), (asked, false));
+        let mut old = node(2);
+        old.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+        let s = sent(&recv(&mut old, 3 * MS, 0, Msg::Rreq(q.clone())));
+        match (&s[0].1, bump) {
+            (Msg::Rreq(_), true) => {}
+            (Msg::Rrep(p), false) => assert_eq!((p.dst_seq, p.hops), (8, 2)),
+            _ => panic!("seq_on_break {bump}: {s:?}"),
+        }
+        // A RERR's number likewise replaces the known one only with seq_on_break.
+        let mut b = Aodv::new(n(1), cfg, Rng::new(1));
+        b.update(0, n(5), Some(8), 3, n(2), 3000 * MS);
+        let rerr = Rerr {
+            dests: vec![(n(5), 12)],
+        };
+        recv(&mut b, MS, 2, Msg::Rerr(rerr));
+        assert!(b.active(n(5), MS).is_none());
+        assert_eq!(b.table[&n(5)].seq, if bump { 12 } else { 8 });
+    }
+}
+
+#[test]
+fn a_relay_passes_on_only_a_rrep_that_updated_its_route_unless_relay_every_rrep() {
+    // 6.7: the RREP goes on toward the originator only if it created or updated the
+    // forward route; a second reply to the same discovery with the same number and no fewer
+    // hops stops at the relay. ns-3 passes every one on.
+    for every in [false, true] {
+        let cfg = Config {
+            hello: false,
+            max_jitter: 0,
+            relay_every_rrep: every,
+            ..Config::default()
+        };
+        let mut relay = Aodv::new(n(1), cfg, Rng::new(1));
+        recv(&mut relay, 0, 0, Msg::Rreq(rreq(0, 1, 5, 5, 0)));
+        let reply = |hops| Rrep {
+            hops,
+            dst: n(5),
+            dst_seq: 7,
+            orig: n(0),
+            lifetime: 3000 * MS,
+        };
+        let first = sent(&recv(&mut relay, MS, 2, Msg::Rrep(reply(2))));
+        assert_eq!(
+            first.len(),
+            1,
+            "the first reply creates the route: {first:?}"
+        );
+        // The same number over as many hops (another intermediate node's reply).
+        let same = sent(&recv(&mut relay, 2 * MS, 3, Msg::Rrep(reply(2))));
+        assert_eq!(
+            same.len(),
+            usize::from(every),
+            "relay_every_rrep {every}: {same:?}"
+        );
+        assert_eq!(relay.table[&n(5)].next, n(2), "the route stays");
+        // Fewer hops update the route, so that reply goes on either way.
+        let shorter = sent(&recv(&mut relay, 3 * MS, 4, Msg::Rrep(reply(0))));
+        assert_eq!(shorter.len(), 1, "{shorter:?}");
+        let (to, Msg::Rrep(p)) = &shorter[0] else {
+            panic!()
+        };
+        assert_eq!((*to, p.hops), (n(0), 1));
+        assert_eq!(relay.table[&n(5)].next, n(4));
+    }
+}
+
+#[test]
+fn a_route_revived_by_hearing_the_neighbour_has_no_valid_number() {
+    // 6.2: a control packet from a neighbour creates or updates a route to it "without a
+    // valid sequence number". An invalid entry revived that way keeps its number only as a
+    // lower bound: it must not answer a RREQ for the neighbour as if the number were fresh.
+    let mut a = node(2);
+    a.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+    a.link_failed(MS, n(3), &mut Vec::new());
+    assert_eq!((a.table[&n(5)].seq, a.table[&n(5)].valid_seq), (9, true));
+    // A RERR from 5 itself: the route to it is active again, one hop, number unknown.
+    recv(&mut a, 2 * MS, 5, Msg::Rerr(Rerr { dests: vec![] }));
+    let e = a.active(n(5), 2 * MS).unwrap();
+    assert_eq!((e.hops, e.next, e.valid_seq), (1, n(5), false));
+    // So a RREQ for 5 (number unknown) is relayed, not answered.
+    let s = sent(&recv(&mut a, 3 * MS, 1, Msg::Rreq(rreq(0, 1, 5, 5, 0))));
+    assert!(matches!(s[..], [(_, Msg::Rreq(_))]), "{s:?}");
+    // A HELLO from 5 gives the route 5's own number, valid again.
+    let hello = Rrep {
+        hops: 0,
+        dst: n(5),
+        dst_seq: 4,
+        orig: n(5),
+        lifetime: 2000 * MS,
+    };
+    recv(&mut a, 4 * MS, 5, Msg::Rrep(hello));
+    assert_eq!((a.table[&n(5)].seq, a.table[&n(5)].valid_seq), (4, true));
 }

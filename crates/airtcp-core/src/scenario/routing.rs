@@ -42,6 +42,8 @@ fn aodv_config(s: &RoutingSpec, p: &str) -> R<aodv::Config> {
         data_liveness: s.data_liveness.unwrap_or(d.data_liveness),
         rreq_ratelimit: s.rreq_ratelimit.unwrap_or(d.rreq_ratelimit),
         gratuitous_rrep: s.gratuitous_rrep.unwrap_or(d.gratuitous_rrep),
+        seq_on_break: s.seq_on_break.unwrap_or(d.seq_on_break),
+        relay_every_rrep: s.relay_every_rrep.unwrap_or(d.relay_every_rrep),
         link_feedback: s.link_feedback.unwrap_or(d.link_feedback),
         on_break: s.on_break.unwrap_or(d.on_break),
         active_route_timeout: ns(
@@ -120,6 +122,8 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
         (s.data_liveness.is_some(), "data_liveness"),
         (s.rreq_ratelimit.is_some(), "rreq_ratelimit"),
         (s.gratuitous_rrep.is_some(), "gratuitous_rrep"),
+        (s.seq_on_break.is_some(), "seq_on_break"),
+        (s.relay_every_rrep.is_some(), "relay_every_rrep"),
         (s.on_break.is_some(), "on_break"),
         (s.buffer.is_some(), "buffer"),
         (s.net_diameter.is_some(), "net_diameter"),

@@ -111,6 +111,10 @@ pub struct RoutingSpec {
     pub rreq_ratelimit: Option<u32>,
     /// AODV: gratuitous RREPs (the G flag, RFC 3561 6.6.3).
     pub gratuitous_rrep: Option<bool>,
+    /// AODV: a broken or reported route takes a new sequence number (RFC 3561 6.11).
+    pub seq_on_break: Option<bool>,
+    /// AODV: relays pass on every RREP, not only those that updated their route (ns-3).
+    pub relay_every_rrep: Option<bool>,
     /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
@@ -151,6 +155,8 @@ impl RoutingSpec {
             data_liveness,
             rreq_ratelimit,
             gratuitous_rrep,
+            seq_on_break,
+            relay_every_rrep,
             link_feedback,
             on_break,
             buffer,
@@ -846,6 +852,10 @@ pub struct TcpOptions {
     pub ecn: Option<bool>,
     pub dupack_threshold: Option<u32>,
     pub handshake: Option<bool>,
+    /// Bytes the SYN and SYN-ACK carry beyond header_size.
+    pub syn_options: Option<u32>,
+    /// Complete the handshake with a pure ACK ahead of the first data segment.
+    pub handshake_ack: Option<bool>,
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
     pub prr: Option<bool>,
@@ -868,6 +878,14 @@ pub struct TcpOptions {
     pub rescue_retransmit: Option<bool>,
     /// Restart the RTO timer when the fast retransmission is sent.
     pub fast_retransmit_restarts_rto: Option<bool>,
+    /// "keep_backoff" (RFC 6298 5.7) or "estimate" (ns-3: every new ACK that restarts the
+    /// timer sets the RTO from the estimate).
+    pub rto_on_new_ack: Option<String>,
+    /// Which ACKs feed the RTT estimator: "rfc" (RFC 7323 / Karn) or "ns3" (ns-3's history).
+    pub rtt_sampling: Option<String>,
+    /// Without SACK, mark one segment SACKed per duplicate ACK and recover on those marks
+    /// (ns-3).
+    pub reno_sack: Option<bool>,
     /// In SACK recovery, resend the new head on a partial ACK (ns-3).
     pub partial_ack_retransmit: Option<bool>,
     /// A repeated timeout of one loss episode keeps ssthresh (ns-3, Linux).
@@ -910,6 +928,14 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.window_growth.clone()),
                 recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
+                rto_on_new_ack: self
+                    .rto_on_new_ack
+                    .clone()
+                    .or_else(|| base.rto_on_new_ack.clone()),
+                rtt_sampling: self
+                    .rtt_sampling
+                    .clone()
+                    .or_else(|| base.rtt_sampling.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()
@@ -934,6 +960,8 @@ impl TcpOptions {
             ecn,
             dupack_threshold,
             handshake,
+            syn_options,
+            handshake_ack,
             dda_delay,
             limited_transmit,
             prr,
@@ -944,6 +972,7 @@ impl TcpOptions {
             ts_tick,
             rescue_retransmit,
             fast_retransmit_restarts_rto,
+            reno_sack,
             partial_ack_retransmit,
             timeout_keeps_ssthresh,
             exit_ack_grows,

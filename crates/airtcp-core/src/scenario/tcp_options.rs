@@ -152,6 +152,18 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["rfc5681", "linux"],
             &mut c.linux_growth,
         ),
+        (
+            "rto_on_new_ack",
+            &o.rto_on_new_ack,
+            ["keep_backoff", "estimate"],
+            &mut c.rto_reset_on_new_ack,
+        ),
+        (
+            "rtt_sampling",
+            &o.rtt_sampling,
+            ["rfc", "ns3"],
+            &mut c.rtt_sample_ns3,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {
@@ -178,6 +190,7 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             &mut c.fast_retransmit_restarts_rto,
         ),
         (o.partial_ack_retransmit, &mut c.partial_ack_retransmit),
+        (o.reno_sack, &mut c.reno_sack),
         (o.timeout_keeps_ssthresh, &mut c.timeout_keeps_ssthresh),
         (o.exit_ack_grows, &mut c.exit_ack_grows),
         (o.ack_first_segment, &mut c.ack_first_segment),
@@ -208,6 +221,13 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
     }
     if let Some(v) = o.handshake {
         c.handshake = v;
+    }
+    if let Some(v) = o.syn_options {
+        range("syn_options", v as f64)?;
+        c.syn_options = v;
+    }
+    if let Some(v) = o.handshake_ack {
+        c.handshake_ack = v;
     }
     if let Some(v) = o.dupack_threshold {
         range("dupack_threshold", v as f64)?;
@@ -267,6 +287,31 @@ mod tests {
         })
         .unwrap();
         assert_eq!((ns2.initial_rto, ns2.rcv_window), (3 * SEC, 20_000));
+    }
+
+    #[test]
+    fn the_ns3_profile_takes_its_timer_rules_and_the_keys_undo_them() {
+        let with = |o: TcpOptions| tcp_config(&o).unwrap();
+        let ns3 = with(TcpOptions {
+            profile: Some("ns3".into()),
+            ..Default::default()
+        });
+        assert!(ns3.rto_reset_on_new_ack && ns3.rtt_sample_ns3 && ns3.reno_sack);
+        let d = TcpConfig::default();
+        assert!(!d.rto_reset_on_new_ack && !d.rtt_sample_ns3 && !d.reno_sack);
+        let rfc = with(TcpOptions {
+            profile: Some("ns3".into()),
+            rto_on_new_ack: Some("keep_backoff".into()),
+            rtt_sampling: Some("rfc".into()),
+            ..Default::default()
+        });
+        assert!(!rfc.rto_reset_on_new_ack && !rfc.rtt_sample_ns3);
+        let e = tcp_config(&TcpOptions {
+            rtt_sampling: Some("karn".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.0, "rtt_sampling");
     }
 
     #[test]

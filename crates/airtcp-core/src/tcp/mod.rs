@@ -4,6 +4,9 @@
 
 pub mod cc;
 pub mod receiver;
+#[cfg(test)]
+mod reno_sack_tests;
+pub mod rto_rules;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
@@ -34,6 +37,12 @@ pub struct TcpConfig {
     /// Open the connection with a SYN exchange (which negotiates ECN) instead of starting
     /// established.
     pub handshake: bool,
+    /// Bytes the SYN and SYN-ACK carry beyond `header` (their options less the data
+    /// segments' timestamp option).
+    pub syn_options: u32,
+    /// The sender completes the handshake with a pure ACK ahead of its first data segment
+    /// (RFC 9293's third segment), rather than with the first data segment.
+    pub handshake_ack: bool,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
     /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
     pub dda_delay: Option<Time>,
@@ -72,6 +81,18 @@ pub struct TcpConfig {
     /// otherwise it keeps running from the last new ACK (ns-3 arms it in SendDataPacket only
     /// when it is not running).
     pub fast_retransmit_restarts_rto: bool,
+    /// Every ACK that restarts the timer also sets the RTO from the estimate, dropping a
+    /// timeout's backoff even without a new sample (ns-3's NewAck; `rto_on_new_ack =
+    /// "estimate"`), instead of keeping it until a valid sample (RFC 6298 5.7).
+    pub rto_reset_on_new_ack: bool,
+    /// The RTT estimator is fed by ns-3's history rule (`tcp::rto_rules`; `rtt_sampling =
+    /// "ns3"`) instead of every advancing ACK (RFC 7323 with timestamps, else Karn's rule).
+    /// What the congestion control scheme sees per ACK is unchanged.
+    pub rtt_sample_ns3: bool,
+    /// Without SACK, each duplicate ACK marks one more segment as SACKed, the marks kept
+    /// until a timeout, and recovery runs on that scoreboard as with SACK (ns-3's
+    /// `TcpTxBuffer::AddRenoSack`); `sack = true` makes it moot.
+    pub reno_sack: bool,
     /// In SACK recovery, a partial ACK also sends one NextSeg() (rules 1 and 2: a lost
     /// segment not yet resent, else new data) at once, outside cwnd, unless the new head was
     /// already resent (ns-3's ProcessAck calls DoRetransmit).
@@ -233,6 +254,14 @@ impl Profile {
                 rescue_retransmit: false,
                 // TcpSocketBase::SendDataPacket schedules ReTxTimeout only if it has expired.
                 fast_retransmit_restarts_rto: false,
+                // TcpSocketBase::NewAck: m_rto from the estimator whenever it restarts the timer.
+                rto_reset_on_new_ack: true,
+                // TcpSocketBase::EstimateRtt samples only the front of m_history, which
+                // ReTxTimeout clears.
+                rtt_sample_ns3: true,
+                // TcpSocketBase::DupAck calls TcpTxBuffer::AddRenoSack without SACK;
+                // ReTxTimeout calls ResetRenoSack.
+                reno_sack: true,
                 // TcpSocketBase::ProcessAck: a partial ACK in CA_RECOVERY calls DoRetransmit
                 // unless that data was already resent.
                 partial_ack_retransmit: true,
@@ -254,6 +283,12 @@ impl Profile {
                 ts_echo_earliest: true,
                 // TcpOptionTS::NowToTsValue and ElapsedTimeFromTsValue count milliseconds.
                 ts_tick: MS,
+                // TcpSocketBase::SendEmptyPacket: a SYN adds window scale (3) and SACK
+                // permitted (2) to the timestamp option (10), 16 option bytes padded against
+                // the data segments' 12.
+                syn_options: 4,
+                // TcpSocketBase::ProcessSynSent: SendEmptyPacket(ACK), then SendPendingData.
+                handshake_ack: true,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -322,6 +357,8 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             // ns-2's one-way agents, which the seed papers used, start established.
             handshake: false,
+            syn_options: 0,
+            handshake_ack: false,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,
@@ -337,6 +374,9 @@ impl Default for TcpConfig {
             cut_from_pipe: false,
             rescue_retransmit: true,
             fast_retransmit_restarts_rto: true,
+            rto_reset_on_new_ack: false,
+            rtt_sample_ns3: false,
+            reno_sack: false,
             partial_ack_retransmit: false,
             linux_cubic: 0,
             ns3_schemes: false,

@@ -66,6 +66,8 @@ pub struct TcpReceiver {
     ecn_capable: bool,
     /// A SYN arrived: answer with a SYN-ACK (ECE set when ECN is agreed).
     synack_due: Option<bool>,
+    /// SYN-RECEIVED (RFC 9293 3.10.7.4): a SYN arrived and nothing since.
+    syn_received: bool,
     dda_delay: Option<Time>,
     /// Duplicate ACKs owed for the current hole, and how many of them are being held.
     dup_count: u32,
@@ -117,6 +119,7 @@ impl TcpReceiver {
             ece: false,
             ecn_capable: cfg.ecn,
             synack_due: None,
+            syn_received: false,
             dda_delay: cfg.dda_delay,
             dup_count: 0,
             held: 0,
@@ -213,10 +216,19 @@ impl TcpReceiver {
             // ECN-setup SYN (ECE and CWR) and a capable end: agree in the SYN-ACK.
             let agree = self.ecn_capable && h.has(flags::ECE) && h.has(flags::CWR);
             self.synack_due = Some(agree);
+            self.syn_received = true;
             return RxOutcome {
                 delivered_from: self.rcv_nxt,
                 delivered: 0,
                 ack_now: true,
+            };
+        }
+        if std::mem::take(&mut self.syn_received) && h.len == 0 {
+            // The sender's ACK of the SYN-ACK completes the handshake and calls for no ACK.
+            return RxOutcome {
+                delivered_from: self.rcv_nxt,
+                delivered: 0,
+                ack_now: false,
             };
         }
         self.stats.received_packets += 1;
@@ -561,6 +573,29 @@ mod tests {
         s.flags |= flags::CWR;
         r.on_segment(0, &s, Ecn::ECT0);
         assert!(!r.make_ack(0).has(flags::ECE));
+    }
+
+    #[test]
+    fn the_ack_completing_the_handshake_is_not_answered() {
+        // RFC 9293 3.10.7.4: in SYN-RECEIVED an acceptable ACK moves the connection to
+        // ESTABLISHED; a segment without data calls for no reply.
+        let mut r = rx(false, false);
+        let syn = TcpHeader {
+            flags: flags::SYN,
+            ..Default::default()
+        };
+        assert!(r.on_segment(0, &syn, Ecn::NOT_ECT).ack_now);
+        r.make_ack(0);
+        let pure = TcpHeader {
+            flags: flags::ACK,
+            ..Default::default()
+        };
+        let o = r.on_segment(1, &pure, Ecn::NOT_ECT);
+        assert_eq!((o.delivered, o.ack_now), (0, false));
+        assert_eq!(r.stats.received_packets, 0);
+        // Later, the same empty segment (a window probe) is answered.
+        assert!(r.on_segment(2, &seg(0), Ecn::NOT_ECT).ack_now);
+        assert!(r.on_segment(3, &pure, Ecn::NOT_ECT).ack_now);
     }
 
     #[test]

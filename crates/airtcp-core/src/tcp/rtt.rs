@@ -9,6 +9,8 @@ pub struct RttEstimator {
     pub min_rtt: Option<Time>,
     /// Current RTO, backed off on timeouts.
     pub rto: Time,
+    /// The RTO before any sample.
+    pub initial: Time,
     pub min_rto: Time,
     pub max_rto: Time,
     /// Clock granularity G of RFC 6298 (2.2/2.3).
@@ -29,6 +31,7 @@ impl RttEstimator {
             rttvar: 0,
             min_rtt: None,
             rto: initial_rto.clamp(min_rto, max_rto),
+            initial: initial_rto.clamp(min_rto, max_rto),
             min_rto,
             max_rto,
             granularity: 1_000_000,
@@ -65,6 +68,17 @@ impl RttEstimator {
             return (srtt + self.min_rto.max(4 * self.rttvar)).min(self.max_rto);
         }
         (srtt + self.granularity.max(4 * self.rttvar)).clamp(self.min_rto, self.max_rto)
+    }
+
+    /// The RTO from the estimate, any backoff dropped: ns-3.44's `NewAck` does this at every
+    /// ACK that restarts the timer, sample or not, where RFC 6298 (5.5 to 5.7, with Karn's
+    /// rule) keeps the backed-off RTO until a valid sample (`rto_on_new_ack = "estimate"`).
+    pub fn reset_to_estimate(&mut self) {
+        self.rto = if self.srtt.is_some() {
+            self.computed_rto()
+        } else {
+            self.initial
+        };
     }
 
     /// Exponential backoff after a timeout (RFC 6298 5.5).
@@ -130,5 +144,19 @@ mod tests {
             e.backoff();
         }
         assert_eq!(e.rto, 3000 * MS, "max RTO caps the backoff");
+    }
+
+    #[test]
+    fn reset_to_estimate_drops_the_backoff() {
+        let mut e = RttEstimator::new(1000 * MS, 200 * MS, 60_000 * MS);
+        e.backoff();
+        e.reset_to_estimate();
+        assert_eq!(e.rto, 1000 * MS, "no sample yet: the initial RTO");
+        e.sample(100 * MS);
+        e.backoff();
+        e.backoff();
+        assert_eq!(e.rto, 1200 * MS);
+        e.reset_to_estimate();
+        assert_eq!(e.rto, 300 * MS, "SRTT + 4 RTTVAR = 100 + 4 * 50 ms");
     }
 }

@@ -284,6 +284,40 @@ impl Scoreboard {
         newly
     }
 
+    /// ns-3's guess without SACK (`reno_sack`, `TcpTxBuffer::AddRenoSack`): a duplicate ACK
+    /// marks the first segment above the head not yet marked as SACKed. Returns the bytes
+    /// marked (0 when every segment above the head is marked already).
+    pub fn add_reno_sack(&mut self, app_end: u64) -> u64 {
+        let Some(i) = (1..self.segs.len()).find(|&i| !self.segs[i].sacked) else {
+            return 0;
+        };
+        let start = self.seq_of(i);
+        let s = &mut self.segs[i];
+        self.rack_weight -= s.rack_weight();
+        s.sacked = true;
+        s.lost = false;
+        s.retrans_out = false;
+        self.sacked += 1;
+        (start + self.mss).min(app_end) - start
+    }
+
+    /// A cumulative ACK left a marked segment at the head, which a receiver never SACKs: the
+    /// mark moves on to the next unmarked segment (ns-3's `TcpTxBuffer::DiscardUpTo`).
+    /// Returns whether the head had a mark.
+    pub fn move_head_mark(&mut self, app_end: u64) -> bool {
+        let Some(head) = self.segs.front_mut() else {
+            return false;
+        };
+        if !head.sacked {
+            return false;
+        }
+        head.sacked = false;
+        self.rack_weight += head.rack_weight();
+        self.sacked -= 1;
+        self.add_reno_sack(app_end);
+        true
+    }
+
     pub fn is_sacked(&self, seq: u64) -> bool {
         seq >= self.base && self.segs.get(self.idx(seq)).is_some_and(|s| s.sacked)
     }
@@ -361,6 +395,14 @@ impl Scoreboard {
         }
         let i = self.idx(seq);
         i < self.segs.len() && !self.segs[i].sacked && self.segs[i].rexmit_epoch != epoch
+    }
+
+    /// Last send time of the outstanding segment at `seq`, and whether it was ever resent.
+    pub fn sent_at(&self, seq: u64) -> Option<(Time, bool)> {
+        if seq < self.base {
+            return None;
+        }
+        self.segs.get(self.idx(seq)).map(|s| (s.sent, s.retx))
     }
 
     /// The segment at `seq` is outstanding and has been retransmitted.
@@ -559,6 +601,30 @@ mod tests {
 
     fn blk(s: u64, e: u64) -> SackBlock {
         SackBlock { start: s, end: e }
+    }
+
+    #[test]
+    fn reno_marks_fill_upwards_and_a_marked_head_passes_its_mark_on() {
+        let mut b = Scoreboard::new(1000);
+        for k in 0..5 {
+            b.on_send(0, k * 1000, false, 0);
+        }
+        // The head is never marked: the first duplicate marks segment 1000, and so on.
+        assert_eq!(b.add_reno_sack(u64::MAX), 1000);
+        assert_eq!(b.add_reno_sack(u64::MAX), 1000);
+        assert!(!b.is_sacked(0) && b.is_sacked(1000) && b.is_sacked(2000));
+        assert!(!b.move_head_mark(u64::MAX), "the head has no mark");
+        // The ACK of 0 leaves the marked 1000 at the head: its mark goes to 3000.
+        b.on_cumulative_ack(1000, u64::MAX);
+        assert!(b.move_head_mark(u64::MAX));
+        assert!(!b.is_sacked(1000) && b.is_sacked(2000) && b.is_sacked(3000));
+        assert_eq!(b.sacked_count(), 2);
+        b.add_reno_sack(u64::MAX);
+        assert_eq!(
+            b.add_reno_sack(u64::MAX),
+            0,
+            "nothing above the head is left unmarked"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::cc::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, LossClass, Reaction,
     RecoveryKind,
 };
+use super::rto_rules::{Front, Ns3History};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{RecoverGuard, TcpConfig};
@@ -175,6 +176,8 @@ pub struct TcpSender {
     /// cwnd before an ELN-triggered recovery, restored at its end.
     eln_saved: Option<u64>,
     probe_due: bool,
+    /// `handshake_ack`: the pure ACK that completes the handshake is owed.
+    handshake_ack_due: bool,
     last_account: Time,
     pub stats: SenderStats,
     /// Every verdict of a scheme that judges the cause of losses, in order.
@@ -218,6 +221,8 @@ pub struct TcpSender {
     ack_covers_retx: bool,
     /// `partial_ack_retransmit`: one NextSeg() is due regardless of cwnd.
     nextseg_due: bool,
+    /// `rtt_sampling = "ns3"`: which segments the RTT estimator may still time.
+    rtt_history: Ns3History,
 }
 
 impl TcpSender {
@@ -246,7 +251,9 @@ impl TcpSender {
         rtt.min_rto_added = cfg.rto_min_added;
         rtt.granularity = cfg.clock_granularity;
         // With SACK on, every scheme recovers with the RFC 6675 scoreboard.
-        let recovery_kind = if cfg.sack {
+        // With SACK, or ns-3's guessed marks without it, every scheme recovers with the
+        // RFC 6675 scoreboard.
+        let recovery_kind = if cfg.sack || cfg.reno_sack {
             RecoveryKind::Sack
         } else {
             cfg.recovery.unwrap_or(recovery_kind)
@@ -295,6 +302,7 @@ impl TcpSender {
             persist_backoff: 0,
             eln_saved: None,
             probe_due: false,
+            handshake_ack_due: false,
             last_account: now,
             stats: SenderStats::default(),
             decisions: Vec::new(),
@@ -317,6 +325,7 @@ impl TcpSender {
             ack_delivered: 0,
             ack_covers_retx: false,
             nextseg_due: false,
+            rtt_history: Ns3History::default(),
         }
     }
 
@@ -559,6 +568,15 @@ impl TcpSender {
                 len: 0,
                 retx: false,
                 flags: flags::SYN | ecn,
+            });
+        }
+        if std::mem::take(&mut self.handshake_ack_due) {
+            // The handshake's third segment, ahead of the first data (no sequence space).
+            return Some(Segment {
+                seq: 0,
+                len: 0,
+                retx: false,
+                flags: flags::ACK,
             });
         }
         if std::mem::take(&mut self.probe_due) {
@@ -1040,11 +1058,19 @@ impl TcpSender {
             if h.has(flags::SYN) && h.has(flags::ACK) {
                 // Open: ECN only if the receiver agreed (RFC 3168 6.1.1: SYN-ACK with ECE).
                 self.syn = None;
+                self.handshake_ack_due = self.cfg.handshake_ack;
                 self.ecn_ok = self.cfg.ecn && h.has(flags::ECE);
                 self.rwnd = h.wnd;
                 self.rto_deadline = None;
                 if let (Some(sent), false) = (syn.sent_at, syn.retransmitted) {
-                    self.rtt.sample(now - sent);
+                    // With timestamps the SYN is timed by its echo, in whole ticks as every
+                    // later sample (ns-3's EstimateRtt on the SYN-ACK), at least 1 µs.
+                    let r = if self.cfg.timestamps && self.cfg.ts_tick > 0 {
+                        (self.ts_clock(now) - self.ts_clock(sent)).max(1_000)
+                    } else {
+                        now - sent
+                    };
+                    self.rtt.sample(r);
                 }
             }
             return;
@@ -1078,7 +1104,20 @@ impl TcpSender {
         self.cc.on_ack_header(&info);
 
         if self.recovery_kind == RecoveryKind::Sack {
-            info.sacked_bytes = if self.rack.is_some() {
+            info.sacked_bytes = if !self.cfg.sack {
+                // `reno_sack`: a duplicate ACK marks the next segment; ns-3 ignores the
+                // duplicates that come after a timeout (DupAck returns in CA_LOSS).
+                let dup = ack == self.snd_una
+                    && h.len == 0
+                    && self.snd_max > self.snd_una
+                    && !window_changed
+                    && !self.loss_state;
+                if dup {
+                    self.board.add_reno_sack(self.app_end)
+                } else {
+                    0
+                }
+            } else if self.rack.is_some() {
                 let buf = &mut self.delivered;
                 self.board
                     .on_sack_with(h.sack_blocks(), self.app_end, |t, e, r| buf.push((t, e, r)))
@@ -1092,11 +1131,17 @@ impl TcpSender {
             let acked = ack - self.snd_una;
             self.prev_highest_ack = self.snd_una;
             info.acked_bytes = acked;
+            let front = self.ns3_front();
             info.rtt = self.take_rtt_sample(now, ack, h);
             // Linux's acked_sacked: new data cumulatively acknowledged (not SACKed before)
             // plus newly SACKed.
             info.delivered_bytes = self.ack_delivered + info.sacked_bytes;
-            if let Some(r) = info.rtt {
+            let estimator_sample = if self.cfg.rtt_sample_ns3 {
+                Ns3History::sample(front, ack, self.ts_sample(now, h), now)
+            } else {
+                info.rtt
+            };
+            if let Some(r) = estimator_sample {
                 self.rtt.sample(r);
             }
             self.snd_una = ack;
@@ -1150,8 +1195,21 @@ impl TcpSender {
             } else {
                 self.dupacks = 0;
             }
+            if !self.cfg.sack
+                && self.recovery_kind == RecoveryKind::Sack
+                && self.board.move_head_mark(self.app_end)
+                && !self.in_recovery
+                && self.snd_nxt > self.snd_una
+            {
+                // ns-3 marks such a head lost and resends it (in recovery the partial ACK
+                // does; after a timeout only if go-back-N has passed it).
+                self.pending_retx = Some(self.snd_una);
+            }
             // With `exit_ack_grows` the ACK that ended the recovery is an ordinary one.
             info.in_recovery = was_in_recovery && (self.in_recovery || !self.cfg.exit_ack_grows);
+            if restart_timer && self.cfg.rto_reset_on_new_ack {
+                self.rtt.reset_to_estimate();
+            }
             if self.snd_una >= self.snd_max {
                 self.rto_deadline = None;
             } else if restart_timer {
@@ -1487,9 +1545,6 @@ impl TcpSender {
         self.cc.on_recovery_exit(now, &mut self.st);
     }
 
-    /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
-    /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
-    /// fully acknowledged segment that was never retransmitted (Karn's rule).
     /// The timestamp clock: `now` in whole `ts_tick`s.
     fn ts_clock(&self, now: Time) -> Time {
         match self.cfg.ts_tick {
@@ -1498,6 +1553,37 @@ impl TcpSender {
         }
     }
 
+    /// The round trip the ACK's timestamp echo gives, if it carries one.
+    fn ts_sample(&self, now: Time, h: &TcpHeader) -> Option<Time> {
+        if !(self.cfg.timestamps && h.ts_ecr > 0) {
+            return None;
+        }
+        // ns-3 takes a zero sample (within one tick) as 1 µs.
+        let r = self.ts_clock(now).saturating_sub(h.ts_ecr);
+        Some(if self.cfg.ts_tick > 0 {
+            r.max(1_000)
+        } else {
+            r
+        })
+    }
+
+    /// `rtt_sampling = "ns3"`: the oldest segment the history holds, before the ACK.
+    fn ns3_front(&self) -> Option<Front> {
+        if !self.cfg.rtt_sample_ns3 {
+            return None;
+        }
+        let start = self.rtt_history.front_start(self.snd_una, self.snd_max)?;
+        let (sent, retx) = self.board.sent_at(start)?;
+        Some(Front {
+            end: start + self.seg_len(start) as u64,
+            sent,
+            retx,
+        })
+    }
+
+    /// RTT sample for an ACK advancing snd_una to `ack`: from the timestamp echo when
+    /// timestamps are on (valid even for retransmissions, RFC 7323), else from the newest
+    /// fully acknowledged segment that was never retransmitted (Karn's rule).
     fn take_rtt_sample(&mut self, now: Time, ack: u64, h: &TcpHeader) -> Option<Time> {
         let acked = if self.rack.is_some() {
             let buf = &mut self.delivered;
@@ -1511,14 +1597,8 @@ impl TcpSender {
         self.ack_covers_retx = any_retx;
         self.last_acked_ts = newest;
         self.last_ack_ecr = (self.cfg.timestamps && h.ts_ecr > 0).then_some(h.ts_ecr);
-        if self.cfg.timestamps && h.ts_ecr > 0 {
-            // ns-3 takes a zero sample (within one tick) as 1 µs.
-            let r = self.ts_clock(now).saturating_sub(h.ts_ecr);
-            return Some(if self.cfg.ts_tick > 0 {
-                r.max(1_000)
-            } else {
-                r
-            });
+        if let Some(r) = self.ts_sample(now, h) {
+            return Some(r);
         }
         // An ACK that covers a retransmitted segment may have waited for that repair, so it
         // times nothing (Karn's rule applied to the whole ACK, as Linux does).
@@ -1544,6 +1624,12 @@ impl TcpSender {
         }
         self.account(now);
         self.stats.timeouts += 1;
+        // ns-3's ReTxTimeout empties its RTT history (`rtt_sampling = "ns3"`) and, without
+        // SACK, forgets the guessed marks (`reno_sack`, ResetRenoSack).
+        self.rtt_history.clear(self.snd_max);
+        if !self.cfg.sack && self.cfg.reno_sack {
+            self.board.clear_sacks();
+        }
         // RFC 4015 pipe_prev, kept in case F-RTO finds the timeout spurious.
         let pipe_prev = self.in_flight().max(self.st.ssthresh);
         // RFC 5682 step 1: not when a timeout's recovery is already under way.
@@ -1844,6 +1930,41 @@ mod tests {
         assert!(s.is_established() && s.ecn_enabled());
         assert_eq!(s.rtt.srtt, Some(100 * MS), "the SYN is timed");
         assert_eq!(drain(&mut s, 100 * MS).len(), 2, "then the initial window");
+    }
+
+    #[test]
+    fn with_a_timestamp_tick_the_syn_is_timed_by_its_echo_and_acked_alone() {
+        // ns-3 (TcpSocketBase::ProcessSynSent) times the SYN from the echoed timestamp, in
+        // whole milliseconds, and sends a pure ACK before its first data.
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            handshake: true,
+            timestamps: true,
+            ts_tick: MS,
+            handshake_ack: true,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        drain(&mut s, 0);
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK,
+            wnd: 65_535,
+            ts_ecr: 0,
+            ..Default::default()
+        };
+        s.on_ack(100 * MS + 278_400, &synack);
+        assert_eq!(s.rtt.srtt, Some(100 * MS), "100.28 ms in whole ticks");
+        let segs = drain(&mut s, 100 * MS + 278_400);
+        assert_eq!((segs[0].len, segs[0].flags), (0, flags::ACK));
+        assert_eq!(segs.len(), 3, "then the initial window");
+        assert!(segs[1..].iter().all(|g| g.len > 0) && segs[1].seq == 0);
+        // Without a tick the exact time is kept, and without handshake_ack data comes first.
+        let mut s = handshake_sender(false);
+        drain(&mut s, 0);
+        s.on_ack(100 * MS + 278_400, &synack);
+        assert_eq!(s.rtt.srtt, Some(100 * MS + 278_400));
+        assert!(drain(&mut s, 100 * MS + 278_400).iter().all(|g| g.len > 0));
     }
 
     #[test]

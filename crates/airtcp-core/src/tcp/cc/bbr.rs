@@ -18,7 +18,10 @@
 
 use std::collections::VecDeque;
 
-use super::{AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, Reaction};
+use super::{
+    AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
+    Reaction,
+};
 use crate::engine::{Rng, Time, MS, SEC};
 
 /// STARTUP's pacing and cwnd gain, 2/ln 2 ≈ 2.885: the smallest gain that lets the sending
@@ -48,6 +51,13 @@ pub const PACING_MARGIN: f64 = 0.01;
 /// Below this pacing rate (bits/s) the send quantum is one segment, above it two (Linux
 /// `bbr_min_tso_rate`).
 const MIN_QUANTUM_TWO_RATE: f64 = 1.2e6;
+
+pub const PARAMS: &[ParamSpec] = &[ParamSpec::ns3(
+    "ns3",
+    0.0,
+    1.0,
+    "1: ns-3's rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not)",
+)];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -328,6 +338,13 @@ pub struct Bbr {
     /// Receive window of the last ACK (sending limited by it is not application-limited).
     rwnd: u64,
     probe_rtt_entries: u64,
+    /// ns-3.44's rate sampling. `TcpRateLinux::CalculateAppLimited`, run at each write of
+    /// the application, is its only application-limited rule: less than a segment unsent
+    /// and bytes in flight below cwnd. Its bulk application keeps the send buffer full, so
+    /// this is every ACK while the receive window, not cwnd, holds the sender (Linux, whose
+    /// send buffer grows past the window, does not see it). And PROBE_RTT's samples are not
+    /// marked (`HandleProbeRTT` sets a member the sampler does not read).
+    ns3: bool,
 }
 
 impl Default for Bbr {
@@ -374,7 +391,15 @@ impl Bbr {
             started: false,
             rwnd: u64::MAX,
             probe_rtt_entries: 0,
+            ns3: false,
         }
+    }
+
+    pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
+        Ok(Bbr {
+            ns3: p.flag(PARAMS, "ns3")?,
+            ..Self::new()
+        })
     }
 
     pub fn mode(&self) -> Mode {
@@ -601,7 +626,11 @@ impl Bbr {
         }
         if self.mode == Mode::ProbeRtt {
             // What is sent now is held back on purpose: its rate samples are not the path's.
-            self.rs.app_limited_until = (rs.delivered + rs.inflight).max(1);
+            // (ns-3's HandleProbeRTT sets TcpBbr's own m_appLimited, which its rate sampler
+            // never reads: there PROBE_RTT's samples count in full.)
+            if !self.ns3 {
+                self.rs.app_limited_until = (rs.delivered + rs.inflight).max(1);
+            }
             let floor = MIN_CWND_SEGMENTS * self.mss;
             if self.probe_rtt_done.is_none() && rs.inflight <= floor {
                 // Hold for 200 ms and one round, both counted from here.
@@ -727,6 +756,14 @@ impl Bbr {
             return;
         };
         if self.ca != CaState::Open || self.pacing_bps <= 0.0 {
+            return;
+        }
+        if self.ns3 {
+            // ns-3's only rule, on the state the last ACK's transmissions left: the flight at
+            // the receive window and below cwnd.
+            if self.rs.flight < self.cwnd && self.rs.flight + self.mss > self.rwnd {
+                self.rs.app_limited_until = (self.rs.delivered + self.rs.pipe).max(1);
+            }
             return;
         }
         let gap = (self.mss as f64 * 8.0 / self.pacing_bps * SEC as f64) as Time;
@@ -894,6 +931,31 @@ mod tests {
     }
 
     #[test]
+    fn ns3_marks_a_sender_held_by_the_receive_window_application_limited() {
+        // ns-3's CalculateAppLimited: nothing left to send (the receive window holds the
+        // sender, its bulk application's send buffer full) and flight below cwnd.
+        let held = |ns3: bool, cwnd: u64| {
+            let (mut b, _) = started();
+            b.ns3 = ns3;
+            b.pacing_bps = 1e7;
+            b.cwnd = cwnd;
+            b.rwnd = 244 * MSS;
+            b.rs.on_sent(0, 244 * MSS);
+            b.check_app_limited(MS);
+            b.rs.app_limited_until != 0
+        };
+        assert!(held(true, 400 * MSS));
+        assert!(
+            !held(false, 400 * MSS),
+            "the paper's: a window-limited sender is not"
+        );
+        assert!(!held(true, 244 * MSS), "cwnd is the limit");
+        let mut m = std::collections::BTreeMap::new();
+        crate::tcp::cc::apply_ns3_defaults("bbr", &mut m);
+        assert_eq!(m.get("ns3"), Some(&1.0));
+    }
+
+    #[test]
     fn startup_and_drain_gains_are_2_over_ln2_and_its_inverse() {
         let (b, _) = started();
         assert_eq!(b.mode(), Mode::Startup);
@@ -1029,6 +1091,21 @@ mod tests {
         );
         // The same seed gives the same phase.
         assert_eq!(cruising(5).0.cycle_index(), cruising(5).0.cycle_index());
+    }
+
+    #[test]
+    fn ns3_probe_rtt_samples_are_not_application_limited() {
+        // Linux marks what PROBE_RTT sends application-limited; ns-3's HandleProbeRTT sets
+        // TcpBbr's own m_appLimited, which its rate sampler never reads.
+        for ns3 in [false, true] {
+            let (mut b, mut st) = cruising(3);
+            b.ns3 = ns3;
+            b.min_rtt_stamp = 0;
+            let rs = round_sample(&b, 10 * SEC + 1, 1.25e6, 125 * MSS);
+            b.step(10 * SEC + 1, &rs, &mut st);
+            assert_eq!(b.mode(), Mode::ProbeRtt);
+            assert_eq!(b.rs.app_limited_until != 0, !ns3, "ns3 = {ns3}");
+        }
     }
 
     #[test]

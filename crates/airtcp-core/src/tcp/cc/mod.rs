@@ -430,10 +430,10 @@ pub const SCHEMES: &[SchemeInfo] = &[
         description: "BBR v1 (Cardwell et al. 2016): paces at gain x windowed-max delivery rate (10 rounds), cwnd 2 x BDP with the windowed-min RTT (10 s); STARTUP, DRAIN, PROBE_BW gain cycle, PROBE_RTT; no window cut on loss; SACK recovery",
         // Repairs every hole of a window in one round, as the Linux stacks BBR runs on.
         recovery: RecoveryKind::Sack,
-        build: |_| boxed(Bbr::new()),
+        build: |p| boxed(Bbr::with_params(p)?),
         receiver: None,
         timestamps: false,
-        params: &[],
+        params: bbr::PARAMS,
     },
     SchemeInfo {
         name: "mecn",
