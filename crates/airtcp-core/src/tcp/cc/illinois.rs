@@ -20,8 +20,14 @@
 //! W_thresh = 15, which no window is below); and congestion avoidance in whole segments
 //! (α per ACKed segment against the window truncated to segments, a segment added when the
 //! count reaches it), the count an integer that loses the fraction of α at every ACK and is
-//! kept across losses.
+//! kept across losses; a round ends at the highest sequence sent when it began (`Reset` with
+//! `m_nextTxSequence`), and a timeout starts one that runs to the highest sequence sent before
+//! it (`CongestionStateSet` on `CA_LOSS`), so α and β stay at 1 and 1/2 until the
+//! retransmissions after the timeout are acknowledged; and an ACK that leaves the socket in
+//! `CA_DISORDER` (one with new SACK information) neither grows the window nor ends a round
+//! (`TcpSocketBase::ProcessAck` calls `IncreaseWindow` only in `CA_OPEN` and `CA_LOSS`).
 
+use super::ns3state::Ns3State;
 use super::{
     AckInfo, CcState, CongestionControl, CongestionEvent, CongestionKind, ParamSpec, Params,
     Reaction,
@@ -70,6 +76,9 @@ pub struct Illinois {
     rtt_above: bool,
     rtt_low: u32,
     carry: f64,
+    /// `ns3`: a timeout's round starts at the next ACK, which names the highest sequence sent.
+    round_from_next_ack: bool,
+    ns3_state: Ns3State,
 }
 
 impl Illinois {
@@ -114,6 +123,8 @@ impl Illinois {
             rtt_above: false,
             rtt_low: 0,
             carry: 0.0,
+            round_from_next_ack: false,
+            ns3_state: Ns3State::Open,
         })
     }
 
@@ -191,7 +202,16 @@ impl CongestionControl for Illinois {
             self.sum_rtt += r as f64;
             self.cnt_rtt += 1;
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if self.round_from_next_ack {
+            // Nothing new is sent between the timeout and its first ACK but the head's resend.
+            self.round_end = Some(ack.snd_nxt);
+            self.round_from_next_ack = false;
+        }
+        if self.ns3 {
+            self.ns3_state.on_ack(ack);
+        }
+        let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
+        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
             return;
         }
         let mss = st.mss as f64;
@@ -201,7 +221,12 @@ impl CongestionControl for Illinois {
             if self.round_end.is_some() {
                 self.recalc(w);
             }
-            self.round_end = Some(ack.ack_seq + ack.in_flight);
+            self.round_end = Some(if self.ns3 {
+                // ns-3's m_nextTxSequence.
+                ack.snd_nxt
+            } else {
+                ack.ack_seq + ack.in_flight
+            });
         }
         if st.cwnd < st.ssthresh {
             st.cwnd += ack.acked_bytes.min(st.mss);
@@ -229,6 +254,7 @@ impl CongestionControl for Illinois {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.ns3_state.on_congestion(ev.kind);
         let mss = st.mss as f64;
         let w = ev.in_flight as f64 / mss;
         let keep = 1.0 - self.beta;
@@ -246,6 +272,7 @@ impl CongestionControl for Illinois {
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
             self.round_end = None;
+            self.round_from_next_ack = self.ns3;
         }
         if !self.ns3 {
             // ns-3 keeps its ACK count across losses: after a cut to fewer segments than it
@@ -253,6 +280,10 @@ impl CongestionControl for Illinois {
             self.carry = 0.0;
         }
         Reaction::cut((segs * mss) as u64)
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
+        self.ns3_state.on_recovery_exit();
     }
 }
 
@@ -433,6 +464,83 @@ mod tests {
                 "ns3 = {ns3}, alpha = {alpha}: {}",
                 st.cwnd
             );
+        }
+    }
+
+    #[test]
+    fn ns3_timeout_round_runs_to_the_highest_sequence_sent_before_it() {
+        // A timeout sets α = 1, β = 1/2. The paper's round restarts at the next ACK and ends
+        // one flight later (here at once: the flight is 1000 bytes), recomputing α from the
+        // delays; ns-3's runs to the highest sequence sent before the timeout (9000), so α
+        // stays 1 while the retransmissions below it are acknowledged.
+        for ns3 in [false, true] {
+            let mut i = illinois(ns3);
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let ev = CongestionEvent {
+                now: 0,
+                kind: CongestionKind::Timeout,
+                in_flight: 8000,
+                flight_size: 8000,
+                min_rtt: None,
+                true_cause: None,
+            };
+            i.base_rtt = Some(100 * MS);
+            i.max_rtt = Some(200 * MS);
+            i.on_congestion(&ev, &st);
+            assert_eq!((i.alpha, i.beta), (1.0, 0.5));
+            // (A window of 20 segments, above the paper's W_thresh.)
+            for seq in [2000, 3000, 4000, 5000] {
+                let a = AckInfo {
+                    acked_bytes: 1000,
+                    ack_seq: seq,
+                    in_flight: 1000,
+                    snd_nxt: 9000,
+                    rtt: Some(100 * MS),
+                    srtt: Some(100 * MS),
+                    ..Default::default()
+                };
+                i.on_ack(&a, &mut st);
+            }
+            // The paper's round closed with d_a = 0 below d1: α back to α_max.
+            assert_eq!(i.alpha, if ns3 { 1.0 } else { 10.0 }, "ns3 = {ns3}");
+            if ns3 {
+                assert_eq!(i.round_end, Some(9000));
+                let a = AckInfo {
+                    acked_bytes: 4000,
+                    ack_seq: 9000,
+                    in_flight: 1000,
+                    snd_nxt: 12_000,
+                    srtt: Some(100 * MS),
+                    ..Default::default()
+                };
+                i.on_ack(&a, &mut st);
+                assert_eq!((i.alpha, i.round_end), (10.0, Some(12_000)));
+            }
+        }
+    }
+
+    #[test]
+    fn ns3_an_ack_with_new_sack_information_grows_nothing() {
+        // In slow start: the paper's ACK of a segment adds one; ns-3's socket is in Disorder
+        // after an ACK with new SACK information and does not call IncreaseWindow.
+        for (ns3, want) in [(false, 11_000), (true, 10_000)] {
+            let mut i = illinois(ns3);
+            let mut st = CcState {
+                cwnd: 10_000,
+                ssthresh: 1 << 30,
+                mss: 1000,
+            };
+            let mut a = ack(1000, 100 * MS);
+            a.sacked_bytes = 1000;
+            i.on_ack(&a, &mut st);
+            assert_eq!(st.cwnd, want, "ns3 = {ns3}");
+            // An ACK without new SACK information returns ns-3 to Open: growth again.
+            i.on_ack(&ack(3000, 100 * MS), &mut st);
+            assert_eq!(st.cwnd, want + 1000, "ns3 = {ns3}");
         }
     }
 

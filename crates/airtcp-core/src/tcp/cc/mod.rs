@@ -21,6 +21,7 @@ pub mod lp;
 pub mod mecn;
 pub mod muzha;
 pub mod newreno;
+pub mod ns3state;
 pub mod oracle;
 pub mod params;
 pub mod rttround;

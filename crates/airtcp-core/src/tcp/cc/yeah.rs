@@ -23,8 +23,13 @@
 //! queueing delay (`L > 1/φ` with φ an integer, where 1/φ is 0) and Q is compared in whole
 //! segments; on loss ssthresh is the flight less the reduction (half the flight, at least 2
 //! segments, when competing with Reno) subtracted in 32 bits, which wraps to about 4 GB when
-//! the reduction exceeds the flight.
+//! the reduction exceeds the flight. The round (its end, RTT count and minimum) is not
+//! restarted by a loss but whenever the sender returns to the open state (`TcpYeah::
+//! CongestionStateSet`'s `EnableYeah` on `CA_OPEN`: the end of a recovery or of the
+//! retransmissions after a timeout, or an ACK without new SACK information after duplicates),
+//! and a round ends at the highest sequence sent.
 
+use super::ns3state::Ns3State;
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
     Params, Reaction,
@@ -94,6 +99,7 @@ pub struct Yeah {
     last_q: u64,
     pub decongestions: u64,
     carry: f64,
+    ns3_state: Ns3State,
 }
 
 impl Yeah {
@@ -142,6 +148,7 @@ impl Yeah {
             last_q: 0,
             decongestions: 0,
             carry: 0.0,
+            ns3_state: Ns3State::Open,
         })
     }
 
@@ -228,7 +235,17 @@ impl CongestionControl for Yeah {
             self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
             self.cnt_rtt += 1;
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if self.ns3 && self.ns3_state.on_ack(ack) {
+            // EnableYeah: a new round from the highest sequence sent, without this ACK's
+            // sample.
+            self.round_end = Some(ack.snd_nxt);
+            self.cnt_rtt = 0;
+            self.round_min = None;
+        }
+        // ns-3 grows the window (and checks the round) only in Open and Loss, not on an ACK
+        // that leaves it in Disorder.
+        let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
+        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
             return;
         }
         let mss = st.mss as f64;
@@ -254,7 +271,13 @@ impl CongestionControl for Yeah {
     }
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
+        self.ns3_state.on_congestion(ev.kind);
         self.on_loss(ev, st)
+    }
+
+    fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {
+        // The ACK that ended the recovery arrives at on_ack next and restarts the round.
+        self.ns3_state.on_recovery_exit();
     }
 
     fn metrics(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -269,7 +292,12 @@ impl Yeah {
             if self.round_end.is_some() && self.cnt_rtt > 2 {
                 self.end_round(st);
             }
-            self.round_end = Some(ack.ack_seq + ack.in_flight);
+            self.round_end = Some(if self.ns3 {
+                // ns-3's m_nextTxSequence.
+                ack.snd_nxt
+            } else {
+                ack.ack_seq + ack.in_flight
+            });
             self.cnt_rtt = 0;
             self.round_min = None;
         }
@@ -287,10 +315,10 @@ impl Yeah {
         };
         self.fast_count = 0;
         self.reno_count = (self.reno_count >> 1).max(2);
-        self.round_end = None;
-        self.cnt_rtt = 0;
-        self.round_min = None;
         if !self.ns3 {
+            self.round_end = None;
+            self.cnt_rtt = 0;
+            self.round_min = None;
             // ns-3's Scalable count is never told of a loss.
             self.carry = 0.0;
         }
@@ -443,6 +471,7 @@ mod tests {
                         acked_bytes: 1000,
                         ack_seq: seq,
                         in_flight: 4000,
+                        snd_nxt: seq + 4000,
                         rtt: Some(rtt),
                         srtt: Some(rtt),
                         ..Default::default()
@@ -452,6 +481,98 @@ mod tests {
             }
             assert_eq!(y.slow_rounds, slow, "ns3 = {ns3}");
             assert_eq!(y.decongestions, 0);
+        }
+    }
+
+    #[test]
+    fn ns3_restarts_the_round_on_returning_to_open_not_at_the_loss() {
+        let ev = |kind| CongestionEvent {
+            now: 0,
+            kind,
+            in_flight: 4000,
+            flight_size: 4000,
+            min_rtt: None,
+            true_cause: None,
+        };
+        let ack = |seq: u64, snd_nxt: u64| AckInfo {
+            acked_bytes: 1000,
+            ack_seq: seq,
+            in_flight: 3000,
+            srtt: Some(120 * MS),
+            rtt: Some(120 * MS),
+            snd_nxt,
+            ..Default::default()
+        };
+        for ns3 in [false, true] {
+            let mut m = BTreeMap::new();
+            m.insert("ns3".to_string(), ns3 as u8 as f64);
+            let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
+            let mut st = CcState {
+                cwnd: 4000,
+                ssthresh: 2000,
+                mss: 1000,
+            };
+            // The first ACK opens a round to the highest sequence sent (ns-3) or to the
+            // ACK plus the flight (the paper); two more samples in it.
+            y.on_ack(&ack(1000, 5000), &mut st);
+            assert_eq!(y.round_end, Some(if ns3 { 5000 } else { 4000 }));
+            y.on_ack(&ack(2000, 6000), &mut st);
+            y.on_ack(&ack(3000, 7000), &mut st);
+            assert_eq!(y.cnt_rtt, 2);
+            // A timeout: the paper's round ends there, ns-3's goes on (GetSsThresh leaves it).
+            y.on_congestion(&ev(CongestionKind::Timeout), &st);
+            assert_eq!(y.cnt_rtt, if ns3 { 2 } else { 0 });
+            if !ns3 {
+                continue;
+            }
+            // The first ACK after the timeout names the recovery point (9000, the highest
+            // sent); ACKs below it count samples into the same round.
+            let mut a = ack(3000, 9000);
+            a.acked_bytes = 0;
+            a.dup_ack = true;
+            y.on_ack(&a, &mut st);
+            assert_eq!(y.ns3_state, Ns3State::Loss(Some(9000)));
+            y.on_ack(&ack(4000, 9000), &mut st);
+            assert_eq!((y.cnt_rtt, y.round_end), (4, Some(5000)));
+            // ...and the round closes at 5000 as it would have without the timeout.
+            y.on_ack(&ack(5000, 9000), &mut st);
+            assert_eq!((y.cnt_rtt, y.round_end), (0, Some(9000)));
+            y.on_ack(&ack(6000, 9000), &mut st);
+            assert_eq!(y.cnt_rtt, 1);
+            // The ACK of the recovery point returns to Open: a new round from the highest
+            // sequence sent then, this ACK's sample not counted.
+            y.on_ack(&ack(9000, 12_000), &mut st);
+            assert_eq!(y.ns3_state, Ns3State::Open);
+            assert_eq!(
+                (y.cnt_rtt, y.round_end, y.round_min),
+                (0, Some(12_000), None)
+            );
+            // Fast recovery: the round runs through it and restarts at the ACK that ends it.
+            y.on_ack(&ack(10_000, 13_000), &mut st);
+            y.on_congestion(&ev(CongestionKind::DupAcks), &st);
+            assert_eq!(y.cnt_rtt, 1);
+            y.on_recovery_exit(0, &mut st);
+            y.on_ack(&ack(13_000, 15_000), &mut st);
+            assert_eq!((y.cnt_rtt, y.round_end), (0, Some(15_000)));
+            // Duplicates below the threshold, then an ACK without new SACK information.
+            let mut d = ack(13_000, 15_000);
+            d.acked_bytes = 0;
+            d.dup_ack = true;
+            y.on_ack(&d, &mut st);
+            assert_eq!((y.ns3_state, y.cnt_rtt), (Ns3State::Disorder, 1));
+            // An ACK that advances with new SACK information leaves ns-3 in Disorder, where
+            // it does not call IncreaseWindow: no growth (slow start would add a segment).
+            let mut sa = ack(13_500, 15_000);
+            sa.sacked_bytes = 1000;
+            st.ssthresh = 1 << 30;
+            let before = st.cwnd;
+            y.on_ack(&sa, &mut st);
+            assert_eq!((y.ns3_state, st.cwnd), (Ns3State::Disorder, before));
+            y.on_ack(&ack(14_000, 16_000), &mut st);
+            assert_eq!(
+                (y.ns3_state, y.cnt_rtt, y.round_end),
+                (Ns3State::Open, 0, Some(16_000))
+            );
         }
     }
 

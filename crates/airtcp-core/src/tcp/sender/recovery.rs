@@ -89,6 +89,17 @@ impl TcpSender {
         if !self.cfg.cut_from_pipe {
             return self.in_flight();
         }
+        if kind == CongestionKind::Timeout && self.loss_state {
+            // A repeated timeout: ns-3's BytesInFlight (ReTxTimeout's inFlightBeforeRto)
+            // counts only what was sent since the last one, which marked every segment lost.
+            let recover = self.recover.unwrap_or(self.snd_max);
+            return self.board.in_flight_in_loss(
+                self.cfg.dupack_threshold,
+                self.recovery_epoch,
+                recover,
+                self.app_end,
+            );
+        }
         if kind != CongestionKind::DupAcks {
             return self.pipe();
         }

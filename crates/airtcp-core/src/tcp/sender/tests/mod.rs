@@ -559,6 +559,36 @@ fn a_cut_from_pipe_halves_what_is_still_in_the_network() {
 }
 
 #[test]
+fn a_repeated_timeout_cuts_from_what_was_sent_since_the_first_with_cut_from_pipe() {
+    // Ten segments out, none answered: the first timeout halves the ten (ssthresh 5
+    // segments) and resends 0; its ACK opens cwnd to two, which resends 1 and 2. Both are
+    // lost: at the second timeout the flight is nine segments (1-9), halved to 4.5; ns-3's
+    // BytesInFlight, after the first timeout's SetSentListLost marked all ten lost,
+    // counts only the two resent since: 1 segment, the floor of 2.
+    for (from_pipe, want) in [(false, 4_500), (true, 2_000)] {
+        let mut s = sack_sender(false);
+        s.cfg.cut_from_pipe = from_pipe;
+        s.set_app_end(u64::MAX);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = 10_000;
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let t1 = s.rto_deadline().unwrap();
+        s.on_timeout(t1);
+        assert_eq!(s.st.ssthresh, 5_000);
+        assert_eq!(drain(&mut s, t1).len(), 1);
+        s.on_ack(t1 + 100 * MS, &ack(1000));
+        let sent: Vec<(u64, bool)> = drain(&mut s, t1 + 100 * MS)
+            .iter()
+            .map(|g| (g.seq, g.retx))
+            .collect();
+        assert_eq!(sent, [(1000, true), (2000, true)]);
+        let t2 = s.rto_deadline().unwrap();
+        s.on_timeout(t2);
+        assert_eq!(s.st.ssthresh, want, "cut_from_pipe = {from_pipe}");
+    }
+}
+
+#[test]
 fn linux_growth_cuts_whole_segments_from_cwnd_not_the_flight() {
     // Eleven segments out (cwnd 11), segment 0 lost; limited transmit sends 11 and 12,
     // so the flight is 13 segments when the third duplicate starts recovery. RFC 5681
