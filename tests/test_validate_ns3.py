@@ -315,3 +315,27 @@ def test_extra_tcp_lines_reach_every_airtcp_run_and_are_not_stored(monkeypatch, 
     assert got == [(*s.tcp, line)]
     with pytest.raises(SystemExit):
         ns3_run.main(["--tcp", line, "--results", str(tmp_path / "r.json")])
+
+
+def test_ns3_refresh_reruns_only_stored_runs_without_the_timeout_count(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    s = ns3_run.BY_NAME["newreno"]
+    nk = ns3_run.ns3_key(s, 1, 0.1, 60.0)
+    old = {"goodput_bps": 1.0e5, "recoveries": 3, "timeouts": 2}
+    res = {"ns3": {nk: {"1": old, "2": old | {"rtos": 4}, "7": dict(old)}}, "airtcp": {}}
+    ran = []
+
+    def fake(args):
+        ran.append(args[5])
+        return old | {"rtos": 5}
+
+    monkeypatch.setattr(ns3_run, "ns3_goodput", fake)
+    monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
+    a = SimpleNamespace(
+        side="ns3", ns3_refresh=True, seeds=40, min_seeds=5, duration=60.0, jobs=1, store=False
+    )
+    ns3_run.run_points([(s, "newreno", 1, 0.1)], res, "abc", "exe", a)
+    assert sorted(ran) == [1, 7]
+    assert [res["ns3"][nk][k]["rtos"] for k in ("1", "2", "7")] == [5, 4, 5]

@@ -436,7 +436,15 @@ def main(argv: list[str] | None = None) -> int:
         help="with --side airtcp: add a [tcp] line to every airtcp run (e.g. a profile switch "
         "set back); those runs are not stored and the table is only printed",
     )
+    ap.add_argument(
+        "--ns3-refresh",
+        action="store_true",
+        help="with --side ns3: run ns-3's stored runs that lack the count of every timeout "
+        "(`rtos`, stored runs of an earlier program) again at their seeds, and nothing else",
+    )
     a = ap.parse_args(argv)
+    if a.ns3_refresh and a.side != "ns3":
+        ap.error("--ns3-refresh needs --side ns3")
     if a.tcp and a.side != "airtcp":
         ap.error("--tcp needs --side airtcp")
     if a.tcp:
@@ -531,6 +539,12 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                 nk, ak = ns3_key(s, f, per, a.duration), airtcp_key(cc, s, f, per, a.duration)
                 ns, ai = res["ns3"].setdefault(nk, {}), done_a.setdefault(ak, {})
                 seeds = map(str, range(1, a.seeds + 1))
+                if getattr(a, "ns3_refresh", False):
+                    # The same seeds again, so the table's seed sets stay as they are.
+                    for k in [k for k in ns if "rtos" not in ns[k]]:
+                        args = (str(exe), s.ns3, per, f, a.duration, int(k), s.ns3_args)
+                        jobs.append((ns, k, ns3_goodput, args))
+                    continue
                 if a.side == "ns3":
                     have = [k for k in seeds if k in ns]
                     ga = gn = [ns[k]["goodput_bps"] for k in have]
