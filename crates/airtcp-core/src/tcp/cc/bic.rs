@@ -131,11 +131,19 @@ impl CongestionControl for Bic {
             return;
         }
         let mss = st.mss as f64;
+        let mut acked = ack.acked_bytes as f64 / mss;
         if st.cwnd < st.ssthresh {
             st.cwnd += ack.acked_bytes.min(st.mss);
-            return;
+            // ns-3's `TcpBic::IncreaseWindow` hands the segments left over once slow start
+            // reaches ssthresh to congestion avoidance in the same call.
+            if !self.ns3 || st.cwnd < st.ssthresh {
+                return;
+            }
+            acked = (acked - 1.0).max(0.0);
+            if acked == 0.0 {
+                return;
+            }
         }
-        let acked = ack.acked_bytes as f64 / mss;
         if self.ns3 {
             let w = (st.cwnd / st.mss) as f64;
             self.carry += acked;
@@ -161,9 +169,10 @@ impl CongestionControl for Bic {
 
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction {
         let mss = st.mss as f64;
-        self.carry = 0.0;
         self.round_left = 0.0;
         if self.ns3 {
+            // ns-3's `GetSsThresh` leaves `m_cWndCnt` as it is (only a window increase
+            // clears it).
             // ns-3 takes the window from cwnd in whole segments.
             let w = (st.cwnd / st.mss) as f64;
             let kept = 1.0 - self.beta;
@@ -177,6 +186,7 @@ impl CongestionControl for Bic {
             }
             return Reaction::cut(((w * kept).max(2.0) * mss) as u64);
         }
+        self.carry = 0.0;
         let w = ev.in_flight as f64 / mss;
         self.w_max = if self.fast_convergence && w < self.w_max {
             w * (2.0 - self.beta) / 2.0
@@ -329,5 +339,62 @@ mod tests {
             &mut st,
         );
         assert_eq!(st.cwnd, 81_000);
+    }
+
+    #[test]
+    fn ns3_keeps_its_count_through_a_loss_and_passes_on_slow_starts_remainder() {
+        // `TcpBic::GetSsThresh` leaves `m_cWndCnt`: 10 segments counted before a loss count
+        // after it (cnt = 16 at cwnd 80 against W_max 100), so 7 more make the increase.
+        let mut b = bic(true);
+        b.w_max = 100.0;
+        let mut st = CcState {
+            cwnd: 80_000,
+            ssthresh: 1,
+            mss: 1000,
+        };
+        let one = AckInfo {
+            acked_bytes: 1000,
+            ..Default::default()
+        };
+        for _ in 0..10 {
+            b.on_ack(&one, &mut st);
+        }
+        loss(&mut b, 100);
+        assert_eq!(b.carry, 10.0, "the count survives the loss");
+        // The paper's BIC starts its count again.
+        let mut p = bic(false);
+        p.carry = 0.5;
+        loss(&mut p, 100);
+        assert_eq!(p.carry, 0.0);
+        // Slow start that reaches ssthresh hands the rest of the ACK on: from 1 segment with
+        // ssthresh 2, an ACK of 10 segments gives 2, then 9 counted against cnt(2) = 2.
+        let mut b = bic(true);
+        let mut st = CcState {
+            cwnd: 1000,
+            ssthresh: 2000,
+            mss: 1000,
+        };
+        b.on_ack(
+            &AckInfo {
+                acked_bytes: 10_000,
+                ..Default::default()
+            },
+            &mut st,
+        );
+        assert_eq!(st.cwnd, 3000, "1 -> 2 in slow start, then one increase");
+        let mut p = bic(false);
+        let mut st = CcState {
+            cwnd: 1000,
+            ssthresh: 2000,
+            mss: 1000,
+        };
+        p.on_ack(
+            &AckInfo {
+                acked_bytes: 10_000,
+                ..Default::default()
+            },
+            &mut st,
+        );
+        assert_eq!(st.cwnd, 2000);
     }
 }

@@ -163,7 +163,11 @@ impl CongestionControl for HighSpeed {
         } else {
             (w * (1.0 - self.b(w))).max(2.0) * mss
         };
-        self.carry = 0.0;
+        // ns-3's `GetSsThresh` leaves its ACK count (`m_ackCnt`) as it is, so what was counted
+        // before the loss counts against the smaller window after it.
+        if !self.table {
+            self.carry = 0.0;
+        }
         Reaction::cut(ss as u64)
     }
 }
@@ -283,5 +287,49 @@ mod tests {
         assert_eq!(st.cwnd, 100_500);
         h.on_ack(&ack, &mut st);
         assert_eq!(st.cwnd, 101_000);
+    }
+
+    #[test]
+    fn table_keeps_its_count_through_a_loss_as_ns3() {
+        // ns-3's `GetSsThresh` leaves `m_ackCnt`: the 30 counted from 15 ACKed segments (a = 2
+        // at W = 100) survive a loss and count against the smaller window after it.
+        let loss = |h: &mut HighSpeed| {
+            let st = CcState {
+                cwnd: 100_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            let ev = CongestionEvent {
+                now: 0,
+                kind: CongestionKind::DupAcks,
+                in_flight: 100_000,
+                flight_size: 100_000,
+                min_rtt: None,
+                true_cause: None,
+            };
+            h.on_congestion(&ev, &st).ssthresh
+        };
+        let ack = AckInfo {
+            acked_bytes: 1000,
+            ..Default::default()
+        };
+        for table in [true, false] {
+            let mut h = hs(table);
+            let mut st = CcState {
+                cwnd: 100_000,
+                ssthresh: 1,
+                mss: 1000,
+            };
+            for _ in 0..15 {
+                h.on_ack(&ack, &mut st);
+            }
+            let ss = loss(&mut h);
+            assert!(ss < 60_000, "a cut by b(100), about 0.44");
+            if table {
+                assert_eq!(h.carry, 30.0);
+            } else {
+                assert_eq!(h.carry, 0.0);
+            }
+        }
     }
 }
