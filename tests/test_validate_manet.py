@@ -258,3 +258,15 @@ def test_timeline_reads_airtcp_packet_traces_of_a_chain():
     assert any(e[1] == 2 and e[2] == "rrep" and e[3] == "n1" for e in ev)
     r = tl.analyse(side, 0, 2, vm.CHAIN_START, vm.CHAIN_START + 3.0)
     assert r["retx"] == r["spurious"] == 0 and r["timeouts"] == [] and r["breaks"] == []
+
+
+def test_a_bad_key_the_user_passed_is_named_as_theirs(monkeypatch):
+    import pytest
+
+    monkeypatch.setattr(vm, "TCP_KEYS", {"bogus_key": 1})
+    with pytest.raises(SystemExit, match=r"^error: --airtcp-tcp: tcp\.bogus_key"):
+        vm.check_airtcp()
+    monkeypatch.setattr(vm, "TCP_KEYS", {})
+    monkeypatch.setattr(vm, "AODV_KEYS", {"bogus": 1})
+    with pytest.raises(SystemExit, match=r"^error: --aodv: routing\.bogus"):
+        vm.check_airtcp()

@@ -295,10 +295,15 @@ def check_airtcp() -> None:
     try:
         r = airtcp_run(sc)
     except Exception as e:  # noqa: BLE001  (the binding raises ValueError on a bad key)
+        said = str(e).splitlines()[0]
+        # A key the user passed is named as theirs, not as a missing feature of the build.
+        for prefix, option in (("tcp.", "--airtcp-tcp"), ("routing.", "--aodv")):
+            if said.startswith(prefix) and (TCP_KEYS if prefix == "tcp." else AODV_KEYS):
+                raise SystemExit(f"error: {option}: {said}") from e
         raise SystemExit(
             "error: this airtcp lacks the keys the MANET comparison needs: top-level "
             '`routing = { protocol = "aodv" | "olsr" }` and per node '
-            '`mobility = { model = "ns2", file, node }` (it said: ' + str(e).splitlines()[0] + ")"
+            '`mobility = { model = "ns2", file, node }` (it said: ' + said + ")"
         ) from e
     if "routing" not in r:
         raise SystemExit("error: this airtcp's result has no `routing` rows (control packets)")
