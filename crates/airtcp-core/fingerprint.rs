@@ -117,3 +117,12 @@ fn block_end(s: &str) -> Option<usize> {
     }
     None
 }
+
+/// A file of unit tests only, which its parent declares behind `#[cfg(test)]` (checked in
+/// `tests/fingerprint.rs`): `*_tests.rs`, or a file in a `tests` directory under `src`. Left out
+/// of the fingerprint whole, as a closing test module is.
+pub fn test_only_file(rel: &str) -> bool {
+    let rel = rel.replace('\\', "/");
+    let mut dirs = rel.split('/').rev().skip(1);
+    rel.ends_with("_tests.rs") || dirs.any(|c| c == "tests")
+}

@@ -75,3 +75,73 @@ fn the_core_s_closing_test_modules_are_recognised() {
     );
     assert!(cut > 40, "{cut} files cut");
 }
+
+#[test]
+fn test_only_files_are_named_so_and_declared_behind_cfg_test() {
+    assert!(test_only_file("src/tcp/cc/bbr_tests.rs"));
+    assert!(test_only_file("src/tcp/sender/tests/recovery.rs"));
+    assert!(!test_only_file("src/tcp/sender/recovery.rs"));
+    assert!(!test_only_file("src/tests.rs"));
+    // Every file the rule leaves out is compiled only for tests: its declaration in the
+    // parent directory follows `#[cfg(test)]` (a file inside a test-only `tests/mod.rs` is
+    // covered by that module's own declaration).
+    let src = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let mut files = Vec::new();
+    let mut dirs = vec![src.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let mut left_out = 0;
+    for f in &files {
+        let rel = format!("src/{}", f.strip_prefix(&src).unwrap().display());
+        if !test_only_file(&rel) {
+            continue;
+        }
+        left_out += 1;
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let dir = f.parent().unwrap();
+        let (decl_dir, wanted) = if name == "mod.rs" && dir.ends_with("tests") {
+            (
+                dir.parent().unwrap().to_path_buf(),
+                vec!["mod tests;".to_string()],
+            )
+        } else if dir.ends_with("tests") {
+            continue;
+        } else {
+            let stem = name.trim_end_matches(".rs");
+            (
+                dir.to_path_buf(),
+                vec![format!("mod {stem};"), format!("\"{name}\"")],
+            )
+        };
+        let mut declared = false;
+        for e in std::fs::read_dir(&decl_dir).unwrap().flatten() {
+            let p = e.path();
+            if p == *f || p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                if wanted.iter().any(|w| l.contains(w.as_str())) {
+                    let before = &lines[i.saturating_sub(2)..i];
+                    assert!(
+                        before.iter().any(|b| b.trim() == "#[cfg(test)]"),
+                        "{} declares {rel} without #[cfg(test)]",
+                        p.display()
+                    );
+                    declared = true;
+                }
+            }
+        }
+        assert!(declared, "no declaration of {rel} found");
+    }
+    assert!(left_out >= 6, "{left_out} test-only files");
+}
