@@ -49,13 +49,12 @@ def trace_toml(cc: str, error: str, duration: float, extra: list[str]) -> str:
     """airtcp's side: the cross-check path with the last hop's ``error`` table, extra ``[tcp]``
     lines (beside those of the scheme's row in run.SCHEMES), and the window traced."""
     s = run.BY_NAME.get(cc)
-    toml = run.path_toml(
-        s.airtcp[0] if s else cc, 0.0, 1, duration, 1, s.tcp if s else (), s.ecn_k if s else 0
-    )
+    # An extra line replaces the row's own line for the same key.
+    lines = run.with_lines(s.tcp if s else (), extra)
+    toml = run.path_toml(s.airtcp[0] if s else cc, 0.0, 1, duration, 1, lines, s.ecn_k if s else 0)
     bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
     assert bern in toml
     toml = toml.replace(bern, f"error = {error}")
-    toml = toml.replace('profile = "ns3"\n', 'profile = "ns3"\n' + "".join(x + "\n" for x in extra))
     return toml + "[trace]\ncwnd = true\n"
 
 

@@ -201,6 +201,9 @@ impl TcpSender {
         }
         if self.recovery_kind == RecoveryKind::Sack
             && !self.in_recovery
+            // ns-3 asks IsLost only of a duplicate; without SACK (its guessed marks) an ACK
+            // that advances is never one (ProcessAck).
+            && (self.cfg.sack || info.dup_ack)
             && self.frto == Frto::Off
             && self.snd_una < self.snd_max
             && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)
@@ -226,8 +229,19 @@ impl TcpSender {
                 } else {
                     self.pipe()
                 };
+                // Guessed marks (`reno_sack`) are not delivery to ns-3's rate sampler: a
+                // duplicate delivers nothing, and a cumulative ACK delivers all it covers,
+                // marked or not (SkbDelivered). DupAck adds the mark after ReceivedAck took
+                // BytesInFlight, so on a duplicate in recovery ns-3's PRR sees the in-flight
+                // count from before the mark (EnterRecovery takes it afresh).
+                let (delivered, stale) = if self.cfg.sack {
+                    (delivered, 0)
+                } else {
+                    let stale = if entered { 0 } else { info.sacked_bytes };
+                    (if advanced { info.acked_bytes } else { 0 }, stale)
+                };
                 if info.sacked_bytes > 0 || entered {
-                    self.prr_step_ns3(delivered, true, pipe);
+                    self.prr_step_ns3(delivered, true, pipe + stale);
                 }
                 if advanced && info.acked_bytes >= self.mss() && !entered {
                     self.prr_step_ns3(delivered, false, pipe);

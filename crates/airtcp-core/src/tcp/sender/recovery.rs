@@ -103,6 +103,11 @@ impl TcpSender {
         if kind != CongestionKind::DupAcks {
             return self.pipe();
         }
+        if !self.cfg.sack && self.cfg.reno_sack {
+            // ns-3's EnterRecovery without SACK counts the lost head in flight as well
+            // ("for compatibility with old ns-3 versions").
+            return self.pipe_head_lost() + self.mss();
+        }
         self.pipe_head_lost()
     }
 
