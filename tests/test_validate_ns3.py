@@ -118,14 +118,19 @@ def test_scheme_table_maps_every_ns3_congestion_control_once():
     tids = [s.ns3 for s in ns3_run.SCHEMES if s.name != "reno"]
     assert len(tids) == len(set(tids)) == 16
     assert ns3_run.BY_NAME["westwood+"].ns3 == "ns3::TcpWestwoodPlus"
-    # reno runs without SACK on both sides, and in airtcp without ns-3's guessed marks (its
-    # own recovery, not ns-3's); the others keep the profiles' defaults.
+    # reno runs without SACK on both sides, in airtcp with the whole ns3 profile (ns-3's
+    # guessed marks included); the others keep the profiles' defaults.
     reno = ns3_run.BY_NAME["reno"]
-    assert reno.tcp == ("sack = false", "reno_sack = false")
+    assert reno.tcp == ("sack = false",)
     assert reno.ns3_args == ("--ns3::TcpSocketBase::Sack=0",)
     sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("reno", 0.01, 1, 5.0, 1, reno.tcp))
     assert sc.get("tcp.sack") is False and sc.get("tcp.profile") == "ns3"
-    assert sc.get("tcp.reno_sack") is False
+    # An extra line replaces the row's line for the same key, so airtcp's own Reno recovery
+    # can be printed against the row (--tcp "reno_sack = false").
+    own = ns3_run.with_lines(reno.tcp, ["reno_sack = false", "sack = false"])
+    assert own == ("reno_sack = false", "sack = false")
+    sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("reno", 0.01, 1, 5.0, 1, own))
+    assert sc.get("tcp.reno_sack") is False and sc.get("tcp.sack") is False
     # A scheme this build lacks is named as such, by the first of its airtcp names it has.
     have = {"newreno", "h-tcp"}
     assert ns3_run.airtcp_name(ns3_run.BY_NAME["htcp"], have) == "h-tcp"
