@@ -124,7 +124,9 @@ def path_toml(
     # data segment, 54 an ACK. Without it airtcp's ACKs run ahead by 1.6 us per packet and
     # hop, enough to move a millisecond timestamp, hence Vegas's and TCP-LP's decisions.
     s += "header_size = 54\n"
-    s += "".join(f"{line}\n" for line in tcp)
+    # `cc_params.KEY = VALUE` lines are the flows' scheme parameters, the rest [tcp] lines.
+    params = [ln.split(".", 1)[1] for ln in tcp if ln.startswith("cc_params.")]
+    s += "".join(f"{line}\n" for line in tcp if not line.startswith("cc_params."))
     for n in ("S", "D"):
         s += f'[[nodes]]\nname = "{n}"\n'
     for n in ("R1", "R2"):
@@ -144,6 +146,8 @@ def path_toml(
             f'[[flows]]\nname = "f{i}"\nsrc = "S"\ndst = "D"\ncc = "{cc}"\n'
             f'start = {i * 0.001:g}\napp = {{ kind = "bulk" }}\n'
         )
+        if params:
+            s += "cc_params = { " + ", ".join(params) + " }\n"
     return s
 
 
@@ -442,7 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="LINE",
         help="with --side airtcp: add a [tcp] line to every airtcp run (e.g. a profile switch "
-        "set back); those runs are not stored and the table is only printed",
+        "set back), or a scheme parameter as `cc_params.KEY = VALUE`; those runs are not "
+        "stored and the table is only printed",
     )
     ap.add_argument(
         "--ns3-refresh",

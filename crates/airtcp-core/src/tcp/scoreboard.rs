@@ -345,6 +345,19 @@ impl Scoreboard {
         i < self.segs.len() && !self.segs[i].sacked && i < self.lost_below(dupthresh)
     }
 
+    /// Bytes of the un-SACKed segments IsLost() judges lost (ns-3's `TcpTxBuffer` lost count,
+    /// whose marks stay until the segment is SACKed or acknowledged, as these do).
+    pub fn lost_bytes(&self, dupthresh: u32, app_end: u64) -> u64 {
+        let lost = self.lost_below(dupthresh);
+        (0..lost)
+            .filter(|&i| !self.segs[i].sacked)
+            .map(|i| {
+                let start = self.seq_of(i);
+                (start + self.mss).min(app_end) - start
+            })
+            .sum()
+    }
+
     /// RFC 6675 pipe in bytes: segments presumed still in the network. With
     /// `sacked_retx`, a segment resent in `epoch` counts as in flight even once SACKed
     /// (ns-3's `BytesInFlight` keeps its retransmitted flag until the cumulative ACK).
@@ -601,6 +614,20 @@ mod tests {
 
     fn blk(s: u64, e: u64) -> SackBlock {
         SackBlock { start: s, end: e }
+    }
+
+    #[test]
+    fn lost_bytes_are_the_unsacked_segments_below_the_third_sack_from_the_top() {
+        let mut b = board(10);
+        // SACKs of 4000-6000 and 8000: three SACKed segments above 0-3000 and 7000 only
+        // above 7000 in part; IsLost() holds below the third highest SACKed (5000).
+        b.on_sack(&[blk(4000, 6000), blk(8000, 9000)], 10_000);
+        assert_eq!(b.lost_bytes(3, 10_000), 4000);
+        // The last segment ends the data short: a lost short segment counts what it holds.
+        let mut b = board(4);
+        b.on_sack(&[blk(1000, 4000)], 3500);
+        assert_eq!(b.lost_bytes(3, 3500), 1000);
+        assert_eq!(b.lost_bytes(4, 3500), 0);
     }
 
     #[test]

@@ -52,12 +52,19 @@ pub const PACING_MARGIN: f64 = 0.01;
 /// `bbr_min_tso_rate`).
 const MIN_QUANTUM_TWO_RATE: f64 = 1.2e6;
 
-pub const PARAMS: &[ParamSpec] = &[ParamSpec::ns3(
-    "ns3",
-    0.0,
-    1.0,
-    "1: ns-3's rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not)",
-)];
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::ns3(
+        "ns3",
+        0.0,
+        1.0,
+        "1: ns-3's rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not; the sample kept from ACK to ACK; a timeout restarts it) and a timeout keeps STARTUP's bandwidth record",
+    ),
+    ParamSpec::new(
+        "ns3_recovery",
+        0.0,
+        "1 (with ns3 = 1): ns-3's recovery window as its code reads (entry at the flight, lost bytes taken off, cwnd = ssthresh at the end, nothing restored after a timeout); off in the ns3 profile (docs/validation.md)",
+    ),
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -190,11 +197,38 @@ pub struct RateSampler {
     last_send: Option<Time>,
     loss_sent: u64,
     loss_delivered: u64,
+    /// ns-3.44: a timeout leaves nothing in flight (`SetSentListLost` marks every segment
+    /// lost), so the next transmission starts the intervals afresh as from idle
+    /// (`TcpRateLinux::SkbSent` with `BytesInFlight() == 0`).
+    pub ns3_restart: bool,
+    restart_due: bool,
+    /// ns-3.44's sample, kept from ACK to ACK (`ns3_restart` on).
+    ns3: Ns3Sample,
+}
+
+/// ns-3.44's `TcpRateLinux` keeps its rate sample as a member, where Linux builds one per ACK:
+/// its prior fields change only when an ACK delivers a packet sent after the one they came
+/// from (`SkbDelivered`), so until then each ACK's sample is the data delivered since that
+/// packet over the interval taken when it was delivered; and the delivery rate it hands on
+/// changes only for a sample not application-limited or faster than the last recorded one
+/// (`GenerateSample`), the last one being handed on again otherwise.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns3Sample {
+    prior_delivered: u64,
+    /// `m_priorTime` non-zero: a sample can be taken.
+    valid: bool,
+    send_elapsed: Time,
+    ack_elapsed: Time,
+    app_limited: bool,
+    rate_delivered: u64,
+    rate_interval: Time,
+    rate: f64,
 }
 
 impl RateSampler {
     pub fn on_sent(&mut self, now: Time, bytes: u64) {
-        if self.flight == 0 {
+        if self.flight == 0 || self.restart_due {
+            self.restart_due = false;
             // Starting from idle: the idle time is no part of any delivery interval.
             self.first_tx = now;
             self.delivered_time = now;
@@ -219,6 +253,7 @@ impl RateSampler {
     pub fn on_timeout(&mut self) {
         self.loss_sent = 0;
         self.loss_delivered = 0;
+        self.restart_due = self.ns3_restart;
     }
 
     /// Account for an ACK and take its rate sample. `in_loss`: after a timeout; `min_rtt`:
@@ -282,6 +317,9 @@ impl RateSampler {
         });
         self.delivered_time = now;
         rs.delivered_time = now;
+        if self.ns3_restart {
+            return self.ns3_sample(rs, found, now, min_rtt);
+        }
         let Some(rec) = found else {
             return rs;
         };
@@ -295,6 +333,50 @@ impl RateSampler {
             return rs;
         }
         rs.bw = Some((self.delivered - rec.delivered) as f64 * SEC as f64 / interval as f64);
+        rs
+    }
+
+    /// ns-3.44's sample (`Ns3Sample`) for an ACK that delivered data and whose reported
+    /// packet's record is `found`.
+    fn ns3_sample(
+        &mut self,
+        mut rs: RateSample,
+        found: Option<SendRecord>,
+        now: Time,
+        min_rtt: Option<Time>,
+    ) -> RateSample {
+        let p = &mut self.ns3;
+        if let Some(rec) = found {
+            if p.prior_delivered == 0 || rec.delivered > p.prior_delivered {
+                p.prior_delivered = rec.delivered;
+                p.valid = true;
+                p.ack_elapsed = now.saturating_sub(rec.delivered_time);
+                p.send_elapsed = rec.sent.saturating_sub(rec.first_tx);
+                p.app_limited = rec.app_limited;
+                self.first_tx = rec.sent;
+            }
+        }
+        rs.prior_delivered = p.prior_delivered;
+        rs.app_limited = p.app_limited;
+        if !p.valid {
+            return rs;
+        }
+        let interval = p.send_elapsed.max(p.ack_elapsed);
+        // ns-3's minimum RTT is unset (infinite) before the first sample.
+        if min_rtt.is_none_or(|m| interval < m) || interval == 0 {
+            p.valid = false;
+            return rs;
+        }
+        let delivered = self.delivered - p.prior_delivered;
+        if !p.app_limited
+            || delivered as u128 * p.rate_interval as u128
+                >= p.rate_delivered as u128 * interval as u128
+        {
+            p.rate_delivered = delivered;
+            p.rate_interval = interval;
+            p.rate = delivered as f64 * SEC as f64 / interval as f64;
+        }
+        rs.bw = Some(p.rate);
         rs
     }
 }
@@ -343,8 +425,16 @@ pub struct Bbr {
     /// and bytes in flight below cwnd. Its bulk application keeps the send buffer full, so
     /// this is every ACK while the receive window, not cwnd, holds the sender (Linux, whose
     /// send buffer grows past the window, does not see it). And PROBE_RTT's samples are not
-    /// marked (`HandleProbeRTT` sets a member the sampler does not read).
+    /// marked (`HandleProbeRTT` sets a member the sampler does not read). And ns-3.44's
+    /// recovery window (`TcpBbr::CongestionStateSet`, `ModulateCwndForRecovery`, and
+    /// `TcpSocketBase::ProcessAck` at the end of fast recovery), with `ack_*` below.
     ns3: bool,
+    /// `ns3_recovery`: ns-3.44's recovery window, with the fields below.
+    ns3_recovery: bool,
+    /// The last ACK's `AckInfo::pipe`, `pipe_marked` and `lost_change` (ns-3 variant).
+    ack_pipe: u64,
+    ack_pipe_marked: u64,
+    ack_lost_change: u64,
 }
 
 impl Default for Bbr {
@@ -392,14 +482,26 @@ impl Bbr {
             rwnd: u64::MAX,
             probe_rtt_entries: 0,
             ns3: false,
+            ns3_recovery: false,
+            ack_pipe: 0,
+            ack_pipe_marked: 0,
+            ack_lost_change: 0,
         }
     }
 
     pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
-        Ok(Bbr {
-            ns3: p.flag(PARAMS, "ns3")?,
+        let ns3 = p.flag(PARAMS, "ns3")?;
+        let ns3_recovery = p.flag(PARAMS, "ns3_recovery")?;
+        if ns3_recovery && !ns3 {
+            return Err(("ns3_recovery".into(), "needs ns3 = 1".into()));
+        }
+        let mut b = Bbr {
+            ns3,
+            ns3_recovery,
             ..Self::new()
-        })
+        };
+        b.rs.ns3_restart = ns3;
+        Ok(b)
     }
 
     pub fn mode(&self) -> Mode {
@@ -675,7 +777,10 @@ impl Bbr {
 
     /// Packet conservation in the first round of recovery; the saved window back after it.
     /// Returns the window and whether conservation decides it.
-    fn recover_or_restore(&mut self, rs: &RateSample, cwnd: u64) -> (u64, bool) {
+    fn recover_or_restore(&mut self, rs: &RateSample, cwnd: u64, ssthresh: u64) -> (u64, bool) {
+        if self.ns3_recovery {
+            return self.recover_or_restore_ns3(rs, cwnd, ssthresh);
+        }
         let mut cwnd = cwnd;
         if self.ca == CaState::Recovery && self.prev_ca != CaState::Recovery {
             self.packet_conservation = true;
@@ -693,10 +798,38 @@ impl Bbr {
         (cwnd, false)
     }
 
-    fn set_cwnd(&mut self, rs: &RateSample) {
+    /// ns-3.44's recovery window. Entering recovery (`CongestionStateSet`): the bytes in
+    /// flight before the head is marked lost plus what the ACK delivered (at least a
+    /// segment), the round going on. On each ACK in recovery (`ModulateCwndForRecovery`):
+    /// less the bytes whose lost mark the ACK changed, and in the first round at least the
+    /// flight plus what it delivered. At the end of fast recovery `TcpSocketBase` sets cwnd
+    /// to ssthresh after `RestoreCwnd` (BBR's ssthresh: the initial one until STARTUP ends,
+    /// then the pipe's estimate); after a timeout nothing is restored.
+    fn recover_or_restore_ns3(&mut self, rs: &RateSample, cwnd: u64, ssthresh: u64) -> (u64, bool) {
+        let mut cwnd = cwnd;
+        let entered = self.ca == CaState::Recovery && self.prev_ca != CaState::Recovery;
+        let exited = self.prev_ca == CaState::Recovery && self.ca != CaState::Recovery;
+        self.prev_ca = self.ca;
+        if entered {
+            cwnd = self.ack_pipe + rs.acked.max(self.mss);
+            self.packet_conservation = true;
+        } else if exited {
+            self.packet_conservation = false;
+            return (ssthresh, false);
+        }
+        if self.ca == CaState::Recovery {
+            cwnd = cwnd.saturating_sub(self.ack_lost_change).max(self.mss);
+            if self.packet_conservation {
+                return (cwnd.max(self.ack_pipe_marked + rs.acked), true);
+            }
+        }
+        (cwnd, false)
+    }
+
+    fn set_cwnd(&mut self, rs: &RateSample, ssthresh: u64) {
         let mut cwnd = self.cwnd;
         if rs.acked > 0 {
-            let (c, conserving) = self.recover_or_restore(rs, cwnd);
+            let (c, conserving) = self.recover_or_restore(rs, cwnd, ssthresh);
             cwnd = c;
             if !conserving {
                 let target = self.inflight(self.bw.get(), self.cwnd_gain);
@@ -724,7 +857,7 @@ impl Bbr {
         self.update_min_rtt(now, rs);
         self.update_gains();
         self.set_pacing_rate(self.pacing_gain);
-        self.set_cwnd(rs);
+        self.set_cwnd(rs, st.ssthresh);
         st.cwnd = self.cwnd;
     }
 
@@ -800,6 +933,8 @@ impl CongestionControl for Bbr {
         self.check_app_limited(ack.now);
         self.track_ca_state(ack);
         self.srtt = ack.srtt;
+        (self.ack_pipe, self.ack_pipe_marked, self.ack_lost_change) =
+            (ack.pipe, ack.pipe_marked, ack.lost_change);
         let mut rs = self
             .rs
             .on_ack(ack, self.mss, self.ca == CaState::Loss, ack.min_rtt);
@@ -824,7 +959,10 @@ impl CongestionControl for Bbr {
                 // segment by what is delivered (Linux `bbr_set_state`).
                 self.prev_ca = CaState::Loss;
                 self.ca_high = self.snd_una + ev.flight_size;
-                self.full_bw = 0.0;
+                if !self.ns3 {
+                    // Linux `bbr_set_state`; ns-3's CongestionStateSet(CA_LOSS) keeps it.
+                    self.full_bw = 0.0;
+                }
                 self.round_start = true;
                 self.cwnd = st.mss;
                 self.rs.on_timeout();
@@ -843,6 +981,10 @@ impl CongestionControl for Bbr {
                 keep_window: false,
             },
         }
+    }
+
+    fn wants_scoreboard(&self) -> bool {
+        self.ns3_recovery
     }
 
     fn pacing_rate(&self, st: &CcState) -> Option<f64> {

@@ -455,3 +455,103 @@ fn timeout_drops_to_one_segment_and_restores_when_repaired() {
     // 2 segments delivered.
     assert_eq!(st.cwnd, 202 * MSS);
 }
+
+/// One segment sent every ms, each acknowledged 50 ms later, through `upto` ms; the
+/// sampler in ns-3's mode when `ns3`.
+fn steady(ns3: bool, upto: u64) -> (RateSampler, f64) {
+    let mut r = RateSampler {
+        ns3_restart: ns3,
+        ..Default::default()
+    };
+    let mut last = 0.0;
+    for k in 0..upto {
+        r.on_sent(k * MS, MSS);
+        if k >= 50 {
+            let a = ack(k * MS, MSS, 0, 50 * MSS, Some(50 * MS));
+            last = r.on_ack(&a, MSS, false, a.min_rtt).bw.unwrap();
+        }
+    }
+    (r, last)
+}
+
+#[test]
+fn ns3_keeps_its_sample_until_a_later_sent_packet_is_delivered() {
+    let (mut r, bw0) = steady(true, 200);
+    assert!((bw0 / 1e6 - 1.0).abs() < 0.03, "{bw0}");
+    // Ten SACKs of packets sent before the one the last sample came from (their RTT says
+    // 80 ms ago): ns-3 keeps that sample's prior count and interval, so each adds its
+    // segment to the count over the same 50 ms.
+    let mut prev = bw0;
+    for _ in 0..10 {
+        let a = ack(200 * MS, 0, MSS, 50 * MSS, Some(80 * MS));
+        let bw = r.on_ack(&a, MSS, false, a.min_rtt).bw.unwrap();
+        // A segment over the kept interval (the last sample's, 50-51 ms) each time.
+        let step = bw - prev;
+        assert!(
+            step > MSS as f64 / 0.052 && step < MSS as f64 / 0.050,
+            "{step}"
+        );
+        prev = bw;
+    }
+    // Linux's sampler takes each from its own packet's record: no such growth.
+    let (mut r, bw0) = steady(false, 200);
+    for _ in 0..10 {
+        let a = ack(200 * MS, 0, MSS, 50 * MSS, Some(80 * MS));
+        let bw = r.on_ack(&a, MSS, false, a.min_rtt).bw.unwrap();
+        assert!(bw < bw0 * 1.2, "{bw} {bw0}");
+    }
+}
+
+#[test]
+fn ns3_starts_its_intervals_afresh_after_a_timeout() {
+    for ns3 in [false, true] {
+        let (mut r, _) = steady(ns3, 100);
+        // Everything outstanding is given up at 1 s; the first resend goes out then and
+        // is acknowledged 50 ms later.
+        r.on_timeout();
+        r.on_sent(1000 * MS, MSS);
+        let a = ack(1050 * MS, MSS, 0, 50 * MSS, Some(50 * MS));
+        let bw = r.on_ack(&a, MSS, true, a.min_rtt).bw.unwrap();
+        if ns3 {
+            // ns-3 has nothing in flight after the timeout: the resend starts a new
+            // interval, one segment in 50 ms.
+            assert!((bw - MSS as f64 / 0.050).abs() < 1.0, "{bw}");
+        } else {
+            // Linux's interval runs from the last delivery before the timeout.
+            assert!(bw < MSS as f64 / 0.5, "{bw}");
+        }
+    }
+}
+
+#[test]
+fn ns3_recovery_needs_the_ns3_sampler_and_enters_at_the_flight() {
+    let alone: std::collections::BTreeMap<String, f64> =
+        [("ns3_recovery".to_string(), 1.0)].into_iter().collect();
+    assert!(Bbr::with_params(&mut Params::new(&alone)).is_err());
+    let both: std::collections::BTreeMap<String, f64> =
+        [("ns3".to_string(), 1.0), ("ns3_recovery".to_string(), 1.0)]
+            .into_iter()
+            .collect();
+    let mut b = Bbr::with_params(&mut Params::new(&both)).unwrap();
+    let mut st = state();
+    b.start(0, &st);
+    b.cwnd = 200 * MSS;
+    st.cwnd = b.cwnd;
+    b.snd_una = 50 * MSS;
+    b.on_congestion(&event(CongestionKind::DupAcks, 150 * MSS), &st);
+    // CongestionStateSet(CA_RECOVERY): the flight before the head is marked lost (140
+    // segments) plus what the ACK delivered (3 SACKed); ModulateCwndForRecovery then takes
+    // off the bytes newly marked lost (the head) and keeps at least the flight after the
+    // mark plus what was delivered.
+    let mut a = ack(MS, 0, 3 * MSS, 150 * MSS, None);
+    (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
+    (a.pipe, a.pipe_marked, a.lost_change) = (140 * MSS, 139 * MSS, MSS);
+    b.on_ack(&a, &mut st);
+    assert_eq!(st.cwnd, (140 + 3 - 1) * MSS);
+    // A duplicate that marks two more lost and SACKs one: two off, the flight + 1 below.
+    let mut a = ack(2 * MS, 0, MSS, 150 * MSS, None);
+    (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
+    (a.pipe, a.pipe_marked, a.lost_change) = (120 * MSS, 120 * MSS, 2 * MSS);
+    b.on_ack(&a, &mut st);
+    assert_eq!(st.cwnd, (142 - 2) * MSS);
+}

@@ -121,6 +121,15 @@ pub struct AckInfo {
     pub delivered_bytes: u64,
     /// One past the highest sequence number sent when the ACK arrives (Linux's `snd_nxt`).
     pub snd_nxt: u64,
+    /// For a scheme that asks (`wants_scoreboard`), with SACK: RFC 6675 pipe after this ACK,
+    /// before anything is sent on it (`pipe`), and the same with the head a fast retransmit
+    /// presumed lost left out (`pipe_marked`, ns-3's `BytesInFlight` with its lost marks).
+    pub pipe: u64,
+    pub pipe_marked: u64,
+    /// For a scheme that asks: bytes whose lost mark this ACK changed, marked lost (by
+    /// IsLost() or as the head of a fast retransmit) less those SACKed or acknowledged while
+    /// marked, as a magnitude (ns-3's `TcpRateSample::m_bytesLoss`).
+    pub lost_change: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,6 +231,11 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, ev: &CongestionEvent, st: &CcState) -> Reaction;
     /// Fast recovery ended (a full ACK arrived).
     fn on_recovery_exit(&mut self, _now: Time, _st: &mut CcState) {}
+    /// The scheme reads `AckInfo::pipe`, `pipe_marked` and `lost_change` (a scan of the
+    /// scoreboard per ACK, so only for schemes that ask).
+    fn wants_scoreboard(&self) -> bool {
+        false
+    }
     /// The scheme's bandwidth estimate in bits/s, for schemes that keep one.
     fn bandwidth_estimate(&self) -> Option<f64> {
         None

@@ -250,6 +250,12 @@ impl TcpSender {
                 self.prr_step(delivered);
             }
         }
+        if self.recovery_kind == RecoveryKind::Sack
+            && self.rack.is_none()
+            && self.cc.wants_scoreboard()
+        {
+            self.scoreboard_info(&mut info);
+        }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
         info.srtt = self.rtt.srtt;
@@ -334,5 +340,23 @@ impl TcpSender {
         } else {
             newest.map(|t| now - t)
         }
+    }
+
+    /// `AckInfo::pipe`, `pipe_marked` and `lost_change`, for a scheme that reads them.
+    fn scoreboard_info(&mut self, info: &mut AckInfo) {
+        let dt = self.cfg.dupack_threshold;
+        if self.forced_lost.is_some_and(|s| s < self.snd_una) {
+            self.forced_lost = None;
+        }
+        let pipe = self.pipe();
+        let forced = self
+            .forced_lost
+            .filter(|&s| !self.board.is_sacked(s) && !self.board.is_lost(s, dt))
+            .map_or(0, |s| self.seg_len(s) as u64);
+        let lost = self.board.lost_bytes(dt, self.app_end) + forced;
+        info.pipe = pipe;
+        info.pipe_marked = pipe.saturating_sub(forced);
+        info.lost_change = lost.abs_diff(self.lost_prev);
+        self.lost_prev = lost;
     }
 }

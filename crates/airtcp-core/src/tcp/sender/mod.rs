@@ -222,6 +222,11 @@ pub struct TcpSender {
     /// before), and whether it covered a retransmission.
     ack_delivered: u64,
     ack_covers_retx: bool,
+    /// For a scheme that reads the scoreboard (`wants_scoreboard`): the head a fast
+    /// retransmit presumed lost without IsLost() saying so, and the lost bytes the last ACK
+    /// left (`AckInfo::lost_change`).
+    forced_lost: Option<u64>,
+    lost_prev: u64,
     /// `partial_ack_retransmit`: one NextSeg() is due regardless of cwnd.
     nextseg_due: bool,
     /// `rtt_sampling = "ns3"`: which segments the RTT estimator may still time.
@@ -327,6 +332,8 @@ impl TcpSender {
             last_ack_ecr: None,
             ack_delivered: 0,
             ack_covers_retx: false,
+            forced_lost: None,
+            lost_prev: 0,
             nextseg_due: false,
             rtt_history: Ns3History::default(),
         }

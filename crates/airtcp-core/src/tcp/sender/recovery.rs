@@ -232,6 +232,10 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_seen = false;
         self.pending_retx = Some(self.snd_una);
+        // ns-3's EnterRecovery marks the head lost if IsLost() does not already.
+        self.forced_lost = (self.recovery_kind == RecoveryKind::Sack
+            && !self.board.is_lost(self.snd_una, self.cfg.dupack_threshold))
+        .then_some(self.snd_una);
         if self.rack.is_some() {
             // The resent head counts as lost-and-resent in RACK's pipe.
             self.board.mark_lost(self.snd_una);
