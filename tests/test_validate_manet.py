@@ -270,3 +270,16 @@ def test_a_bad_key_the_user_passed_is_named_as_theirs(monkeypatch):
     monkeypatch.setattr(vm, "AODV_KEYS", {"bogus": 1})
     with pytest.raises(SystemExit, match=r"^error: --aodv: routing\.bogus"):
         vm.check_airtcp()
+
+
+def test_named_variants_are_stored_under_their_key_set():
+    ns3 = vm.aodv_keys("ns3")
+    rules = vm.tcp_keys("ns3rules")
+    named = vm.variant_suffix(True, ns3, "ns3rules", rules)
+    assert named.startswith("/aodv-ns3-") and "/tcp-ns3rules-" in named
+    # A change to a named set is a new key: runs of the old set are not reused.
+    changed = dict(ns3, rreq_retries=2)
+    assert vm.variant_suffix(True, changed, "", {}) != vm.variant_suffix(True, ns3, "", {})
+    assert vm.variant_suffix(False, {"rreq_retries": 1}, "", {}) == "/aodv:rreq_retries=1"
+    assert vm.variant_suffix(False, {"link_feedback": False}, "", {}) == "/aodv-link-feedback-off"
+    assert vm.variant_suffix(False, {}, "", {}) == ""

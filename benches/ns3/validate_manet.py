@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -101,6 +102,29 @@ TCP_NS3RULES = (
     "recover_guard=less_careful,fast_retransmit_restarts_rto=false,"
     "rto_on_new_ack=estimate,rtt_sampling=ns3,reno_sack=true"
 )
+
+
+def keys_digest(keys: dict) -> str:
+    """A short digest of a key set, so that runs stored under a named set's key are not
+    taken for those of the set after it changes."""
+    text = ",".join(f"{k}={v}".lower() for k, v in sorted(keys.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def variant_suffix(aodv_ns3: bool, aodv: dict, tcp_arg: str, tcp: dict) -> str:
+    """What airtcp's runs of a variant are stored under, after the build: the named sets
+    (`--aodv ns3`, `--airtcp-tcp ns3rules`) by name and digest, others key by key."""
+    if aodv == {"link_feedback": False}:
+        suffix = "/aodv-link-feedback-off"
+    elif aodv_ns3:
+        suffix = f"/aodv-ns3-{keys_digest(aodv)}"
+    else:
+        suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(aodv.items()))
+    if tcp_arg == "ns3rules":
+        suffix += f"/tcp-ns3rules-{keys_digest(tcp)}"
+    else:
+        suffix += "".join(f"/tcp:{k}={v}".lower() for k, v in sorted(tcp.items()))
+    return suffix
 
 
 def tcp_keys(text: str) -> dict:
@@ -696,17 +720,7 @@ def main(argv: list[str] | None = None) -> int:
         for kind, size, routing, pause in pts:
             print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
         return 0
-    if AODV_KEYS == {"link_feedback": False}:
-        suffix = "/aodv-link-feedback-off"
-    elif a.aodv == "ns3":
-        suffix = "/aodv-ns3"
-    else:
-        suffix = "".join(f"/aodv:{k}={v}".lower() for k, v in sorted(AODV_KEYS.items()))
-    if a.airtcp_tcp == "ns3rules":
-        suffix += "/tcp-ns3rules"
-    else:
-        suffix += "".join(f"/tcp:{k}={v}".lower() for k, v in sorted(TCP_KEYS.items()))
-    build = airtcp_build() + suffix
+    build = airtcp_build() + variant_suffix(a.aodv == "ns3", AODV_KEYS, a.airtcp_tcp, TCP_KEYS)
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None
         if a.print_command:

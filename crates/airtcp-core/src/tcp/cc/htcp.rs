@@ -12,9 +12,10 @@
 //! congestion event over the time since it (the paper leaves how B is measured open).
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpHtcp`: β = RTT_min/RTT_max
-//! without the [0.5, 0.8] bounds and only when the throughput rose by at most 20% (0.5 when it
-//! fell), α at least 1, each ACK adding α bytes plus SMSS²/cwnd (not α segments per round
-//! trip), and Δ of the first epoch counted from time zero.
+//! of the SRTTs it is handed at every ACK, without the [0.5, 0.8] bounds and only when the
+//! throughput rose (0.5 when it fell) by less than 100% (its 20% test divides in integers),
+//! α at least 1, each ACK adding α bytes plus SMSS²/cwnd (not α segments per round trip), and
+//! Δ of the first epoch counted from time zero.
 
 use super::{AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec, Params, Reaction};
 use crate::engine::{Time, SEC};
@@ -131,7 +132,11 @@ impl Htcp {
             _ => return 0.5,
         };
         if self.ns3 {
-            if b > b_prev && b_prev > 0.0 && (b - b_prev) / b_prev <= self.throughput_ratio {
+            // ns-3 divides the two throughputs (whole bytes/s) in integers, so any rise of
+            // less than 100 % passes its 20 % test (and a ratio below 1 passes whatever it is).
+            let (b, b_prev) = (b as u64, b_prev as u64);
+            let rise = b.saturating_sub(b_prev);
+            if b > b_prev && b_prev > 0 && (rise / b_prev) as f64 <= self.throughput_ratio {
                 return ratio;
             }
             return 0.5;
@@ -150,7 +155,9 @@ impl CongestionControl for Htcp {
     }
 
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if let Some(r) = ack.rtt {
+        // ns-3 hands PktsAcked the SRTT, at every ACK.
+        let sample = if self.ns3 { ack.srtt } else { ack.rtt };
+        if let Some(r) = sample {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
         }
@@ -246,6 +253,47 @@ mod tests {
             0.95,
             "ns-3: no bounds"
         );
+        // ns-3's 20 % test divides whole numbers: a rise of 90 % passes, one of 100 % not.
+        assert_eq!(n.backoff(1.9e6, 1.0e6, lo, hi), 0.6);
+        assert_eq!(n.backoff(2.0e6, 1.0e6, lo, hi), 0.5);
+        assert_eq!(
+            h.backoff(1.9e6, 1.0e6, lo, hi),
+            0.5,
+            "the paper: 90 % is a change"
+        );
+    }
+
+    #[test]
+    fn ns3_takes_its_rtt_range_from_the_srtt() {
+        let mut n = htcp(true);
+        let mut st = CcState {
+            cwnd: 20_000,
+            ssthresh: 10_000,
+            mss: 1000,
+        };
+        for (rtt, srtt) in [(60, 100), (140, 104)] {
+            let a = AckInfo {
+                now: SEC,
+                acked_bytes: 1000,
+                rtt: Some(rtt * MS),
+                srtt: Some(srtt * MS),
+                ..Default::default()
+            };
+            n.on_ack(&a, &mut st);
+        }
+        assert_eq!((n.min_rtt, n.max_rtt), (Some(100 * MS), Some(104 * MS)));
+        let mut h = htcp(false);
+        for (rtt, srtt) in [(60, 100), (140, 104)] {
+            let a = AckInfo {
+                now: SEC,
+                acked_bytes: 1000,
+                rtt: Some(rtt * MS),
+                srtt: Some(srtt * MS),
+                ..Default::default()
+            };
+            h.on_ack(&a, &mut st);
+        }
+        assert_eq!((h.min_rtt, h.max_rtt), (Some(60 * MS), Some(140 * MS)));
     }
 
     #[test]
