@@ -251,3 +251,15 @@ def test_a_sweep_stores_the_routes_table(tmp_path):
     assert rows.height > 2 and set(rows["flow"]) == {"f"}
     # Paths are stored as JSON lists of node names.
     assert ["n0", "n1", "n2", "n3"] in [json.loads(p) for p in rows["path"]]
+
+
+def test_aodv_control_message_settings_are_keys_with_their_counters():
+    keys = {"hear_revives": False, "control_routed": True, "rrep_ack": True}
+    r = airtcp.run(airtcp.chain(3, duration=10, routing={"protocol": "aodv", **keys}))
+    assert r.flow("ftp")["pdr"] > 0.9
+    for col in ("rrep_ack_packets", "rrep_ack_bytes", "control_held", "control_held_dropped"):
+        assert col in r.routing.columns
+    with pytest.raises(ValueError, match="control_routed: is an AODV setting"):
+        airtcp.run(
+            airtcp.chain(3, duration=1, routing={"protocol": "olsr", "control_routed": True})
+        )

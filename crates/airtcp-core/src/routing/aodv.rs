@@ -55,6 +55,8 @@ pub struct Rrep {
     pub dst_seq: u32,
     pub orig: NodeId,
     pub lifetime: Time,
+    /// A flag: the next node acknowledges it with a RREP-ACK (`rrep_ack`).
+    pub ack: bool,
 }
 
 /// Route error (5.3): 4 bytes and 8 per unreachable destination.
@@ -68,6 +70,8 @@ pub enum Msg {
     Rreq(Rreq),
     Rrep(Rrep),
     Rerr(Rerr),
+    /// Route reply acknowledgment (5.4): 2 bytes.
+    RrepAck,
 }
 
 impl Msg {
@@ -76,6 +80,7 @@ impl Msg {
             Msg::Rreq(_) => 24,
             Msg::Rrep(_) => 20,
             Msg::Rerr(e) => 4 + 8 * e.dests.len() as u32,
+            Msg::RrepAck => 2,
         }
     }
     pub fn kind(&self) -> &'static str {
@@ -84,6 +89,7 @@ impl Msg {
             Msg::Rrep(r) if r.dst == r.orig => "hello",
             Msg::Rrep(_) => "rrep",
             Msg::Rerr(_) => "rerr",
+            Msg::RrepAck => "rrep_ack",
         }
     }
 }
@@ -153,6 +159,9 @@ pub struct Aodv {
     seen: Vec<(NodeId, u32, Time)>,
     discoveries: BTreeMap<NodeId, Discovery>,
     held: Held,
+    /// `control_routed`: unicast control messages waiting for a route to the neighbour
+    /// they are for: (since, to, message).
+    held_ctrl: Vec<(Time, NodeId, Msg)>,
     /// Broadcasts waiting for their jitter: (due, message), in order sent.
     outbox: Vec<(Time, Msg)>,
     /// Neighbours heard from (HELLO or any control message): when their link counts as lost.
@@ -180,6 +189,7 @@ impl Aodv {
             seen: Vec::new(),
             discoveries: BTreeMap::new(),
             held,
+            held_ctrl: Vec::new(),
             outbox: Vec::new(),
             neighbours: BTreeMap::new(),
             next_hello: 0,
@@ -331,11 +341,51 @@ impl Aodv {
         }
     }
 
-    fn send(&mut self, to: NodeId, msg: Msg, out: &mut Vec<Act>) {
+    fn send(&mut self, now: Time, to: NodeId, msg: Msg, out: &mut Vec<Act>) {
+        if self.cfg.control_routed && self.active(to, now).is_none() {
+            // ns-3's RouteOutput finds no route to the neighbour: the message waits on the
+            // loopback while a RREQ is flooded for it.
+            self.stats.control_held += 1;
+            self.held_ctrl.push((now, to, msg));
+            if !self.discovering(to) {
+                self.discover(now, to);
+            }
+            return;
+        }
         out.push(Act::Send {
             to,
             msg: super::Msg::Aodv(msg),
         });
+    }
+
+    /// `control_routed`: the control messages held for `dst` leave on its new route (to its
+    /// next hop, which takes them as if they were for it when the route is longer).
+    fn release_control(&mut self, now: Time, dst: NodeId, out: &mut Vec<Act>) {
+        let Some(via) = self.active(dst, now).map(|e| e.next) else {
+            return;
+        };
+        let mut k = 0;
+        while k < self.held_ctrl.len() {
+            if self.held_ctrl[k].1 == dst {
+                let (_, _, msg) = self.held_ctrl.remove(k);
+                out.push(Act::Send {
+                    to: via,
+                    msg: super::Msg::Aodv(msg),
+                });
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// Control messages held for `dst` (all, or those older than the buffer timeout) are
+    /// given up.
+    fn drop_control(&mut self, now: Time, dst: Option<NodeId>) {
+        let limit = self.cfg.buffer_timeout;
+        let before = self.held_ctrl.len();
+        self.held_ctrl
+            .retain(|(t, to, _)| dst.map_or(*t + limit > now, |d| *to != d));
+        self.stats.control_dropped += (before - self.held_ctrl.len()) as u64;
     }
 
     /// Send a RREQ for `dst` with `ttl` (6.3): a fresh sequence number and RREQ ID, the
@@ -423,6 +473,7 @@ impl Aodv {
             d.retries += 1;
         } else {
             self.stats.discoveries_failed += 1;
+            self.drop_control(now, Some(dst));
             for pkt in self.held.take(dst) {
                 self.stats.held_expired += 1;
                 out.push(Act::Drop {
@@ -439,7 +490,31 @@ impl Aodv {
     /// hop, without a sequence number) whose link is alive.
     fn heard(&mut self, now: Time, from: NodeId) {
         let life = self.cfg.active_route_timeout;
-        if !self.update(now, from, None, 1, from, life) {
+        let kept = !self.cfg.hear_revives
+            && self
+                .table
+                .get(&from)
+                .is_some_and(|e| e.valid_seq && e.hops == 1 && e.next == from);
+        if kept {
+            // ns-3's UpdateRouteToNeighbor lengthens a copy of such an entry: nothing changes.
+        } else if !self.cfg.hear_revives {
+            // ns-3 replaces any other entry with a valid one-hop route without a number.
+            let keep = self
+                .table
+                .get(&from)
+                .map_or(0, |e| e.expires.saturating_sub(now));
+            let e = self.table.entry(from).or_insert(Entry {
+                seq: 0,
+                valid_seq: false,
+                valid: true,
+                hops: 1,
+                next: from,
+                expires: 0,
+                precursors: Vec::new(),
+            });
+            (e.valid, e.valid_seq, e.hops, e.next) = (true, false, 1, from);
+            e.expires = now + life.max(keep);
+        } else if !self.update(now, from, None, 1, from, life) {
             self.refresh(from, now, life);
         }
         if let Some(t) = self.neighbours.get_mut(&from) {
@@ -496,8 +571,9 @@ impl Aodv {
                 dst_seq: self.own_seq,
                 orig: m.orig,
                 lifetime: self.cfg.my_route_timeout(),
+                ack: false,
             };
-            self.send(from, Msg::Rrep(rrep), out);
+            self.send(now, from, Msg::Rrep(rrep), out);
             return;
         }
         // 6.6.2: an intermediate node answers from an active route whose valid sequence
@@ -510,6 +586,8 @@ impl Aodv {
                     dst_seq: e.seq,
                     orig: m.orig,
                     lifetime: e.expires - now,
+                    // 6.7: a reply over a one-hop route may be over a one-way link.
+                    ack: self.cfg.rrep_ack && e.hops == 1,
                 };
                 let toward_dst = e.next;
                 if let Some(f) = self.table.get_mut(&m.dst) {
@@ -518,7 +596,7 @@ impl Aodv {
                 if let Some(r) = self.table.get_mut(&m.orig) {
                     r.add_precursor(toward_dst);
                 }
-                self.send(from, Msg::Rrep(rrep), out);
+                self.send(now, from, Msg::Rrep(rrep), out);
                 if m.gratuitous {
                     // 6.6.3: the destination learns the route to the originator, as if
                     // the originator had asked for it: the reverse route's hop count,
@@ -530,8 +608,9 @@ impl Aodv {
                         dst_seq: r.seq,
                         orig: m.dst,
                         lifetime: r.expires.saturating_sub(now),
+                        ack: false,
                     };
-                    self.send(toward_dst, Msg::Rrep(grat), out);
+                    self.send(now, toward_dst, Msg::Rrep(grat), out);
                 }
                 return;
             }
@@ -563,12 +642,19 @@ impl Aodv {
             self.neighbours.insert(from, now + life);
             return;
         }
+        if m.ack {
+            // 6.8: the sender asked for an acknowledgment (ns-3's RecvReply sends it first).
+            self.send(now, from, Msg::RrepAck, out);
+        }
         let hops = m.hops + 1;
         // 6.7: the forward route, if the reply is newer or shorter.
         let updated = self.update(now, m.dst, Some(m.dst_seq), hops, from, m.lifetime);
         if m.orig == self.me {
             if self.discoveries.remove(&m.dst).is_some() || !self.held.is_empty() {
                 self.release(now, m.dst, out);
+            }
+            if !self.held_ctrl.is_empty() {
+                self.release_control(now, m.dst, out);
             }
             return;
         }
@@ -586,8 +672,12 @@ impl Aodv {
             n.add_precursor(toward_orig);
         }
         self.refresh(m.orig, now, self.cfg.active_route_timeout);
-        let fwd = Rrep { hops, ..m.clone() };
-        self.send(toward_orig, Msg::Rrep(fwd), out);
+        let fwd = Rrep {
+            hops,
+            ack: false,
+            ..m.clone()
+        };
+        self.send(now, toward_orig, Msg::Rrep(fwd), out);
     }
 
     /// Send the packets held for `dst` on its new route.
@@ -660,7 +750,7 @@ impl Aodv {
         }
         match to[..] {
             [] => {}
-            [one] => self.send(one, Msg::Rerr(Rerr { dests }), out),
+            [one] => self.send(now, one, Msg::Rerr(Rerr { dests }), out),
             _ => self.broadcast(now, Msg::Rerr(Rerr { dests }), true),
         }
     }
@@ -707,6 +797,7 @@ impl Aodv {
             dst_seq: self.own_seq,
             orig: self.me,
             lifetime: self.cfg.hello_loss_time(),
+            ack: false,
         };
         self.broadcast(now, Msg::Rrep(hello), false);
     }
@@ -769,7 +860,7 @@ impl Protocol for Aodv {
             return Route::Drop(cause);
         }
         match pre[..] {
-            [one] => self.send(one, Msg::Rerr(rerr), out),
+            [one] => self.send(now, one, Msg::Rerr(rerr), out),
             _ => {
                 self.broadcast(now, Msg::Rerr(rerr), true);
                 self.flush_outbox(now, out);
@@ -793,6 +884,14 @@ impl Protocol for Aodv {
             Msg::Rreq(r) => self.on_rreq(now, from, r, out),
             Msg::Rrep(r) => self.on_rrep(now, from, r, out),
             Msg::Rerr(r) => self.on_rerr(now, from, r, out),
+            Msg::RrepAck => {
+                // ns-3's RecvReplyAck marks the route to the neighbour valid.
+                if let Some(e) = self.table.get_mut(&from) {
+                    if e.expires > now {
+                        e.valid = true;
+                    }
+                }
+            }
         }
         self.flush_outbox(now, out);
     }
@@ -816,6 +915,9 @@ impl Protocol for Aodv {
         due.sort_unstable();
         for (_, dst) in due {
             self.discovery_timeout(now, dst, out);
+        }
+        if !self.held_ctrl.is_empty() {
+            self.drop_control(now, None);
         }
         for pkt in self.held.expire(now) {
             self.stats.held_expired += 1;
@@ -874,6 +976,11 @@ impl Protocol for Aodv {
         };
         at(self.outbox.iter().map(|o| o.0).min());
         at(self.held.next_expiry());
+        at(self
+            .held_ctrl
+            .iter()
+            .map(|h| h.0 + self.cfg.buffer_timeout)
+            .min());
         if self.cfg.hello {
             at(Some(self.next_hello));
             at(self.neighbours.values().copied().min());

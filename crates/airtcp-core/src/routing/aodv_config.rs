@@ -52,6 +52,19 @@ pub struct Config {
     /// only one that created or updated its forward route, so a worse or repeated reply to
     /// the same discovery stops at the first node that knows better.
     pub relay_every_rrep: bool,
+    /// Hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false
+    /// leaves a route to it that has a valid sequence number and one hop as it is, valid or
+    /// not (ns-3's `UpdateRouteToNeighbor` updates a copy of such an entry).
+    pub hear_revives: bool,
+    /// Unicast control messages (RREP, RERR, RREP-ACK) are routed as data: one for a
+    /// neighbour without an active route waits while a RREQ is flooded for it (ns-3 sends
+    /// them through its own `RouteOutput`, whose missing route means the loopback and a
+    /// discovery); RFC 3561 sends them to the neighbour directly.
+    pub control_routed: bool,
+    /// An intermediate node answering for a destination one hop away asks for a RREP-ACK
+    /// (the A flag), which the next node sends back (RFC 3561 6.7, 6.8; ns-3 does so for
+    /// every such reply).
+    pub rrep_ack: bool,
 }
 
 /// Which nodes send HELLO messages.
@@ -91,6 +104,9 @@ impl Default for Config {
             gratuitous_rrep: false,
             seq_on_break: true,
             relay_every_rrep: false,
+            hear_revives: true,
+            control_routed: false,
+            rrep_ack: false,
         }
     }
 }

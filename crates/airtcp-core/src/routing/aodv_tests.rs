@@ -275,6 +275,7 @@ fn a_rrep_builds_the_forward_route_and_releases_held_packets() {
         dst_seq: 7,
         orig: n(0),
         lifetime: 6000 * MS,
+        ack: false,
     };
     let out = recv(&mut src, 50 * MS, 1, Msg::Rrep(rrep.clone()));
     let fwd: Vec<&Act> = out
@@ -424,6 +425,7 @@ fn hellos_go_out_on_active_routes_and_their_loss_breaks_the_link() {
         dst_seq: 1,
         orig: n(2),
         lifetime: 2000 * MS,
+        ack: false,
     };
     recv(&mut a, t, 2, Msg::Rrep(hello));
     assert_eq!(a.active(n(2), t).unwrap().hops, 1);
@@ -548,6 +550,7 @@ fn relay_with_upstream(data_liveness: bool) -> Aodv {
         dst_seq: 1,
         orig: n(0),
         lifetime: 2000 * MS,
+        ack: false,
     };
     recv(&mut a, 0, 0, Msg::Rrep(hello));
     a.update(0, n(3), Some(1), 2, n(2), 10_000 * MS);
@@ -632,6 +635,7 @@ fn the_destination_takes_a_gratuitous_rrep_as_a_route_to_the_originator() {
         dst_seq: 4,
         orig: n(5),
         lifetime: 5000 * MS,
+        ack: false,
     };
     let out = recv(&mut d, 0, 3, Msg::Rrep(g));
     assert!(sent(&out).is_empty(), "it ends here");
@@ -778,6 +782,7 @@ fn a_relay_passes_on_only_a_rrep_that_updated_its_route_unless_relay_every_rrep(
             dst_seq: 7,
             orig: n(0),
             lifetime: 3000 * MS,
+            ack: false,
         };
         let first = sent(&recv(&mut relay, MS, 2, Msg::Rrep(reply(2))));
         assert_eq!(
@@ -827,7 +832,135 @@ fn a_route_revived_by_hearing_the_neighbour_has_no_valid_number() {
         dst_seq: 4,
         orig: n(5),
         lifetime: 2000 * MS,
+        ack: false,
     };
     recv(&mut a, 4 * MS, 5, Msg::Rrep(hello));
     assert_eq!((a.table[&n(5)].seq, a.table[&n(5)].valid_seq), (4, true));
+}
+
+/// AODV at node `me` with the three ns-3 behaviours of unicast control messages.
+fn ns3_node(me: u32) -> Aodv {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 0,
+        hear_revives: false,
+        control_routed: true,
+        rrep_ack: true,
+        ..Config::default()
+    };
+    Aodv::new(n(me), cfg, Rng::new(1))
+}
+
+fn hello_from(me: u32, seq: u32) -> Msg {
+    Msg::Rrep(Rrep {
+        hops: 0,
+        dst: n(me),
+        dst_seq: seq,
+        orig: n(me),
+        lifetime: 2000 * MS,
+        ack: false,
+    })
+}
+
+#[test]
+fn without_hear_revives_a_numbered_neighbour_route_stays_as_it_is() {
+    for revives in [true, false] {
+        let mut a = node(2);
+        a.cfg.hear_revives = revives;
+        // A HELLO gives the route to 5 a valid number; then it times out (invalid).
+        recv(&mut a, 0, 5, hello_from(5, 4));
+        let e = a.table.get_mut(&n(5)).unwrap();
+        e.valid = false;
+        e.expires = 10_000 * MS;
+        // A RERR from 5: RFC 3561 revives the route (no valid number); ns-3 updates a copy.
+        recv(&mut a, MS, 5, Msg::Rerr(Rerr { dests: vec![] }));
+        assert_eq!(
+            a.active(n(5), MS).is_some(),
+            revives,
+            "hear_revives = {revives}"
+        );
+    }
+    // An entry without a valid number (or of more hops) is replaced by a valid one-hop one.
+    let mut a = node(2);
+    a.cfg.hear_revives = false;
+    a.update(0, n(5), Some(8), 3, n(3), 3000 * MS);
+    recv(&mut a, MS, 5, Msg::Rerr(Rerr { dests: vec![] }));
+    let e = a.active(n(5), MS).unwrap();
+    assert_eq!((e.hops, e.next, e.valid_seq), (1, n(5), false));
+}
+
+#[test]
+fn a_control_message_for_a_neighbour_without_a_route_waits_for_its_discovery() {
+    let mut a = ns3_node(2);
+    // The route to neighbour 1 has a number and is invalid; 1 asks for a route to 2.
+    recv(&mut a, 0, 1, hello_from(1, 4));
+    a.table.get_mut(&n(1)).unwrap().valid = false;
+    let out = recv(&mut a, MS, 1, Msg::Rreq(rreq(1, 1, 2, 5, 0)));
+    // The reverse route to the originator 1 is active again (6.5), so the RREP leaves. But
+    // a RREQ whose originator is 0, two hops away over 1: the reply to 1 is held and a RREQ
+    // is flooded for 1.
+    assert!(
+        matches!(sent(&out)[..], [(_, Msg::Rrep(_))]),
+        "{:?}",
+        sent(&out)
+    );
+    a.table.get_mut(&n(1)).unwrap().valid = false;
+    let out = recv(&mut a, 2 * MS, 1, Msg::Rreq(rreq(0, 2, 2, 5, 1)));
+    let s = sent(&out);
+    assert!(
+        matches!(s[..], [(_, Msg::Rreq(ref q))] if q.dst == n(1)),
+        "{s:?}"
+    );
+    assert_eq!(a.stats.control_held, 1);
+    // 1's reply to that RREQ: the held RREP goes out to 1.
+    let reply = Rrep {
+        hops: 0,
+        dst: n(1),
+        dst_seq: 5,
+        orig: n(2),
+        lifetime: 3000 * MS,
+        ack: false,
+    };
+    let s = sent(&recv(&mut a, 3 * MS, 1, Msg::Rrep(reply)));
+    assert!(
+        matches!(s[..], [(t, Msg::Rrep(ref p))] if t == n(1) && p.orig == n(0)),
+        "{s:?}"
+    );
+    // With the RFC's direct sending nothing waits.
+    let mut a = node(2);
+    recv(&mut a, 0, 1, hello_from(1, 4));
+    a.table.get_mut(&n(1)).unwrap().valid = false;
+    let s = sent(&recv(&mut a, 2 * MS, 1, Msg::Rreq(rreq(0, 2, 2, 5, 1))));
+    assert!(matches!(s[..], [(_, Msg::Rrep(_))]), "{s:?}");
+}
+
+#[test]
+fn an_intermediate_reply_for_a_neighbour_asks_for_a_rrep_ack() {
+    let mut a = ns3_node(2);
+    // 2 knows 5 one hop away, with number 8; node 1 asks for 5.
+    assert!(a.update(0, n(5), Some(8), 1, n(5), 3000 * MS));
+    let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 1, 5, 5, 1))));
+    let (to, Msg::Rrep(p)) = &s[0] else {
+        panic!("{s:?}")
+    };
+    assert_eq!((*to, p.ack), (n(1), true));
+    // Node 1 gets it: it acknowledges to 2 and passes the reply on without the flag.
+    let mut b = ns3_node(1);
+    assert!(b.update(0, n(0), Some(1), 1, n(0), 3000 * MS));
+    assert!(b.update(0, n(2), Some(3), 1, n(2), 3000 * MS));
+    let s = sent(&recv(&mut b, 2 * MS, 2, Msg::Rrep(p.clone())));
+    assert!(
+        matches!(s[..], [(t, Msg::RrepAck), (u, Msg::Rrep(ref f))]
+        if t == n(2) && u == n(0) && !f.ack),
+        "{s:?}"
+    );
+    // A reply for a destination two hops away asks for none; nor does the RFC default.
+    let mut c = ns3_node(2);
+    assert!(c.update(0, n(5), Some(8), 2, n(3), 3000 * MS));
+    let s = sent(&recv(&mut c, MS, 1, Msg::Rreq(rreq(0, 1, 5, 5, 1))));
+    assert!(matches!(s[..], [(_, Msg::Rrep(ref p))] if !p.ack), "{s:?}");
+    let mut d = node(2);
+    assert!(d.update(0, n(5), Some(8), 1, n(5), 3000 * MS));
+    let s = sent(&recv(&mut d, MS, 1, Msg::Rreq(rreq(0, 1, 5, 5, 1))));
+    assert!(matches!(s[..], [(_, Msg::Rrep(ref p))] if !p.ack), "{s:?}");
 }

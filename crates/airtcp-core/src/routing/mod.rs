@@ -126,6 +126,10 @@ pub struct Counters {
     pub held: u64,
     pub held_expired: u64,
     pub held_overflow: u64,
+    /// AODV `control_routed`: control messages held for a route to their neighbour, and
+    /// those given up.
+    pub control_held: u64,
+    pub control_dropped: u64,
 }
 
 /// A routing protocol at one node.
@@ -370,6 +374,8 @@ impl Layer {
         put("held", c.held);
         put("held_expired", c.held_expired);
         put("held_overflow", c.held_overflow);
+        put("control_held", c.control_held);
+        put("control_held_dropped", c.control_dropped);
         put("mac_queue_dropped", o.mac_queue_dropped);
         put("mac_queue_salvaged", o.mac_queue_salvaged);
         Some(m)
@@ -377,7 +383,7 @@ impl Layer {
 }
 
 /// Every control message type, in the `routing` table's column order.
-pub const KINDS: [&str; 5] = ["rreq", "rrep", "rerr", "hello", "tc"];
+pub const KINDS: [&str; 6] = ["rreq", "rrep", "rerr", "hello", "tc", "rrep_ack"];
 
 fn kind_column(kind: &str, bytes: bool) -> &'static str {
     match (kind, bytes) {
@@ -390,7 +396,9 @@ fn kind_column(kind: &str, bytes: bool) -> &'static str {
         ("hello", false) => "hello_packets",
         ("hello", true) => "hello_bytes",
         ("tc", false) => "tc_packets",
-        _ => "tc_bytes",
+        ("tc", true) => "tc_bytes",
+        ("rrep_ack", false) => "rrep_ack_packets",
+        _ => "rrep_ack_bytes",
     }
 }
 

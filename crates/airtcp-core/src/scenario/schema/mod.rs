@@ -119,6 +119,12 @@ pub struct RoutingSpec {
     pub seq_on_break: Option<bool>,
     /// AODV: relays pass on every RREP, not only those that updated their route (ns-3).
     pub relay_every_rrep: Option<bool>,
+    /// AODV: hearing from a neighbour refreshes the route to it (RFC 3561 6.2).
+    pub hear_revives: Option<bool>,
+    /// AODV: unicast control messages are routed as data, waiting for a discovery (ns-3).
+    pub control_routed: Option<bool>,
+    /// AODV: intermediate replies for a one-hop destination ask for a RREP-ACK (ns-3).
+    pub rrep_ack: Option<bool>,
     /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
@@ -161,6 +167,9 @@ impl RoutingSpec {
             gratuitous_rrep,
             seq_on_break,
             relay_every_rrep,
+            hear_revives,
+            control_routed,
+            rrep_ack,
             link_feedback,
             on_break,
             buffer,
