@@ -349,3 +349,17 @@ def test_ns3_refresh_reruns_only_stored_runs_without_the_timeout_count(monkeypat
     ns3_run.run_points([(s, "newreno", 1, 0.1)], res, "abc", "exe", a)
     assert sorted(ran) == [1, 7]
     assert [res["ns3"][nk][k]["rtos"] for k in ("1", "2", "7")] == [5, 4, 5]
+
+
+def test_a_bad_extra_line_is_named_before_any_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(ns3_run, "build", lambda *_: pytest.fail("built before the check"))
+    for line, said in [
+        ("cc_params.nope = 1", "'bbr' has no parameter 'nope'"),
+        ("garbage", "invalid TOML"),
+    ]:
+        args = ["--side", "airtcp", "--schemes", "bbr", "--per", "0.01", "--flows", "1"]
+        args += ["--tcp", line, "--results", str(tmp_path / "r.json")]
+        with pytest.raises(SystemExit):
+            ns3_run.main(args)
+        err = capsys.readouterr().err
+        assert f"--tcp {line}" in err and said in err

@@ -492,7 +492,6 @@ def main(argv: list[str] | None = None) -> int:
     if a.merge and not a.tcp:
         save_results(a.results, res)
     if not a.table_only:
-        exe = build(a.ns3_venv)
         chosen = [BY_NAME[n] for n in names]
         for s in chosen:
             if airtcp_name(s, available) is None:
@@ -504,6 +503,15 @@ def main(argv: list[str] | None = None) -> int:
             if airtcp_name(s, available)
             for p in pers
         ]
+        if a.tcp:
+            # A bad --tcp line is the user's: say so before any run, not from a worker.
+            for s, cc, f, _ in points:
+                toml = path_toml(cc, 0.0, f, 1.0, 1, with_lines(s.tcp, a.tcp), s.ecn_k)
+                try:
+                    airtcp.Scenario.from_toml_str(toml).validate()
+                except (ValueError, airtcp.ScenarioError) as e:
+                    ap.error(f"--tcp {' / '.join(a.tcp)}: {e}")
+        exe = build(a.ns3_venv)
         run_points(points, res, core, exe, a)
     rows, absent, pending = rows_for(res, core, available, a.duration)
     if a.quick:

@@ -139,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     error, loss_args = loss_setup(a.loss, a.per, a.seed)
     extra = [s.replace("=", " = ", 1) for s in a.set]
     # airtcp's series are in segments already, ns-3's in bytes.
-    mine = segments(airtcp_trace(a.cc, error, a.duration, extra), 1)
+    try:
+        mine = segments(airtcp_trace(a.cc, error, a.duration, extra), 1)
+    except ValueError as e:  # airtcp's ScenarioError: a bad --set line
+        raise SystemExit(f"trace.py: --set {' / '.join(a.set)}: {e}") from None
     theirs = segments(ns3_trace(exe, a.cc, loss_args, a.duration, a.ns3_arg), 536)
     print(f"{'airtcp t':>10} {'cwnd':>5} {'ssth':>5}   {'ns-3 t':>10} {'cwnd':>5} {'ssth':>5}")
     for i in range(min(a.rows, max(len(mine), len(theirs)))):
