@@ -4,8 +4,6 @@
 
 pub mod cc;
 pub mod receiver;
-#[cfg(test)]
-mod reno_sack_tests;
 pub mod rto_rules;
 pub mod rtt;
 pub mod scoreboard;

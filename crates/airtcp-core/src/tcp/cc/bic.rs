@@ -222,14 +222,7 @@ mod tests {
             ssthresh: 1,
             mss: 1000,
         };
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: w * 1000,
-            flight_size: w * 1000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, w * 1000);
         b.on_congestion(&ev, &st).ssthresh
     }
 

@@ -514,14 +514,7 @@ mod tests {
             ssthresh: 1 << 30,
             mss: 1000,
         };
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 100_000,
-            flight_size: 100_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 100_000);
         assert_eq!(c.on_congestion(&ev, &st).ssthresh, 70_000);
         assert_eq!(c.w_max, 100.0);
         let st2 = CcState { cwnd: 80_000, ..st };

@@ -257,14 +257,7 @@ mod tests {
             ssthresh: 1,
             mss: 1000,
         };
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 100_000,
-            flight_size: 100_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 100_000);
         let mut d = dctcp(false);
         d.alpha = 0.2;
         assert_eq!(d.on_congestion(&ev, &st).ssthresh, 50_000);

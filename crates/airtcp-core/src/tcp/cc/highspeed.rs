@@ -247,14 +247,7 @@ mod tests {
         }
         let grown = (st.cwnd - 1000 * mss) as f64 / mss as f64;
         assert!((grown - a).abs() < 0.1, "grew {grown} vs a {a}");
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 1000 * mss,
-            flight_size: 1000 * mss,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 1000 * mss);
         let r = h.on_congestion(&ev, &st);
         let want = 1000.0 * (1.0 - h.b(1000.0)) * mss as f64;
         assert!((r.ssthresh as f64 - want).abs() < 1.0);
@@ -299,14 +292,7 @@ mod tests {
                 ssthresh: 1,
                 mss: 1000,
             };
-            let ev = CongestionEvent {
-                now: 0,
-                kind: CongestionKind::DupAcks,
-                in_flight: 100_000,
-                flight_size: 100_000,
-                min_rtt: None,
-                true_cause: None,
-            };
+            let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 100_000);
             h.on_congestion(&ev, &st).ssthresh
         };
         let ack = AckInfo {

@@ -265,35 +265,28 @@ mod tests {
 
     #[test]
     fn ns3_takes_its_rtt_range_from_the_srtt() {
-        let mut n = htcp(true);
-        let mut st = CcState {
-            cwnd: 20_000,
-            ssthresh: 10_000,
-            mss: 1000,
+        // Two ACKs whose RTT samples (60, 140 ms) spread wider than their SRTTs (100, 104).
+        let range = |ns3: bool| {
+            let mut h = htcp(ns3);
+            let mut st = CcState {
+                cwnd: 20_000,
+                ssthresh: 10_000,
+                mss: 1000,
+            };
+            for (rtt, srtt) in [(60, 100), (140, 104)] {
+                let a = AckInfo {
+                    now: SEC,
+                    acked_bytes: 1000,
+                    rtt: Some(rtt * MS),
+                    srtt: Some(srtt * MS),
+                    ..Default::default()
+                };
+                h.on_ack(&a, &mut st);
+            }
+            (h.min_rtt, h.max_rtt)
         };
-        for (rtt, srtt) in [(60, 100), (140, 104)] {
-            let a = AckInfo {
-                now: SEC,
-                acked_bytes: 1000,
-                rtt: Some(rtt * MS),
-                srtt: Some(srtt * MS),
-                ..Default::default()
-            };
-            n.on_ack(&a, &mut st);
-        }
-        assert_eq!((n.min_rtt, n.max_rtt), (Some(100 * MS), Some(104 * MS)));
-        let mut h = htcp(false);
-        for (rtt, srtt) in [(60, 100), (140, 104)] {
-            let a = AckInfo {
-                now: SEC,
-                acked_bytes: 1000,
-                rtt: Some(rtt * MS),
-                srtt: Some(srtt * MS),
-                ..Default::default()
-            };
-            h.on_ack(&a, &mut st);
-        }
-        assert_eq!((h.min_rtt, h.max_rtt), (Some(60 * MS), Some(140 * MS)));
+        assert_eq!(range(true), (Some(100 * MS), Some(104 * MS)));
+        assert_eq!(range(false), (Some(60 * MS), Some(140 * MS)));
     }
 
     #[test]
@@ -328,14 +321,7 @@ mod tests {
         // w^2 grows by 2 alpha per ACK, sqrt(100^2 + 2 x 22 x 100) = 120.
         let grown = (st.cwnd - 100_000) as f64 / 1000.0;
         assert!((grown - 20.0).abs() < 0.1, "{grown}");
-        let ev = CongestionEvent {
-            now: 3 * SEC,
-            kind: CongestionKind::DupAcks,
-            in_flight: 100_000,
-            flight_size: 100_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(3 * SEC, CongestionKind::DupAcks, 100_000);
         // First epoch: the RTT ratio is 1, bounded to 0.8.
         assert_eq!(h.on_congestion(&ev, &st).ssthresh, 80_000);
         // ns-3's per-ACK rule: alpha bytes plus SMSS^2/cwnd.

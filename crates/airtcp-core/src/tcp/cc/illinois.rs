@@ -351,14 +351,7 @@ mod tests {
             i.alpha
         );
         assert!((i.beta - i.beta_of(50.0, 100.0)).abs() < 1e-9);
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 100_000,
-            flight_size: 100_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 100_000);
         let r = i.on_congestion(&ev, &st);
         assert!((r.ssthresh as f64 - 100_000.0 * (1.0 - i.beta)).abs() <= 1.0);
     }
@@ -480,14 +473,7 @@ mod tests {
                 ssthresh: 1,
                 mss: 1000,
             };
-            let ev = CongestionEvent {
-                now: 0,
-                kind: CongestionKind::Timeout,
-                in_flight: 8000,
-                flight_size: 8000,
-                min_rtt: None,
-                true_cause: None,
-            };
+            let ev = CongestionEvent::at(0, CongestionKind::Timeout, 8000);
             i.base_rtt = Some(100 * MS);
             i.max_rtt = Some(200 * MS);
             i.on_congestion(&ev, &st);
@@ -555,14 +541,7 @@ mod tests {
             i.alpha = 0.3;
             i.beta = 0.5;
             i.round_end = Some(u64::MAX);
-            let ev = CongestionEvent {
-                now: 0,
-                kind: CongestionKind::DupAcks,
-                in_flight: 20_000,
-                flight_size: 20_000,
-                min_rtt: None,
-                true_cause: None,
-            };
+            let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 20_000);
             let mut st = CcState {
                 cwnd: 20_000,
                 ssthresh: 1,

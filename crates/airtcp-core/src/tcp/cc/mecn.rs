@@ -187,14 +187,7 @@ mod tests {
     #[test]
     fn drop_halves() {
         let mut c = mecn();
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 20_000,
-            flight_size: 20_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 20_000);
         assert_eq!(c.on_congestion(&ev, &st()), Reaction::cut(10_000));
     }
 

@@ -6,6 +6,8 @@
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod bbr;
+#[cfg(test)]
+mod event_tests;
 pub mod bic;
 pub mod crosslayer;
 pub mod cubic;

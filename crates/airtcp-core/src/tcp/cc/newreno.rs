@@ -153,14 +153,7 @@ mod tests {
     #[test]
     fn halves_flight_with_floor_of_two_segments() {
         let s = st(20_000, 1 << 30);
-        let ev = |f| CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: f,
-            flight_size: f,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = |f| CongestionEvent::at(0, CongestionKind::DupAcks, f);
         assert_eq!(NewReno.on_congestion(&ev(20_000), &s).ssthresh, 10_000);
         assert_eq!(NewReno.on_congestion(&ev(3_000), &s).ssthresh, 2_000);
     }

@@ -418,14 +418,7 @@ mod tests {
             mss: 1000,
         };
         v.on_ack(&srtt_ack(1000, 10_000, 100 * MS), &mut st);
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::Timeout,
-            in_flight: 10_000,
-            flight_size: 10_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::Timeout, 10_000);
         v.on_congestion(&ev, &st);
         // Below the recovery point (11 000) it grows as NewReno in slow start.
         st.cwnd = 1000;

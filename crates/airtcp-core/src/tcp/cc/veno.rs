@@ -224,14 +224,7 @@ mod tests {
             ssthresh: 1 << 30,
             mss: 1000,
         };
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: cwnd,
-            flight_size: cwnd,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, cwnd);
         v.on_congestion(&ev, &st).ssthresh
     }
 

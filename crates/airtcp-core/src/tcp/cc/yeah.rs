@@ -395,14 +395,7 @@ mod tests {
             ssthresh: 1,
             mss: 1000,
         };
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 100_000,
-            flight_size: 100_000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 100_000);
         // Not competing: remove max(Q = 20, 100/8 = 12) = 20 segments.
         y.last_q = 20;
         assert_eq!(y.on_congestion(&ev, &st).ssthresh, 80_000);
@@ -424,14 +417,7 @@ mod tests {
         m.insert("ns3".to_string(), 1.0);
         let mut y = Yeah::new(&mut Params::new(&m)).unwrap();
         y.slow_rounds = 16;
-        let ev = CongestionEvent {
-            now: 0,
-            kind: CongestionKind::DupAcks,
-            in_flight: 7000,
-            flight_size: 7000,
-            min_rtt: None,
-            true_cause: None,
-        };
+        let ev = CongestionEvent::at(0, CongestionKind::DupAcks, 7000);
         let st = CcState {
             cwnd: 7000,
             ssthresh: 1,

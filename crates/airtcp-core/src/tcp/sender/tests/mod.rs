@@ -1,5 +1,6 @@
 //! Unit tests of the sender: the window, timers, the handshake, ECN, pacing and the window
-//! cut; `recovery.rs` holds those of SACK recovery, PRR, RACK, TLP, F-RTO and RFC 6582's guard.
+//! cut; `recovery.rs` holds those of SACK recovery, PRR, RACK, TLP, F-RTO and RFC 6582's guard,
+//! `reno_sack.rs` those of ns-3's guessed SACK marks.
 
 use super::*;
 use crate::engine::{MS, SEC};
@@ -7,6 +8,7 @@ use crate::tcp::cc::{self, CongestionEvent, Reaction};
 use crate::tcp::RecoverGuard;
 
 mod recovery;
+mod reno_sack;
 
 fn sender() -> TcpSender {
     let (c, r) = cc::build_default("newreno");

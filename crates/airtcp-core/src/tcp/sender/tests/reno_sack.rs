@@ -1,10 +1,11 @@
 //! The sender with ns-3's guessed SACK marks (`reno_sack`, no SACK): what the marks make it
 //! do that RFC 6582's NewReno does not.
 
-use super::sender::{Segment, TcpSender};
-use super::{cc, RecoverGuard, TcpConfig};
-use crate::engine::{Time, MS};
-use crate::packet::{flags, TcpHeader};
+use super::{ack, drain};
+use crate::engine::MS;
+use crate::packet::TcpHeader;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::{cc, RecoverGuard, TcpConfig};
 
 fn sender(reno_sack: bool) -> TcpSender {
     let (c, r) = cc::build_default("newreno");
@@ -18,19 +19,6 @@ fn sender(reno_sack: bool) -> TcpSender {
     s.st.cwnd = 10_000;
     assert_eq!(drain(&mut s, 0).len(), 10);
     s
-}
-
-fn ack(n: u64) -> TcpHeader {
-    TcpHeader {
-        ack: n,
-        wnd: 64 * 1024,
-        flags: flags::ACK,
-        ..Default::default()
-    }
-}
-
-fn drain(s: &mut TcpSender, now: Time) -> Vec<Segment> {
-    std::iter::from_fn(|| s.next_segment(now)).collect()
 }
 
 #[test]
@@ -95,7 +83,7 @@ fn ns3_sender() -> TcpSender {
     let (c, r) = cc::build_default("newreno");
     let cfg = TcpConfig {
         sack: false,
-        ..super::Profile::Ns3.config()
+        ..crate::tcp::Profile::Ns3.config()
     };
     let mut s = TcpSender::new(cfg, c, r, 0);
     s.set_app_end(u64::MAX);
