@@ -6,12 +6,12 @@
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod bbr;
-#[cfg(test)]
-mod event_tests;
 pub mod bic;
 pub mod crosslayer;
 pub mod cubic;
 pub mod dctcp;
+#[cfg(test)]
+mod event_tests;
 pub mod ewr;
 pub mod highspeed;
 pub mod htcp;
