@@ -178,7 +178,7 @@ def test_aodv_hello_from_all_has_every_node_say_hello():
 def test_aodv_ns3_settings_are_keys_and_the_other_protocol_refuses_them():
     keys = {"hello_from": "all", "gratuitous_rrep": True, "on_break": "keep"}
     keys |= {"data_liveness": True, "rreq_ratelimit": 5}
-    keys |= {"seq_on_break": False, "relay_every_rrep": True}
+    keys |= {"seq_on_break": False, "relay_every_rrep": True, "hello_suppress": "rreq_defer"}
     r = airtcp.run(airtcp.chain(3, duration=10, routing={"protocol": "aodv", **keys}))
     assert r.flow("ftp")["pdr"] > 0.9
     # `keep` leaves the MAC's queue alone: nothing is dropped from it at a break.

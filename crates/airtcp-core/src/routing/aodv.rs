@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 #[path = "aodv_config.rs"]
 mod config;
-pub use config::{Config, HelloFrom};
+pub use config::{Config, HelloFrom, HelloSuppress};
 
 const MS: Time = 1_000_000;
 
@@ -169,6 +169,8 @@ pub struct Aodv {
     next_hello: Time,
     /// When it last broadcast something other than a HELLO.
     last_broadcast: Option<Time>,
+    /// `HelloSuppress::RreqDefer`: when it last sent or relayed a RREQ since the last check.
+    last_rreq: Option<Time>,
     /// When the RERRs of the last second went out (RERR_RATELIMIT, 6.11).
     rerr_times: std::collections::VecDeque<Time>,
     /// When the RREQs originated in the last second went out (RREQ_RATELIMIT, 6.3).
@@ -194,6 +196,7 @@ impl Aodv {
             neighbours: BTreeMap::new(),
             next_hello: 0,
             last_broadcast: None,
+            last_rreq: None,
             rerr_times: Default::default(),
             rreq_times: Default::default(),
             rng,
@@ -313,6 +316,10 @@ impl Aodv {
     }
 
     fn broadcast(&mut self, now: Time, msg: Msg, jittered: bool) {
+        if matches!(msg, Msg::Rreq(_)) {
+            // ns-3 notes the time when the RREQ is handed to its jitter, not when it leaves.
+            self.last_rreq = Some(now);
+        }
         let due = if jittered {
             now + jitter(&mut self.rng, self.cfg.max_jitter)
         } else {
@@ -790,7 +797,7 @@ impl Aodv {
         }
     }
 
-    fn send_hello(&mut self, now: Time) {
+    fn send_hello(&mut self, now: Time, jittered: bool) {
         let hello = Rrep {
             hops: 0,
             dst: self.me,
@@ -799,7 +806,7 @@ impl Aodv {
             lifetime: self.cfg.hello_loss_time(),
             ack: false,
         };
-        self.broadcast(now, Msg::Rrep(hello), false);
+        self.broadcast(now, Msg::Rrep(hello), jittered);
     }
 }
 
@@ -938,19 +945,32 @@ impl Protocol for Aodv {
                 self.link_broken(now, nb, out);
             }
             if now >= self.next_hello {
-                // 6.9: only a node on an active route says hello, and only if it broadcast
-                // nothing within the last interval.
                 let on_route = self.cfg.hello_from == HelloFrom::All
                     || self.table.values().any(|e| e.valid && e.expires > now);
-                let quiet = self
-                    .last_broadcast
-                    .is_none_or(|t| t + self.cfg.hello_interval <= now);
-                if on_route && quiet {
-                    self.send_hello(now);
+                match self.cfg.hello_suppress {
+                    HelloSuppress::Broadcast => {
+                        // 6.9: only a node on an active route says hello, and only if it
+                        // broadcast nothing within the last interval.
+                        let quiet = self
+                            .last_broadcast
+                            .is_none_or(|t| t + self.cfg.hello_interval <= now);
+                        if on_route && quiet {
+                            self.send_hello(now, false);
+                        }
+                        self.next_hello = now + self.cfg.hello_interval
+                            - self.cfg.max_jitter.min(self.cfg.hello_interval) / 2
+                            + jitter(&mut self.rng, self.cfg.max_jitter);
+                    }
+                    HelloSuppress::RreqDefer => match self.last_rreq.take() {
+                        Some(t) => self.next_hello = (t + self.cfg.hello_interval).max(now),
+                        None => {
+                            if on_route {
+                                self.send_hello(now, true);
+                            }
+                            self.next_hello = now + self.cfg.hello_interval;
+                        }
+                    },
                 }
-                self.next_hello = now + self.cfg.hello_interval
-                    - self.cfg.max_jitter.min(self.cfg.hello_interval) / 2
-                    + jitter(&mut self.rng, self.cfg.max_jitter);
             }
         }
         // Entries invalid for DELETE_PERIOD are deleted; expired active routes become

@@ -65,6 +65,8 @@ pub struct Config {
     /// (the A flag), which the next node sends back (RFC 3561 6.7, 6.8; ns-3 does so for
     /// every such reply).
     pub rrep_ack: bool,
+    /// Which broadcasts stand in for a HELLO, and when the HELLO goes out after one.
+    pub hello_suppress: HelloSuppress,
 }
 
 /// Which nodes send HELLO messages.
@@ -75,6 +77,19 @@ pub enum HelloFrom {
     Active,
     /// Every node, every HELLO_INTERVAL (ns-3's AODV).
     All,
+}
+
+/// Which broadcasts stand in for a HELLO (6.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HelloSuppress {
+    /// RFC 3561 6.9: at every HELLO_INTERVAL the node skips the HELLO if it broadcast
+    /// anything else (a RREQ, a RERR) within the last interval.
+    Broadcast,
+    /// ns-3's AODV (`HelloTimerExpire`): only RREQs it sent or relayed since the last check
+    /// count, and they move the check to one HELLO_INTERVAL after the last of them; HELLOs
+    /// leave after a broadcast jitter.
+    RreqDefer,
 }
 
 impl Default for Config {
@@ -107,6 +122,7 @@ impl Default for Config {
             hear_revives: true,
             control_routed: false,
             rrep_ack: false,
+            hello_suppress: HelloSuppress::Broadcast,
         }
     }
 }

@@ -964,3 +964,68 @@ fn an_intermediate_reply_for_a_neighbour_asks_for_a_rrep_ack() {
     let s = sent(&recv(&mut d, MS, 1, Msg::Rreq(rreq(0, 1, 5, 5, 1))));
     assert!(matches!(s[..], [(_, Msg::Rrep(ref p))] if !p.ack), "{s:?}");
 }
+
+#[test]
+fn rreq_defer_moves_the_hello_to_an_interval_after_the_last_rreq() {
+    // ns-3's HelloTimerExpire: a RREQ sent or relayed since the last check moves the next
+    // check to HELLO_INTERVAL after it; other broadcasts (a RERR) do not count. The HELLO
+    // itself leaves within the broadcast jitter of the check.
+    let cfg = Config {
+        max_jitter: 10 * MS,
+        hello_from: HelloFrom::All,
+        hello_suppress: HelloSuppress::RreqDefer,
+        ..Config::default()
+    };
+    let mut a = Aodv::new(n(1), cfg, Rng::new(3));
+    let mut hellos = Vec::new();
+    let run = |a: &mut Aodv, until: Time, hellos: &mut Vec<Time>| loop {
+        let now = a.poll_timeout().unwrap();
+        if now > until {
+            break;
+        }
+        let mut out = Vec::new();
+        a.timeout(now, &mut out);
+        for (_, m) in sent(&out) {
+            if m.kind() == "hello" {
+                hellos.push(now);
+            }
+        }
+    };
+    run(&mut a, 3_500 * MS, &mut hellos);
+    assert_eq!(hellos.len(), 3, "{hellos:?}");
+    let first = a.next_hello - 4_000 * MS; // the checks stay one interval apart
+    for (k, t) in hellos.iter().enumerate() {
+        let check = first + (k as Time + 1) * 1_000 * MS;
+        assert!(*t >= check && *t <= check + 10 * MS, "{hellos:?}");
+    }
+    // A RERR broadcast half an interval before the check leaves the HELLO where it was.
+    a.broadcast(
+        3_500 * MS,
+        Msg::Rerr(Rerr {
+            dests: vec![(n(7), 2)],
+        }),
+        false,
+    );
+    let before = hellos.len();
+    run(&mut a, 4_020 * MS, &mut hellos);
+    assert_eq!(hellos.len(), before + 1, "{hellos:?}");
+    // A RREQ relayed 300 ms before the check: the HELLO moves to 1 s after the RREQ.
+    let check = a.next_hello;
+    let mut out = Vec::new();
+    let relay_at = check - 300 * MS;
+    run(&mut a, relay_at - MS, &mut hellos);
+    a.receive(
+        relay_at,
+        n(0),
+        &AnyMsg::Aodv(Msg::Rreq(rreq(0, 1, 5, 3, 0))),
+        &mut out,
+    );
+    let before = hellos.len();
+    run(&mut a, relay_at + 1_020 * MS, &mut hellos);
+    assert_eq!(hellos.len(), before + 1, "{hellos:?}");
+    let t = hellos[before];
+    assert!(
+        t >= relay_at + 1_000 * MS && t <= relay_at + 1_010 * MS,
+        "HELLO at {t}, RREQ at {relay_at}"
+    );
+}

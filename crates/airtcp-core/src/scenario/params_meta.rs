@@ -529,6 +529,7 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "hear_revives", "bool", "", "true", ANY, "AODV: hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false leaves a one-hop route with a valid sequence number as it is (ns-3)."),
     p(RT, "", "control_routed", "bool", "", "false", ANY, "AODV: unicast RREPs, RERRs and RREP-ACKs are routed as data, one for a neighbour without an active route waiting for a discovery of it (ns-3)."),
     p(RT, "", "rrep_ack", "bool", "", "false", ANY, "AODV: an intermediate reply for a destination one hop away asks for a RREP-ACK, which the next node sends back (ns-3)."),
+    p(RT, "", "hello_suppress", "choice", "", "broadcast", one_of(&["broadcast", "rreq_defer"]), "AODV: a HELLO is skipped after any broadcast within the last interval (RFC 3561 6.9), or moved to an interval after the last RREQ sent or relayed (ns-3)."),
     p(RT, "", "on_break", "choice", "", "drop", one_of(&["drop", "salvage", "keep"]), "AODV: the MAC's queued packets for a broken link are dropped (route_break), routed again, or left queued (ns-3)."),
     p(RT, "", "buffer", "int", "packets", "64", ANY, "AODV: data packets held per node during discoveries (>= 1)."),
     p(RT, "", "buffer_timeout", "duration", S, "30", ANY, "AODV: how long a held packet waits for a route (> 0)."),

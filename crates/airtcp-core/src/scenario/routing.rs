@@ -47,6 +47,7 @@ fn aodv_config(s: &RoutingSpec, p: &str) -> R<aodv::Config> {
         hear_revives: s.hear_revives.unwrap_or(d.hear_revives),
         control_routed: s.control_routed.unwrap_or(d.control_routed),
         rrep_ack: s.rrep_ack.unwrap_or(d.rrep_ack),
+        hello_suppress: s.hello_suppress.unwrap_or(d.hello_suppress),
         link_feedback: s.link_feedback.unwrap_or(d.link_feedback),
         on_break: s.on_break.unwrap_or(d.on_break),
         active_route_timeout: ns(
@@ -130,6 +131,7 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
         (s.hear_revives.is_some(), "hear_revives"),
         (s.control_routed.is_some(), "control_routed"),
         (s.rrep_ack.is_some(), "rrep_ack"),
+        (s.hello_suppress.is_some(), "hello_suppress"),
         (s.on_break.is_some(), "on_break"),
         (s.buffer.is_some(), "buffer"),
         (s.net_diameter.is_some(), "net_diameter"),

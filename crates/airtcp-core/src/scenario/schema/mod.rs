@@ -125,6 +125,9 @@ pub struct RoutingSpec {
     pub control_routed: Option<bool>,
     /// AODV: intermediate replies for a one-hop destination ask for a RREP-ACK (ns-3).
     pub rrep_ack: Option<bool>,
+    /// AODV: which broadcasts stand in for a HELLO: `broadcast` (any, RFC 3561 6.9) or
+    /// `rreq_defer` (RREQs, the HELLO moved to an interval after them; ns-3).
+    pub hello_suppress: Option<crate::routing::aodv::HelloSuppress>,
     /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
@@ -170,6 +173,7 @@ impl RoutingSpec {
             hear_revives,
             control_routed,
             rrep_ack,
+            hello_suppress,
             link_feedback,
             on_break,
             buffer,
