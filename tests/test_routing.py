@@ -179,12 +179,15 @@ def test_aodv_ns3_settings_are_keys_and_the_other_protocol_refuses_them():
     keys = {"hello_from": "all", "gratuitous_rrep": True, "on_break": "keep"}
     keys |= {"data_liveness": True, "rreq_ratelimit": 5}
     keys |= {"seq_on_break": False, "relay_every_rrep": True, "hello_suppress": "rreq_defer"}
+    keys |= {"rerr_no_route": "toward_source", "rerr_routes": "all"}
     r = airtcp.run(airtcp.chain(3, duration=10, routing={"protocol": "aodv", **keys}))
     assert r.flow("ftp")["pdr"] > 0.9
     # `keep` leaves the MAC's queue alone: nothing is dropped from it at a break.
     assert r.routing_overhead["mac_queue_dropped"] == 0
-    with pytest.raises(ValueError, match="hello_from: is an AODV setting"):
-        airtcp.run(airtcp.chain(3, duration=1, routing={"protocol": "olsr", "hello_from": "all"}))
+    for key in keys:
+        olsr = {"protocol": "olsr", key: keys[key]}
+        with pytest.raises(ValueError, match=f"{key}: is an AODV setting"):
+            airtcp.run(airtcp.chain(3, duration=1, routing=olsr))
 
 
 def walking_chain(routing: str | None = "aodv", duration: float = 20) -> Scenario:

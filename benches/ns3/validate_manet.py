@@ -67,12 +67,16 @@ AODV_KEYS: dict = {}
 # RreqRetries (2) counted as RREQs at NET_DIAMETER, the first one included
 # (RouteRequestTimerExpire gives up once GetRreqCnt() reaches it), where 6.3 allows
 # RREQ_RETRIES more after the first: one retry in airtcp's terms; a broken route's sequence
-# number kept (InvalidateRoutesWithDst), every RREP relayed (RecvReply), and a HELLO moved to
-# an interval after the last RREQ sent or relayed, other broadcasts not counting
-# (HelloTimerExpire).
+# number kept (InvalidateRoutesWithDst), every RREP relayed (RecvReply), a HELLO moved to an
+# interval after the last RREQ sent or relayed, other broadcasts not counting
+# (HelloTimerExpire), a RERR back toward the source of every packet a relay cannot forward
+# (SendRerrWhenNoRouteToForward), and RERRs for every route through a broken neighbour or a
+# RERR's sender, valid or not, at every MAC give-up (SendRerrWhenBreaksLinkToNextHop,
+# RecvError).
 AODV_NS3 = (
     "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
-    "seq_on_break=false,relay_every_rrep=true,hello_suppress=rreq_defer"
+    "seq_on_break=false,relay_every_rrep=true,hello_suppress=rreq_defer,"
+    "rerr_no_route=toward_source,rerr_routes=all"
 )
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 #[path = "aodv_config.rs"]
 mod config;
-pub use config::{Config, HelloFrom, HelloSuppress};
+pub use config::{Config, HelloFrom, HelloSuppress, RerrNoRoute, RerrRoutes};
 
 const MS: Time = 1_000_000;
 
@@ -213,9 +213,8 @@ impl Aodv {
         self.table.get(&dst).filter(|e| e.valid && e.expires > now)
     }
 
-    /// Whether one more RERR may go out at `now` (at most `rerr_ratelimit` per second); if
-    /// so it counts.
-    fn rerr_allowed(&mut self, now: Time) -> bool {
+    /// Whether RERR_RATELIMIT is spent at `now` (as many RERRs in the last second).
+    fn rerr_spent(&mut self, now: Time) -> bool {
         while self
             .rerr_times
             .front()
@@ -223,7 +222,13 @@ impl Aodv {
         {
             self.rerr_times.pop_front();
         }
-        if self.rerr_times.len() >= self.cfg.rerr_ratelimit as usize {
+        self.rerr_times.len() >= self.cfg.rerr_ratelimit as usize
+    }
+
+    /// Whether one more RERR may go out at `now` (at most `rerr_ratelimit` per second); if
+    /// so it counts.
+    fn rerr_allowed(&mut self, now: Time) -> bool {
+        if self.rerr_spent(now) {
             return false;
         }
         self.rerr_times.push_back(now);
@@ -698,6 +703,23 @@ impl Aodv {
     }
 
     fn on_rerr(&mut self, now: Time, from: NodeId, m: &Rerr, out: &mut Vec<Act>) {
+        if self.cfg.rerr_routes == RerrRoutes::All {
+            // ns-3's RecvError: every listed route through the sender, valid or not, is
+            // reported on with the RERR's numbers; the valid ones become invalid.
+            let listed: Vec<(NodeId, u32)> = m
+                .dests
+                .iter()
+                .filter(|(d, _)| self.table.get(d).is_some_and(|e| e.next == from))
+                .copied()
+                .collect();
+            let mut pre = Vec::new();
+            for &(d, seq) in &listed {
+                self.invalidate(now, d, Some(seq), Some(from));
+                pre.extend(self.table[&d].precursors.iter().copied());
+            }
+            self.send_rerr_all(now, listed, pre, out);
+            return;
+        }
         // 6.11 (iii): routes through the sender to the listed destinations are invalid,
         // with the sequence numbers the RERR gives.
         let mut lost = Vec::new();
@@ -705,6 +727,30 @@ impl Aodv {
             lost.extend(self.invalidate(now, d, Some(seq), Some(from)));
         }
         self.send_rerr(now, lost, out);
+    }
+
+    /// `RerrRoutes::All`: ns-3's `SendRerrMessage` of `dests` to `pre`.
+    fn send_rerr_all(
+        &mut self,
+        now: Time,
+        dests: Vec<(NodeId, u32)>,
+        mut pre: Vec<NodeId>,
+        out: &mut Vec<Act>,
+    ) {
+        pre.sort();
+        pre.dedup();
+        if dests.is_empty() || pre.is_empty() || self.rerr_spent(now) {
+            return;
+        }
+        let rerr = Msg::Rerr(Rerr { dests });
+        if let [one] = pre[..] {
+            if self.active(one, now).is_some() {
+                self.rerr_times.push_back(now);
+                self.send(now, one, rerr, out);
+            }
+        } else if pre.iter().any(|&p| self.active(p, now).is_some()) {
+            self.broadcast(now, rerr, true);
+        }
     }
 
     /// Invalidate the active route to `d` (only if it goes through `via`, when given); its
@@ -728,7 +774,12 @@ impl Aodv {
         }
         e.expires = now + delete;
         self.stats.routes_invalidated += 1;
-        Some(((d, e.seq), std::mem::take(&mut e.precursors)))
+        let pre = if self.cfg.rerr_routes == RerrRoutes::All {
+            e.precursors.clone()
+        } else {
+            std::mem::take(&mut e.precursors)
+        };
+        Some(((d, e.seq), pre))
     }
 
     /// Send a RERR for the `lost` destinations to their precursors: unicast to a single
@@ -762,11 +813,42 @@ impl Aodv {
         }
     }
 
+    /// ns-3's `SendRerrWhenNoRouteToForward`: a RERR for `dst` (its number if valid, else 0)
+    /// to the next hop back to the packet's source, broadcast without a route there; it
+    /// waits for nothing, and is held back while RERR_RATELIMIT is spent but not counted.
+    fn rerr_toward_source(&mut self, now: Time, src: NodeId, dst: NodeId, out: &mut Vec<Act>) {
+        if self.rerr_spent(now) {
+            return;
+        }
+        let seq = self
+            .table
+            .get(&dst)
+            .filter(|e| e.valid_seq)
+            .map_or(0, |e| e.seq);
+        let rerr = Msg::Rerr(Rerr {
+            dests: vec![(dst, seq)],
+        });
+        match self.active(src, now).map(|e| e.next) {
+            Some(back) => self.send(now, back, rerr, out),
+            None => {
+                self.broadcast(now, rerr, false);
+                self.flush_outbox(now, out);
+            }
+        }
+    }
+
     /// The link to neighbour `nb` is gone (6.11 case i): every active route through it is
     /// invalid, a RERR goes to their precursors, and the MAC's queue for it is handled.
     pub fn link_broken(&mut self, now: Time, nb: NodeId, out: &mut Vec<Act>) {
         self.stats.route_breaks += 1;
         self.neighbours.remove(&nb);
+        if self.cfg.rerr_routes == RerrRoutes::All {
+            self.link_broken_all(now, nb, out);
+            if self.cfg.on_break != OnBreak::Keep {
+                out.push(Act::LinkDown(nb));
+            }
+            return;
+        }
         let through: Vec<NodeId> = self
             .table
             .iter()
@@ -781,6 +863,30 @@ impl Aodv {
         if self.cfg.on_break != OnBreak::Keep {
             out.push(Act::LinkDown(nb));
         }
+    }
+
+    /// `RerrRoutes::All`: ns-3's `SendRerrWhenBreaksLinkToNextHop`: nothing without an
+    /// entry for the neighbour; else its entry and every route through it (valid or not)
+    /// are reported to all their precursors, and the valid ones become invalid.
+    fn link_broken_all(&mut self, now: Time, nb: NodeId, out: &mut Vec<Act>) {
+        if !self.table.contains_key(&nb) {
+            return;
+        }
+        let through: Vec<NodeId> = self
+            .table
+            .iter()
+            .filter(|(d, e)| **d == nb || e.next == nb)
+            .map(|(d, _)| *d)
+            .collect();
+        let mut dests = Vec::new();
+        let mut pre = Vec::new();
+        for d in through {
+            self.invalidate(now, d, None, None);
+            let e = &self.table[&d];
+            dests.push((d, e.seq));
+            pre.extend(e.precursors.iter().copied());
+        }
+        self.send_rerr_all(now, dests, pre, out);
     }
 
     /// A data packet from `src` arrived: with `data_liveness`, the previous hop on the
@@ -849,6 +955,15 @@ impl Protocol for Aodv {
         }
         // 6.11 case (ii): data for a destination without an active route at a relay.
         let broken = self.table.contains_key(&dst);
+        let cause = if broken {
+            DropCause::RouteBreak
+        } else {
+            DropCause::NoRoute
+        };
+        if self.cfg.rerr_no_route == RerrNoRoute::TowardSource {
+            self.rerr_toward_source(now, src, dst, out);
+            return Route::Drop(cause);
+        }
         let seq = self.table.get(&dst).map_or(0, |e| e.seq);
         let pre = self
             .table
@@ -857,11 +972,6 @@ impl Protocol for Aodv {
             .unwrap_or_default();
         let rerr = Rerr {
             dests: vec![(dst, seq)],
-        };
-        let cause = if broken {
-            DropCause::RouteBreak
-        } else {
-            DropCause::NoRoute
         };
         if !self.rerr_allowed(now) {
             return Route::Drop(cause);

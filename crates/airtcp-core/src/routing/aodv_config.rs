@@ -67,6 +67,10 @@ pub struct Config {
     pub rrep_ack: bool,
     /// Which broadcasts stand in for a HELLO, and when the HELLO goes out after one.
     pub hello_suppress: HelloSuppress,
+    /// Where the RERR goes when a relay has no route for a data packet (6.11 case ii).
+    pub rerr_no_route: RerrNoRoute,
+    /// Which routes a break or a received RERR reports onwards.
+    pub rerr_routes: RerrRoutes,
 }
 
 /// Which nodes send HELLO messages.
@@ -90,6 +94,34 @@ pub enum HelloSuppress {
     /// count, and they move the check to one HELLO_INTERVAL after the last of them; HELLOs
     /// leave after a broadcast jitter.
     RreqDefer,
+}
+
+/// Where a relay without a route for a data packet sends its RERR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RerrNoRoute {
+    /// RFC 3561 6.11 (ii): to the precursors of the destination's route (unicast to one,
+    /// broadcast otherwise), counted against RERR_RATELIMIT.
+    Precursors,
+    /// ns-3's AODV (`SendRerrWhenNoRouteToForward`): to the next hop back to the packet's
+    /// source (broadcast without a route there), one per packet, held back while
+    /// RERR_RATELIMIT is spent but not counted against it.
+    TowardSource,
+}
+
+/// Which routes a link break or a received RERR reports to precursors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RerrRoutes {
+    /// RFC 3561 6.11: the active routes the break or the RERR just made invalid; their
+    /// precursors are told once and forgotten.
+    Active,
+    /// ns-3's AODV (`SendRerrWhenBreaksLinkToNextHop`, `RecvError`): every route through
+    /// the broken next hop or the RERR's sender, valid or not (at a break with the
+    /// neighbour itself), at every MAC give-up, to precursors that are kept; a single
+    /// precursor only over a valid route to it (counted against RERR_RATELIMIT), several by
+    /// broadcast if any has one (not counted).
+    All,
 }
 
 impl Default for Config {
@@ -123,6 +155,8 @@ impl Default for Config {
             control_routed: false,
             rrep_ack: false,
             hello_suppress: HelloSuppress::Broadcast,
+            rerr_no_route: RerrNoRoute::Precursors,
+            rerr_routes: RerrRoutes::Active,
         }
     }
 }

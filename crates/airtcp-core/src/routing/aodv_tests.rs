@@ -1029,3 +1029,97 @@ fn rreq_defer_moves_the_hello_to_an_interval_after_the_last_rreq() {
         "HELLO at {t}, RREQ at {relay_at}"
     );
 }
+
+#[test]
+fn toward_source_sends_a_rerr_per_packet_back_to_its_source() {
+    // ns-3's SendRerrWhenNoRouteToForward: each packet a relay cannot forward sends a RERR
+    // to the next hop back to its source (broadcast without a route there); RERR_RATELIMIT
+    // holds it back once other RERRs spent it, but it does not count itself. RFC 3561
+    // 6.11 (ii) (the default) counts every one: ten a second at most.
+    for (mode, rerrs) in [
+        (RerrNoRoute::Precursors, 10),
+        (RerrNoRoute::TowardSource, 14),
+    ] {
+        let mut a = node(1);
+        a.cfg.rerr_no_route = mode;
+        a.cfg.seq_on_break = false; // as ns-3: the RERR carries the number the route had
+        a.update(0, n(0), Some(4), 2, n(2), 3000 * MS);
+        a.update(0, n(5), Some(7), 3, n(3), 3000 * MS);
+        a.link_failed(MS, n(3), &mut Vec::new());
+        let mut got = Vec::new();
+        for k in 0..14 {
+            let mut out = Vec::new();
+            let r = a.route(2 * MS + k as Time * MS, PacketId(k), n(0), n(5), &mut out);
+            assert_eq!(r, Route::Drop(DropCause::RouteBreak));
+            got.extend(sent(&out));
+        }
+        assert_eq!(got.len(), rerrs, "{mode:?}");
+        if mode == RerrNoRoute::TowardSource {
+            for (to, m) in &got {
+                let Msg::Rerr(e) = m else { panic!() };
+                assert_eq!((*to, e.dests.clone()), (n(2), vec![(n(5), 7)]));
+            }
+            // Other RERRs spend the limit: none goes out while it is spent.
+            for _ in 0..10 {
+                assert!(a.rerr_allowed(20 * MS));
+            }
+            let mut out = Vec::new();
+            a.route(30 * MS, PacketId(99), n(0), n(5), &mut out);
+            assert!(sent(&out).is_empty());
+            // Without a route back to the source it is broadcast.
+            let mut out = Vec::new();
+            a.route(1_100 * MS, PacketId(100), n(8), n(5), &mut out);
+            assert!(matches!(sent(&out)[..], [(BROADCAST, Msg::Rerr(_))]));
+        }
+    }
+}
+
+#[test]
+fn rerr_routes_all_reports_every_route_through_the_neighbour_at_every_give_up() {
+    // ns-3's SendRerrWhenBreaksLinkToNextHop and RecvError report routes through the
+    // broken neighbour or the RERR's sender whether valid or not, and keep the precursors;
+    // RFC 3561 6.11 reports only the active routes a break invalidates, once.
+    for (mode, first, again, passed_on) in [
+        (RerrRoutes::Active, vec![(n(5), 7)], 0, 0),
+        (RerrRoutes::All, vec![(n(3), 2), (n(5), 7)], 1, 1),
+    ] {
+        let mut a = node(1);
+        a.cfg.rerr_routes = mode;
+        a.cfg.seq_on_break = false;
+        a.update(0, n(0), Some(4), 1, n(0), 3000 * MS);
+        a.update(0, n(3), Some(2), 1, n(3), 3000 * MS);
+        a.update(0, n(5), Some(7), 2, n(3), 3000 * MS);
+        a.table.get_mut(&n(5)).unwrap().add_precursor(n(0));
+        let mut out = Vec::new();
+        a.link_failed(MS, n(3), &mut out);
+        let s = sent(&out);
+        let [(to, Msg::Rerr(e))] = &s[..] else {
+            panic!("{mode:?}: {s:?}")
+        };
+        assert_eq!((*to, e.dests.clone()), (n(0), first), "{mode:?}");
+        assert!(a.active(n(5), MS).is_none());
+        // A queued frame for n3 given up later: ns-3 reports again.
+        let mut out = Vec::new();
+        a.link_failed(2 * MS, n(3), &mut out);
+        assert_eq!(sent(&out).len(), again, "{mode:?}");
+        // A RERR from n3 about the route already invalid: ns-3 passes it on.
+        let rerr = Rerr {
+            dests: vec![(n(5), 7)],
+        };
+        let s = sent(&recv(&mut a, 3 * MS, 3, Msg::Rerr(rerr)));
+        assert_eq!(s.len(), passed_on, "{mode:?}");
+    }
+    // ns-3 counts only unicast RERRs against RERR_RATELIMIT: ten a second.
+    let mut a = node(1);
+    a.cfg.rerr_routes = RerrRoutes::All;
+    a.update(0, n(0), Some(4), 1, n(0), 3000 * MS);
+    a.update(0, n(3), Some(2), 1, n(3), 3000 * MS);
+    a.table.get_mut(&n(3)).unwrap().add_precursor(n(0));
+    let mut total = 0;
+    for k in 0..15 {
+        let mut out = Vec::new();
+        a.link_failed(MS + k * MS, n(3), &mut out);
+        total += sent(&out).len();
+    }
+    assert_eq!(total, 10);
+}

@@ -530,6 +530,8 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "control_routed", "bool", "", "false", ANY, "AODV: unicast RREPs, RERRs and RREP-ACKs are routed as data, one for a neighbour without an active route waiting for a discovery of it (ns-3)."),
     p(RT, "", "rrep_ack", "bool", "", "false", ANY, "AODV: an intermediate reply for a destination one hop away asks for a RREP-ACK, which the next node sends back (ns-3)."),
     p(RT, "", "hello_suppress", "choice", "", "broadcast", one_of(&["broadcast", "rreq_defer"]), "AODV: a HELLO is skipped after any broadcast within the last interval (RFC 3561 6.9), or moved to an interval after the last RREQ sent or relayed (ns-3)."),
+    p(RT, "", "rerr_no_route", "choice", "", "precursors", one_of(&["precursors", "toward_source"]), "AODV: a relay's RERR for a data packet it has no route for goes to the route's precursors (RFC 3561 6.11), or to the next hop back to the packet's source, one per packet (ns-3)."),
+    p(RT, "", "rerr_routes", "choice", "", "active", one_of(&["active", "all"]), "AODV: a break or a RERR reports the active routes it made invalid, to precursors then forgotten (RFC 3561 6.11), or every route through the neighbour, valid or not, at every MAC give-up, to precursors kept (ns-3)."),
     p(RT, "", "on_break", "choice", "", "drop", one_of(&["drop", "salvage", "keep"]), "AODV: the MAC's queued packets for a broken link are dropped (route_break), routed again, or left queued (ns-3)."),
     p(RT, "", "buffer", "int", "packets", "64", ANY, "AODV: data packets held per node during discoveries (>= 1)."),
     p(RT, "", "buffer_timeout", "duration", S, "30", ANY, "AODV: how long a held packet waits for a route (> 0)."),

@@ -48,6 +48,8 @@ fn aodv_config(s: &RoutingSpec, p: &str) -> R<aodv::Config> {
         control_routed: s.control_routed.unwrap_or(d.control_routed),
         rrep_ack: s.rrep_ack.unwrap_or(d.rrep_ack),
         hello_suppress: s.hello_suppress.unwrap_or(d.hello_suppress),
+        rerr_no_route: s.rerr_no_route.unwrap_or(d.rerr_no_route),
+        rerr_routes: s.rerr_routes.unwrap_or(d.rerr_routes),
         link_feedback: s.link_feedback.unwrap_or(d.link_feedback),
         on_break: s.on_break.unwrap_or(d.on_break),
         active_route_timeout: ns(
@@ -132,6 +134,8 @@ fn olsr_config(s: &RoutingSpec, p: &str) -> R<olsr::Config> {
         (s.control_routed.is_some(), "control_routed"),
         (s.rrep_ack.is_some(), "rrep_ack"),
         (s.hello_suppress.is_some(), "hello_suppress"),
+        (s.rerr_no_route.is_some(), "rerr_no_route"),
+        (s.rerr_routes.is_some(), "rerr_routes"),
         (s.on_break.is_some(), "on_break"),
         (s.buffer.is_some(), "buffer"),
         (s.net_diameter.is_some(), "net_diameter"),

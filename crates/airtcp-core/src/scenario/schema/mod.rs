@@ -128,6 +128,12 @@ pub struct RoutingSpec {
     /// AODV: which broadcasts stand in for a HELLO: `broadcast` (any, RFC 3561 6.9) or
     /// `rreq_defer` (RREQs, the HELLO moved to an interval after them; ns-3).
     pub hello_suppress: Option<crate::routing::aodv::HelloSuppress>,
+    /// AODV: a relay's RERR for a packet it has no route for goes to the route's
+    /// `precursors` (RFC 3561 6.11) or `toward_source` (ns-3).
+    pub rerr_no_route: Option<crate::routing::aodv::RerrNoRoute>,
+    /// AODV: a break or a RERR reports the `active` routes it invalidated (RFC 3561 6.11) or
+    /// `all` routes through the neighbour, at every MAC give-up (ns-3).
+    pub rerr_routes: Option<crate::routing::aodv::RerrRoutes>,
     /// AODV: what happens to the MAC's packets for a broken link: `drop`, `salvage` or `keep`.
     pub on_break: Option<crate::routing::OnBreak>,
     /// AODV: data packets held during a discovery, and for how long.
@@ -174,6 +180,8 @@ impl RoutingSpec {
             control_routed,
             rrep_ack,
             hello_suppress,
+            rerr_no_route,
+            rerr_routes,
             link_feedback,
             on_break,
             buffer,
