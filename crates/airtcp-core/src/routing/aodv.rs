@@ -931,12 +931,16 @@ impl Protocol for Aodv {
     ) -> Route {
         if let Some(next) = self.active(dst, now).map(|e| e.next) {
             // 6.2: a route used for data lives on for ACTIVE_ROUTE_TIMEOUT, and so do the
-            // routes to its next hop and back to the source.
+            // routes to its next hop, back to the source, and to the previous hop on that
+            // reverse path.
             let t = self.cfg.active_route_timeout;
             self.refresh(dst, now, t);
             self.refresh(next, now, t);
             if src != self.me {
                 self.refresh(src, now, t);
+                if let Some(prev) = self.table.get(&src).map(|e| e.next) {
+                    self.refresh(prev, now, t);
+                }
                 self.data_heard(now, src);
             }
             return Route::Via(next);

@@ -1123,3 +1123,19 @@ fn rerr_routes_all_reports_every_route_through_the_neighbour_at_every_give_up() 
     }
     assert_eq!(total, 10);
 }
+
+#[test]
+fn forwarding_data_keeps_the_routes_to_both_neighbours_and_both_ends_alive() {
+    // 6.2: a route used to forward data lives on for ACTIVE_ROUTE_TIMEOUT, as do the routes
+    // to its next hop, to the source, and to the previous hop on the way back to the source.
+    let mut a = node(1);
+    a.update(0, n(5), Some(7), 2, n(3), 3000 * MS);
+    a.update(0, n(3), None, 1, n(3), 1000 * MS);
+    a.update(0, n(0), Some(4), 2, n(2), 3000 * MS);
+    a.update(0, n(2), None, 1, n(2), 1000 * MS);
+    let r = a.route(900 * MS, PacketId(1), n(0), n(5), &mut Vec::new());
+    assert_eq!(r, Route::Via(n(3)));
+    for d in [5, 3, 0, 2] {
+        assert_eq!(a.table[&n(d)].expires, 3900 * MS, "route to n{d}");
+    }
+}
