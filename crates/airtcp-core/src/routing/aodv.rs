@@ -571,6 +571,22 @@ impl Aodv {
             now + min_life
         };
         rev.valid = true;
+        if !self.cfg.hear_revives {
+            // ns-3's RecvRequest revives the route to the neighbour the (first copy of the)
+            // RREQ came from, as UpdateRouteToNeighbor does not: valid, without a number,
+            // for ACTIVE_ROUTE_TIMEOUT from now.
+            let e = self.table.entry(from).or_insert(Entry {
+                seq: 0,
+                valid_seq: false,
+                valid: true,
+                hops: 1,
+                next: from,
+                expires: 0,
+                precursors: Vec::new(),
+            });
+            (e.valid, e.valid_seq, e.seq, e.hops, e.next) = (true, false, m.orig_seq, 1, from);
+            e.expires = now + self.cfg.active_route_timeout;
+        }
         if m.dst == self.me || self.attached.contains(&m.dst) {
             // 6.6.1: the destination's own number moves to the one asked for if that is
             // exactly its next one.

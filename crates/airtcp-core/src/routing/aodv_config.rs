@@ -54,7 +54,9 @@ pub struct Config {
     pub relay_every_rrep: bool,
     /// Hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false
     /// leaves a route to it that has a valid sequence number and one hop as it is, valid or
-    /// not (ns-3's `UpdateRouteToNeighbor` updates a copy of such an entry).
+    /// not (ns-3's `UpdateRouteToNeighbor` updates a copy of such an entry), except that
+    /// the first copy of a RREQ from it makes the route valid without a number for
+    /// ACTIVE_ROUTE_TIMEOUT (ns-3's `RecvRequest`).
     pub hear_revives: bool,
     /// Unicast control messages (RREP, RERR, RREP-ACK) are routed as data: one for a
     /// neighbour without an active route waits while a RREQ is flooded for it (ns-3 sends

@@ -892,21 +892,29 @@ fn without_hear_revives_a_numbered_neighbour_route_stays_as_it_is() {
 #[test]
 fn a_control_message_for_a_neighbour_without_a_route_waits_for_its_discovery() {
     let mut a = ns3_node(2);
-    // The route to neighbour 1 has a number and is invalid; 1 asks for a route to 2.
+    // The route to neighbour 1 has a number and is invalid; a RREQ it relays (from 0, for
+    // 3) makes it valid without a number (ns-3's RecvRequest), and 2 relays the RREQ on.
     recv(&mut a, 0, 1, hello_from(1, 4));
     a.table.get_mut(&n(1)).unwrap().valid = false;
-    let out = recv(&mut a, MS, 1, Msg::Rreq(rreq(1, 1, 2, 5, 0)));
-    // The reverse route to the originator 1 is active again (6.5), so the RREP leaves. But
-    // a RREQ whose originator is 0, two hops away over 1: the reply to 1 is held and a RREQ
-    // is flooded for 1.
+    let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 2, 3, 5, 1))));
     assert!(
-        matches!(sent(&out)[..], [(_, Msg::Rrep(_))]),
-        "{:?}",
-        sent(&out)
+        matches!(s[..], [(_, Msg::Rreq(ref q))] if q.dst == n(3)),
+        "{s:?}"
     );
+    let e = a.active(n(1), MS).expect("revived by the RREQ");
+    assert_eq!((e.hops, e.valid_seq, e.expires), (1, false, 3001 * MS));
+    // The route to 1 lapses before 3's reply comes back: the RREP for 0 waits and a RREQ
+    // is flooded for 1.
     a.table.get_mut(&n(1)).unwrap().valid = false;
-    let out = recv(&mut a, 2 * MS, 1, Msg::Rreq(rreq(0, 2, 2, 5, 1)));
-    let s = sent(&out);
+    let reply = Rrep {
+        hops: 0,
+        dst: n(3),
+        dst_seq: 9,
+        orig: n(0),
+        lifetime: 3000 * MS,
+        ack: false,
+    };
+    let s = sent(&recv(&mut a, 2 * MS, 3, Msg::Rrep(reply)));
     assert!(
         matches!(s[..], [(_, Msg::Rreq(ref q))] if q.dst == n(1)),
         "{s:?}"
