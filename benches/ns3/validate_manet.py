@@ -70,13 +70,16 @@ AODV_KEYS: dict = {}
 # number kept (InvalidateRoutesWithDst), every RREP relayed (RecvReply), a HELLO moved to an
 # interval after the last RREQ sent or relayed, other broadcasts not counting
 # (HelloTimerExpire), a RERR back toward the source of every packet a relay cannot forward
-# (SendRerrWhenNoRouteToForward), and RERRs for every route through a broken neighbour or a
+# (SendRerrWhenNoRouteToForward), RERRs for every route through a broken neighbour or a
 # RERR's sender, valid or not, at every MAC give-up (SendRerrWhenBreaksLinkToNextHop,
-# RecvError).
+# RecvError), unicast control messages routed as data (RouteOutput's loopback), RREP-ACKs
+# (SendReplyByIntermediateNode), and neighbour routes revived by RREQs and HELLOs only
+# (UpdateRouteToNeighbor updating a copy, RecvRequest).
 AODV_NS3 = (
     "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
     "seq_on_break=false,relay_every_rrep=true,hello_suppress=rreq_defer,"
-    "rerr_no_route=toward_source,rerr_routes=all"
+    "rerr_no_route=toward_source,rerr_routes=all,control_routed=true,rrep_ack=true,"
+    "hear_revives=false"
 )
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.
