@@ -286,3 +286,21 @@ def test_named_variants_are_stored_under_their_key_set():
     assert vm.variant_suffix(False, {"rreq_retries": 1}, "", {}) == "/aodv:rreq_retries=1"
     assert vm.variant_suffix(False, {"link_feedback": False}, "", {}) == "/aodv-link-feedback-off"
     assert vm.variant_suffix(False, {}, "", {}) == ""
+
+
+def test_random_waypoint_aodv_table_lists_each_seed_both_ran():
+    def run(pdr: float, ctrl: float) -> dict:
+        return {"pdr": pdr, "ctrl_packets": ctrl}
+
+    key = "cbr|50|aodv|pause0"
+    res = {
+        "ns3": {key: {"1": run(0.5, 170000), "2": run(0.9, 70000), "3": run(0.8, 80000)}},
+        "airtcp": {"b": {key: {"2": run(0.95, 50000), "1": run(0.4, 160000)}}},
+    }
+    text = vm.tables(res, "b")
+    block = text[text.index("seed by seed") :].split("\n\n")[1]
+    # Seeds in order, only those both sides ran (seed 3 has no airtcp run).
+    assert block.splitlines()[2:] == [
+        "| 1 | 0.500 | 170000 | 0.400 | 160000 |",
+        "| 2 | 0.900 | 70000 | 0.950 | 50000 |",
+    ]

@@ -587,6 +587,21 @@ def tables(res: dict, build: str) -> str:
                 f"| {compare(col(ai, k, 'ctrl_packets'), c, TARGET_OVERHEAD)} |"
             )
         out.append("")
+        for k in (k for k in cbr_keys if "|aodv|" in k and ai.get(k)):
+            out += [
+                f"Random waypoint with AODV, pause {k.split('|')[3][5:]} s, seed by seed "
+                "(the same movements and flows in both): PDR and routing packets sent.",
+                "",
+                "| seed | ns-3 PDR | ns-3 ctrl pkts | airtcp PDR | airtcp ctrl pkts |",
+                "|---|---|---|---|---|",
+            ]
+            for seed in sorted(set(ns[k]) & set(ai[k]), key=int):
+                n, a = ns[k][seed], ai[k][seed]
+                out.append(
+                    f"| {seed} | {n['pdr']:.3f} | {n['ctrl_packets']:.0f} | {a['pdr']:.3f} "
+                    f"| {a['ctrl_packets']:.0f} |"
+                )
+            out.append("")
     aodv_keys_ = [k for k in chain_keys + cbr_keys if "|aodv" in k]
     aodv_keys_ += sorted(k for k in ns if k.startswith("walk|") and "|aodv" in k)
     if any("ctrl_kinds" in v for k in aodv_keys_ for v in ns[k].values()):
