@@ -363,3 +363,31 @@ def test_a_bad_extra_line_is_named_before_any_run(tmp_path, capsys, monkeypatch)
             ns3_run.main(args)
         err = capsys.readouterr().err
         assert f"--tcp {line}" in err and said in err
+
+
+spec_p = importlib.util.spec_from_file_location("ns3_paired", ROOT / "validation/ns3/paired.py")
+ns3_paired = importlib.util.module_from_spec(spec_p)
+spec_p.loader.exec_module(ns3_paired)
+
+
+def test_paired_ratio_takes_its_interval_from_the_per_seed_differences():
+    # Differences 0.1, 0.3, 0.2: mean 0.2, sd 0.1, t(2) = 4.30; ns-3's mean 1.0.
+    r, lo, hi = ns3_paired.paired_ratio([1.1, 1.3, 1.2], [1.0, 1.0, 1.0])
+    assert r == pytest.approx(1.2)
+    half = 4.30 * 0.1 / 3**0.5
+    assert (lo, hi) == (pytest.approx(1.2 - half), pytest.approx(1.2 + half))
+    # The same goodputs unpaired would spread as widely as each side's seeds; paired, a
+    # constant offset has no spread at all.
+    r, lo, hi = ns3_paired.paired_ratio([0.6, 1.1, 1.6], [0.5, 1.0, 1.5])
+    assert (r, lo, hi) == (pytest.approx(1.1), pytest.approx(1.1), pytest.approx(1.1))
+    with pytest.raises(ValueError):
+        ns3_paired.paired_ratio([1.0], [1.0])
+
+
+def test_paired_t_and_seed_ranges():
+    assert ns3_paired.t95(2) == 4.30 and ns3_paired.t95(22) == 2.09
+    assert ns3_paired.t95(60) == pytest.approx(2.00)
+    assert ns3_paired.seeds("3-5") == [3, 4, 5] and ns3_paired.seeds("7") == [7]
+    for bad in ("0-3", "5-2", "a"):
+        with pytest.raises(SystemExit, match="--seeds"):
+            ns3_paired.seeds(bad)

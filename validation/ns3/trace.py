@@ -58,24 +58,37 @@ def trace_toml(cc: str, error: str, duration: float, extra: list[str]) -> str:
     return toml + "[trace]\ncwnd = true\n"
 
 
-def airtcp_trace(cc: str, error: str, duration: float, extra: list[str]) -> list[tuple]:
+def airtcp_run(cc: str, error: str, duration: float, extra: list[str]) -> tuple[dict, list]:
+    """airtcp's side: its goodput (bit/s), recoveries and timeouts, and its window trace."""
     import airtcp
 
     toml = trace_toml(cc, error, duration, extra)
     r = airtcp.run(airtcp.Scenario.from_toml_str(toml))
     f = r.flows
-    print(
-        f"airtcp: goodput {float(f['delivered_bytes'][0]) * 8 / duration / 1e6:.4f} Mbit/s,"
-        f" {int(f['fast_retransmits'][0])} recoveries, {int(f['timeouts'][0])} timeouts"
-    )
+    res = {
+        "goodput_bps": float(f["delivered_bytes"][0]) * 8 / duration,
+        "recoveries": int(f["fast_retransmits"][0]),
+        "timeouts": int(f["timeouts"][0]),
+    }
     s = r.series["cwnd"]["f0"]
     t, cw, st = s["t"], s["cwnd"], s["ssthresh"]
-    return [(float(a), int(b), int(c)) for a, b, c in zip(t, cw, st, strict=True)]
+    return res, [(float(a), int(b), int(c)) for a, b, c in zip(t, cw, st, strict=True)]
 
 
-def ns3_trace(
+def airtcp_trace(cc: str, error: str, duration: float, extra: list[str]) -> list[tuple]:
+    res, rows = airtcp_run(cc, error, duration, extra)
+    print(
+        f"airtcp: goodput {res['goodput_bps'] / 1e6:.4f} Mbit/s,"
+        f" {res['recoveries']} recoveries, {res['timeouts']} timeouts"
+    )
+    return rows
+
+
+def ns3_run(
     exe: Path, cc: str, loss_args: list[str], duration: float, extra: list[str]
-) -> list[tuple]:
+) -> tuple[dict, list]:
+    """ns-3's side: the program's result line (goodput_bps, recoveries, rtos, timeouts) and
+    its window trace."""
     s = run.BY_NAME[cc]
     out = subprocess.run(
         [
@@ -92,17 +105,25 @@ def ns3_trace(
         capture_output=True,
         text=True,
     ).stdout
+    res: dict = {}
     rows = []
     for line in out.splitlines():
         if line.startswith("{"):
-            d = json.loads(line)
-            print(
-                f"ns-3:   goodput {d['goodput_bps'] / 1e6:.4f} Mbit/s, {d['recoveries']}"
-                f" recoveries, {d['rtos']} timeouts ({d['timeouts']} entries into CA_LOSS)"
-            )
+            res = json.loads(line)
         if line.startswith("W "):
             _, t, cw, st = line.split()
             rows.append((float(t), int(cw), int(st)))
+    return res, rows
+
+
+def ns3_trace(
+    exe: Path, cc: str, loss_args: list[str], duration: float, extra: list[str]
+) -> list[tuple]:
+    d, rows = ns3_run(exe, cc, loss_args, duration, extra)
+    print(
+        f"ns-3:   goodput {d['goodput_bps'] / 1e6:.4f} Mbit/s, {d['recoveries']}"
+        f" recoveries, {d['rtos']} timeouts ({d['timeouts']} entries into CA_LOSS)"
+    )
     return rows
 
 
