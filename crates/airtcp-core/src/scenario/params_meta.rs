@@ -526,7 +526,7 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "gratuitous_rrep", "bool", "", "false", ANY, "AODV: originators set the G flag; an intermediate node that answers also sends a RREP to the destination (6.6.3)."),
     p(RT, "", "seq_on_break", "bool", "", "true", ANY, "AODV: a route broken or reported in a RERR takes a new destination sequence number (RFC 3561 6.11); false keeps its number (ns-3)."),
     p(RT, "", "relay_every_rrep", "bool", "", "false", ANY, "AODV: a relay passes on every RREP it can route back (ns-3), not only one that created or updated its forward route (RFC 3561 6.7)."),
-    p(RT, "", "hear_revives", "bool", "", "true", ANY, "AODV: hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false leaves a one-hop route with a valid sequence number as it is (ns-3)."),
+    p(RT, "", "hear_revives", "bool", "", "true", ANY, "AODV: hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false leaves a one-hop route with a valid sequence number as it is, but for a RREQ or HELLO from it (ns-3)."),
     p(RT, "", "control_routed", "bool", "", "false", ANY, "AODV: unicast RREPs, RERRs and RREP-ACKs are routed as data, one for a neighbour without an active route waiting for a discovery of it (ns-3)."),
     p(RT, "", "rrep_ack", "bool", "", "false", ANY, "AODV: an intermediate reply for a destination one hop away asks for a RREP-ACK, which the next node sends back (ns-3)."),
     p(RT, "", "hello_suppress", "choice", "", "broadcast", one_of(&["broadcast", "rreq_defer"]), "AODV: a HELLO is skipped after any broadcast within the last interval (RFC 3561 6.9), or moved to an interval after the last RREQ sent or relayed (ns-3)."),

@@ -119,7 +119,8 @@ pub struct RoutingSpec {
     pub seq_on_break: Option<bool>,
     /// AODV: relays pass on every RREP, not only those that updated their route (ns-3).
     pub relay_every_rrep: Option<bool>,
-    /// AODV: hearing from a neighbour refreshes the route to it (RFC 3561 6.2).
+    /// AODV: hearing from a neighbour refreshes the route to it (RFC 3561 6.2); false: only
+    /// its RREQs and HELLOs do (ns-3).
     pub hear_revives: Option<bool>,
     /// AODV: unicast control messages are routed as data, waiting for a discovery (ns-3).
     pub control_routed: Option<bool>,
