@@ -6,9 +6,10 @@
 //! sequence numbers order route information (6.1, 6.2). A broken link (the MAC gave up on a
 //! frame, or HELLOs stopped: 6.9, 6.10) invalidates the routes through it, and a route error
 //! (RERR) goes to the precursors that used them (6.11). Originated RREQs are limited to
-//! RREQ_RATELIMIT per second (6.3); gratuitous RREPs (6.6.3) and data packets as signs of
-//! life (6.10) are settings. Not modelled: local repair (6.12), RREP-ACK and blacklists
-//! (6.8), and reboot handling (6.13).
+//! RREQ_RATELIMIT per second (6.3); gratuitous RREPs (6.6.3), data packets as signs of life
+//! (6.10), RREP-ACKs (6.8) and ns-3's departures from the RFC are settings (aodv_config.rs).
+//! Messages and table entries are in aodv_msgs.rs, route errors in aodv_rerr.rs. Not
+//! modelled: local repair (6.12), blacklists (6.8), and reboot handling (6.13).
 
 use super::{jitter, Act, Counters, Held, OnBreak, Protocol, Route};
 use crate::device::BROADCAST;
@@ -23,113 +24,12 @@ pub use config::{Config, HelloFrom, HelloSuppress, RerrNoRoute, RerrRoutes};
 
 const MS: Time = 1_000_000;
 
-/// Whether sequence number `a` is newer than `b` (6.1: signed 32-bit comparison, so that the
-/// numbers may wrap).
-pub fn seq_newer(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
-}
+#[path = "aodv_msgs.rs"]
+mod msgs;
+pub use msgs::{seq_newer, should_update, Entry, Msg, Rerr, Rrep, Rreq};
 
-/// Route request (5.1): 24 bytes.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rreq {
-    /// The IP header's TTL (ring size).
-    pub ttl: u32,
-    pub hops: u32,
-    pub id: u32,
-    pub dst: NodeId,
-    pub dst_seq: u32,
-    /// U flag: the destination's sequence number is unknown.
-    pub unknown_seq: bool,
-    /// G flag: an intermediate node that answers also tells the destination (6.6.3).
-    pub gratuitous: bool,
-    pub orig: NodeId,
-    pub orig_seq: u32,
-}
-
-/// Route reply (5.2): 20 bytes. A HELLO is a RREP with the sender as destination and
-/// originator, hop count 0 and TTL 1 (6.9).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rrep {
-    pub hops: u32,
-    pub dst: NodeId,
-    pub dst_seq: u32,
-    pub orig: NodeId,
-    pub lifetime: Time,
-    /// A flag: the next node acknowledges it with a RREP-ACK (`rrep_ack`).
-    pub ack: bool,
-}
-
-/// Route error (5.3): 4 bytes and 8 per unreachable destination.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rerr {
-    pub dests: Vec<(NodeId, u32)>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Msg {
-    Rreq(Rreq),
-    Rrep(Rrep),
-    Rerr(Rerr),
-    /// Route reply acknowledgment (5.4): 2 bytes.
-    RrepAck,
-}
-
-impl Msg {
-    pub fn bytes(&self) -> u32 {
-        match self {
-            Msg::Rreq(_) => 24,
-            Msg::Rrep(_) => 20,
-            Msg::Rerr(e) => 4 + 8 * e.dests.len() as u32,
-            Msg::RrepAck => 2,
-        }
-    }
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Msg::Rreq(_) => "rreq",
-            Msg::Rrep(r) if r.dst == r.orig => "hello",
-            Msg::Rrep(_) => "rrep",
-            Msg::Rerr(_) => "rerr",
-            Msg::RrepAck => "rrep_ack",
-        }
-    }
-}
-
-/// A routing table entry (6.1, 6.2).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
-    pub seq: u32,
-    pub valid_seq: bool,
-    /// Active (valid) or invalid (kept for its sequence number and hop count until deleted).
-    pub valid: bool,
-    pub hops: u32,
-    pub next: NodeId,
-    /// Active: when the route expires; invalid: when the entry is deleted.
-    pub expires: Time,
-    pub precursors: Vec<NodeId>,
-}
-
-impl Entry {
-    fn add_precursor(&mut self, p: NodeId) {
-        if !self.precursors.contains(&p) {
-            self.precursors.push(p);
-        }
-    }
-}
-
-/// Whether new route information (sequence number `seq`, None if unknown, over `hops`
-/// hops) replaces the entry `e` (6.2; 6.7 adds the case of an equal number on an invalid
-/// route): a newer sequence number, an equal one with fewer hops or an inactive route, or an
-/// entry whose own number is not valid. Information without a sequence number replaces
-/// only an entry without a valid one.
-pub fn should_update(e: Option<&Entry>, seq: Option<u32>, hops: u32) -> bool {
-    let Some(e) = e else { return true };
-    match seq {
-        None => !e.valid_seq || !e.valid,
-        Some(s) => {
-            !e.valid_seq || seq_newer(s, e.seq) || (s == e.seq && (!e.valid || hops < e.hops))
-        }
-    }
-}
+#[path = "aodv_rerr.rs"]
+mod rerr;
 
 /// An ongoing route discovery (6.3, 6.4).
 #[derive(Clone, Debug)]
@@ -211,28 +111,6 @@ impl Aodv {
     /// The active route to `dst` at `now`, if any.
     pub fn active(&self, dst: NodeId, now: Time) -> Option<&Entry> {
         self.table.get(&dst).filter(|e| e.valid && e.expires > now)
-    }
-
-    /// Whether RERR_RATELIMIT is spent at `now` (as many RERRs in the last second).
-    fn rerr_spent(&mut self, now: Time) -> bool {
-        while self
-            .rerr_times
-            .front()
-            .is_some_and(|&t| t + 1000 * MS <= now)
-        {
-            self.rerr_times.pop_front();
-        }
-        self.rerr_times.len() >= self.cfg.rerr_ratelimit as usize
-    }
-
-    /// Whether one more RERR may go out at `now` (at most `rerr_ratelimit` per second); if
-    /// so it counts.
-    fn rerr_allowed(&mut self, now: Time) -> bool {
-        if self.rerr_spent(now) {
-            return false;
-        }
-        self.rerr_times.push_back(now);
-        true
     }
 
     /// When an originated RREQ may go out at or after `now` (at most `rreq_ratelimit` in any
@@ -716,193 +594,6 @@ impl Aodv {
         for pkt in self.held.take(dst) {
             out.push(Act::Forward { pkt, via });
         }
-    }
-
-    fn on_rerr(&mut self, now: Time, from: NodeId, m: &Rerr, out: &mut Vec<Act>) {
-        if self.cfg.rerr_routes == RerrRoutes::All {
-            // ns-3's RecvError: every listed route through the sender, valid or not, is
-            // reported on with the RERR's numbers; the valid ones become invalid.
-            let listed: Vec<(NodeId, u32)> = m
-                .dests
-                .iter()
-                .filter(|(d, _)| self.table.get(d).is_some_and(|e| e.next == from))
-                .copied()
-                .collect();
-            let mut pre = Vec::new();
-            for &(d, seq) in &listed {
-                self.invalidate(now, d, Some(seq), Some(from));
-                pre.extend(self.table[&d].precursors.iter().copied());
-            }
-            self.send_rerr_all(now, listed, pre, out);
-            return;
-        }
-        // 6.11 (iii): routes through the sender to the listed destinations are invalid,
-        // with the sequence numbers the RERR gives.
-        let mut lost = Vec::new();
-        for &(d, seq) in &m.dests {
-            lost.extend(self.invalidate(now, d, Some(seq), Some(from)));
-        }
-        self.send_rerr(now, lost, out);
-    }
-
-    /// `RerrRoutes::All`: ns-3's `SendRerrMessage` of `dests` to `pre`.
-    fn send_rerr_all(
-        &mut self,
-        now: Time,
-        dests: Vec<(NodeId, u32)>,
-        mut pre: Vec<NodeId>,
-        out: &mut Vec<Act>,
-    ) {
-        pre.sort();
-        pre.dedup();
-        if dests.is_empty() || pre.is_empty() || self.rerr_spent(now) {
-            return;
-        }
-        let rerr = Msg::Rerr(Rerr { dests });
-        if let [one] = pre[..] {
-            if self.active(one, now).is_some() {
-                self.rerr_times.push_back(now);
-                self.send(now, one, rerr, out);
-            }
-        } else if pre.iter().any(|&p| self.active(p, now).is_some()) {
-            self.broadcast(now, rerr, true);
-        }
-    }
-
-    /// Invalidate the active route to `d` (only if it goes through `via`, when given); its
-    /// sequence number becomes `seq`, or is incremented (6.11 cases i, ii; unchanged
-    /// without `seq_on_break`). Returns the RERR entry and precursors if the route was active.
-    fn invalidate(
-        &mut self,
-        now: Time,
-        d: NodeId,
-        seq: Option<u32>,
-        via: Option<NodeId>,
-    ) -> Option<((NodeId, u32), Vec<NodeId>)> {
-        let delete = self.cfg.delete_period();
-        let e = self.table.get_mut(&d)?;
-        if !e.valid || via.is_some_and(|v| e.next != v) {
-            return None;
-        }
-        e.valid = false;
-        if self.cfg.seq_on_break {
-            e.seq = seq.unwrap_or(e.seq.wrapping_add(1));
-        }
-        e.expires = now + delete;
-        self.stats.routes_invalidated += 1;
-        let pre = if self.cfg.rerr_routes == RerrRoutes::All {
-            e.precursors.clone()
-        } else {
-            std::mem::take(&mut e.precursors)
-        };
-        Some(((d, e.seq), pre))
-    }
-
-    /// Send a RERR for the `lost` destinations to their precursors: unicast to a single
-    /// one, broadcast to several (6.11); none if nobody used the routes.
-    fn send_rerr(
-        &mut self,
-        now: Time,
-        lost: Vec<((NodeId, u32), Vec<NodeId>)>,
-        out: &mut Vec<Act>,
-    ) {
-        let mut dests = Vec::new();
-        let mut to: Vec<NodeId> = Vec::new();
-        for (d, pre) in lost {
-            if pre.is_empty() {
-                continue;
-            }
-            dests.push(d);
-            for p in pre {
-                if !to.contains(&p) {
-                    to.push(p);
-                }
-            }
-        }
-        if to.is_empty() || !self.rerr_allowed(now) {
-            return;
-        }
-        match to[..] {
-            [] => {}
-            [one] => self.send(now, one, Msg::Rerr(Rerr { dests }), out),
-            _ => self.broadcast(now, Msg::Rerr(Rerr { dests }), true),
-        }
-    }
-
-    /// ns-3's `SendRerrWhenNoRouteToForward`: a RERR for `dst` (its number if valid, else 0)
-    /// to the next hop back to the packet's source, broadcast without a route there; it
-    /// waits for nothing, and is held back while RERR_RATELIMIT is spent but not counted.
-    fn rerr_toward_source(&mut self, now: Time, src: NodeId, dst: NodeId, out: &mut Vec<Act>) {
-        if self.rerr_spent(now) {
-            return;
-        }
-        let seq = self
-            .table
-            .get(&dst)
-            .filter(|e| e.valid_seq)
-            .map_or(0, |e| e.seq);
-        let rerr = Msg::Rerr(Rerr {
-            dests: vec![(dst, seq)],
-        });
-        match self.active(src, now).map(|e| e.next) {
-            Some(back) => self.send(now, back, rerr, out),
-            None => {
-                self.broadcast(now, rerr, false);
-                self.flush_outbox(now, out);
-            }
-        }
-    }
-
-    /// The link to neighbour `nb` is gone (6.11 case i): every active route through it is
-    /// invalid, a RERR goes to their precursors, and the MAC's queue for it is handled.
-    pub fn link_broken(&mut self, now: Time, nb: NodeId, out: &mut Vec<Act>) {
-        self.stats.route_breaks += 1;
-        self.neighbours.remove(&nb);
-        if self.cfg.rerr_routes == RerrRoutes::All {
-            self.link_broken_all(now, nb, out);
-            if self.cfg.on_break != OnBreak::Keep {
-                out.push(Act::LinkDown(nb));
-            }
-            return;
-        }
-        let through: Vec<NodeId> = self
-            .table
-            .iter()
-            .filter(|(_, e)| e.valid && e.next == nb)
-            .map(|(d, _)| *d)
-            .collect();
-        let mut lost = Vec::new();
-        for d in through {
-            lost.extend(self.invalidate(now, d, None, None));
-        }
-        self.send_rerr(now, lost, out);
-        if self.cfg.on_break != OnBreak::Keep {
-            out.push(Act::LinkDown(nb));
-        }
-    }
-
-    /// `RerrRoutes::All`: ns-3's `SendRerrWhenBreaksLinkToNextHop`: nothing without an
-    /// entry for the neighbour; else its entry and every route through it (valid or not)
-    /// are reported to all their precursors, and the valid ones become invalid.
-    fn link_broken_all(&mut self, now: Time, nb: NodeId, out: &mut Vec<Act>) {
-        if !self.table.contains_key(&nb) {
-            return;
-        }
-        let through: Vec<NodeId> = self
-            .table
-            .iter()
-            .filter(|(d, e)| **d == nb || e.next == nb)
-            .map(|(d, _)| *d)
-            .collect();
-        let mut dests = Vec::new();
-        let mut pre = Vec::new();
-        for d in through {
-            self.invalidate(now, d, None, None);
-            let e = &self.table[&d];
-            dests.push((d, e.seq));
-            pre.extend(e.precursors.iter().copied());
-        }
-        self.send_rerr_all(now, dests, pre, out);
     }
 
     /// A data packet from `src` arrived: with `data_liveness`, the previous hop on the
