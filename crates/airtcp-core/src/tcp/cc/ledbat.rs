@@ -13,8 +13,9 @@
 //! The RFC's pseudocode has no slow start: the window grows by the controller from the start.
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpLedbat`: slow start (its
-//! `SSParam = DO_SLOWSTART`) until the window first leaves it, and again once a timeout has
-//! brought it to one segment; ssthresh kept below cwnd after each controller step; the
+//! `SSParam = DO_SLOWSTART`) while cwnd <= ssthresh, until the window first leaves it, and
+//! again once a timeout has brought it to one segment; ssthresh kept below cwnd after each
+//! controller step; the
 //! window capped at the flight before the ACK without ALLOWED_INCREASE (`max_cwnd` in
 //! `CongestionAvoidance`: out of slow start the controller can only hold or shrink a window
 //! the flight fills); and delays in whole milliseconds (ns-3's timestamps).
@@ -151,7 +152,8 @@ impl CongestionControl for Ledbat {
             self.can_ss = true;
         }
         if self.can_ss {
-            if st.cwnd < st.ssthresh {
+            // ns-3's TcpLedbat slow-starts while cwnd <= ssthresh (TcpNewReno while below).
+            if st.cwnd < st.ssthresh || (self.ns3 && st.cwnd == st.ssthresh) {
                 st.cwnd += ack.acked_bytes.min(st.mss);
                 return;
             }
@@ -329,10 +331,18 @@ mod tests {
         a.in_flight = 10_000;
         l.on_ack(&a, &mut st);
         assert_eq!(st.cwnd, 11_000);
-        // After a timeout's one segment, slow start again.
+        // After a timeout's one segment, slow start again, up to ssthresh and one segment
+        // past it (IncreaseWindow tests cwnd <= ssthresh), then the controller.
         st.cwnd = 1000;
-        st.ssthresh = 5000;
+        st.ssthresh = 2000;
+        a.in_flight = 0;
         l.on_ack(&a, &mut st);
         assert_eq!(st.cwnd, 2000);
+        a.in_flight = 1000;
+        l.on_ack(&a, &mut st);
+        assert_eq!(st.cwnd, 3000);
+        a.in_flight = 2000;
+        l.on_ack(&a, &mut st);
+        assert!(st.cwnd < 4000 && !l.can_ss, "{}", st.cwnd);
     }
 }
