@@ -127,6 +127,9 @@ def test_progress_callback_sees_the_run_and_stops_it_with_a_partial_result():
 
 
 def test_ctrl_c_returns_a_partial_result():
+    # Python's own Ctrl-C handler, whatever an earlier test in this worker (a library's event
+    # loop) left installed: with a handler that does not raise, the run would not stop.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -135,6 +138,7 @@ def test_ctrl_c_returns_a_partial_result():
             r = airtcp.run(long_dumbbell())
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, old)
     assert r.partial["reason"] == "interrupted"
     assert 0 < r.partial["reached_s"] < 1e6
     assert any(issubclass(x.category, airtcp.PartialResultWarning) for x in w)

@@ -90,15 +90,27 @@ def test_sweep_survives_a_dask_worker_killed_mid_run(tmp_path, allowed_failures)
         sc.set("duration", "40s")
         sc.set("trace", {})
         db = tmp_path / "store.sqlite"
-        victim = procs[1]
         killed_at: list[int] = []
+        victims: list[subprocess.Popen] = []
 
         def kill_when_started() -> None:
-            # Mid-sweep: once some runs are in the store, with more on both workers.
-            while _stored(db) < 4:
-                time.sleep(0.02)
-            killed_at.append(_stored(db))
-            victim.send_signal(signal.SIGKILL)
+            from distributed import Client
+
+            # Mid-sweep: once some runs are in the store, the worker the scheduler has runs on
+            # at that moment (so that, with no failures allowed, one is recorded failed: a
+            # worker killed between two of its runs would fail none).
+            with Client(address, timeout="20s") as c:
+                while _stored(db) < 4:
+                    time.sleep(0.02)
+                while True:
+                    busy = [a for a, keys in c.processing().items() if keys]
+                    if busy:
+                        break
+                    time.sleep(0.005)
+                name = c.scheduler_info()["workers"][busy[0]]["name"]  # "w0" or "w1"
+                killed_at.append(_stored(db))
+                victims.append(procs[1 + int(str(name)[1:])])
+                victims[0].send_signal(signal.SIGKILL)
 
         killer = threading.Thread(target=kill_when_started, daemon=True)
         killer.start()
@@ -111,6 +123,8 @@ def test_sweep_survives_a_dask_worker_killed_mid_run(tmp_path, allowed_failures)
             progress=False,
         )
         killer.join(timeout=5)
+        assert victims, "no worker had a run in flight after the fourth stored run"
+        victim = victims[0]
         assert victim.wait(timeout=5) == -signal.SIGKILL
         total = POINTS * SEEDS
         assert killed_at and killed_at[0] < total, "the worker was killed before the end"
