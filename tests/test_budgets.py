@@ -126,10 +126,17 @@ def test_progress_callback_sees_the_run_and_stops_it_with_a_partial_result():
         airtcp.run(long_dumbbell("1s"), progress="bar")
 
 
+def _sigint_as_a_shell_gives_it() -> None:
+    """SIGINT delivered and handled by default: a test worker may have it ignored or blocked
+    (the disposition and the mask pass on to child processes), and Ctrl-C tests need it as a
+    user's shell gives it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_returns_a_partial_result():
-    # Python's own Ctrl-C handler, whatever an earlier test in this worker (a library's event
-    # loop) left installed: with a handler that does not raise, the run would not stop.
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -138,6 +145,7 @@ def test_ctrl_c_returns_a_partial_result():
             r = airtcp.run(long_dumbbell())
     finally:
         timer.cancel()
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGINT, old)
     assert r.partial["reason"] == "interrupted"
     assert 0 < r.partial["reached_s"] < 1e6
@@ -185,6 +193,7 @@ def test_cli_run_shows_progress_and_ctrl_c_prints_a_partial_result(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_sigint_as_a_shell_gives_it,
     )
     assert p.stderr is not None
     line = p.stderr.readline()  # the first progress line, after 2 s of running
