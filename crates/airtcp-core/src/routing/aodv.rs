@@ -376,6 +376,22 @@ impl Aodv {
         self.next_rreq(now, dst, d);
     }
 
+    /// The entry for neighbour `nb` made a valid one-hop route without a valid sequence
+    /// number (ns-3's way of recording a neighbour; the caller sets its lifetime).
+    fn neighbour_without_number(&mut self, nb: NodeId) -> &mut Entry {
+        let e = self.table.entry(nb).or_insert(Entry {
+            seq: 0,
+            valid_seq: false,
+            valid: true,
+            hops: 1,
+            next: nb,
+            expires: 0,
+            precursors: Vec::new(),
+        });
+        (e.valid, e.valid_seq, e.hops, e.next) = (true, false, 1, nb);
+        e
+    }
+
     /// A control message came from `from`: it is a neighbour (6.2: a route to the previous
     /// hop, without a sequence number) whose link is alive.
     fn heard(&mut self, now: Time, from: NodeId) {
@@ -393,17 +409,7 @@ impl Aodv {
                 .table
                 .get(&from)
                 .map_or(0, |e| e.expires.saturating_sub(now));
-            let e = self.table.entry(from).or_insert(Entry {
-                seq: 0,
-                valid_seq: false,
-                valid: true,
-                hops: 1,
-                next: from,
-                expires: 0,
-                precursors: Vec::new(),
-            });
-            (e.valid, e.valid_seq, e.hops, e.next) = (true, false, 1, from);
-            e.expires = now + life.max(keep);
+            self.neighbour_without_number(from).expires = now + life.max(keep);
         } else if !self.update(now, from, None, 1, from, life) {
             self.refresh(from, now, life);
         }
@@ -453,17 +459,10 @@ impl Aodv {
             // ns-3's RecvRequest revives the route to the neighbour the (first copy of the)
             // RREQ came from, as UpdateRouteToNeighbor does not: valid, without a number,
             // for ACTIVE_ROUTE_TIMEOUT from now.
-            let e = self.table.entry(from).or_insert(Entry {
-                seq: 0,
-                valid_seq: false,
-                valid: true,
-                hops: 1,
-                next: from,
-                expires: 0,
-                precursors: Vec::new(),
-            });
-            (e.valid, e.valid_seq, e.seq, e.hops, e.next) = (true, false, m.orig_seq, 1, from);
-            e.expires = now + self.cfg.active_route_timeout;
+            let life = self.cfg.active_route_timeout;
+            let e = self.neighbour_without_number(from);
+            e.seq = m.orig_seq;
+            e.expires = now + life;
         }
         if m.dst == self.me || self.attached.contains(&m.dst) {
             // 6.6.1: the destination's own number moves to the one asked for if that is
