@@ -22,6 +22,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from airtcp.analysis import t_ppf
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import run  # noqa: E402
@@ -31,18 +33,6 @@ _spec = importlib.util.spec_from_file_location("ns3_trace_script", HERE / "trace
 trace = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(trace)
 
-# Student's t, two-sided 95 %, by degrees of freedom (30 and more: 2.04 down to 1.96).
-T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
-T95 |= {10: 2.23, 11: 2.20, 12: 2.18, 13: 2.16, 14: 2.14, 15: 2.13, 16: 2.12, 17: 2.11}
-T95 |= {18: 2.10, 19: 2.09, 20: 2.09, 25: 2.06, 30: 2.04}
-
-
-def t95(df: int) -> float:
-    if df in T95:
-        return T95[df]
-    below = [k for k in T95 if k <= df]
-    return T95[max(below)] if df < 30 else 1.96 + 0.08 * 30 / df
-
 
 def paired_ratio(a: list[float], n: list[float]) -> tuple[float, float, float]:
     """mean(a) / mean(n) and its paired 95 % interval (the mean difference's)."""
@@ -50,7 +40,7 @@ def paired_ratio(a: list[float], n: list[float]) -> tuple[float, float, float]:
         raise ValueError("paired_ratio needs two or more seeds, one pair each")
     d = [x - y for x, y in zip(a, n, strict=True)]
     mn = statistics.fmean(n)
-    half = t95(len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
+    half = t_ppf(0.975, len(d) - 1) * statistics.stdev(d) / math.sqrt(len(d))
     r = statistics.fmean(a) / mn
     return r, r - half / mn, r + half / mn
 
@@ -86,11 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ns3-venv", type=Path, default=run.ROOT / ".ns3venv")
     a = ap.parse_args(argv)
-    ccs = list(run.CCS) if a.cc == "all" else run.parse_list(a.cc, str, "--cc")
+    ccs = list(run.CCS) if a.cc == "all" else run.parse_list(a.cc, str, "cc")
     for cc in ccs:
         if cc not in run.CCS:
             raise SystemExit(f"paired.py: --cc {cc!r}: one of {', '.join(run.CCS)}")
-    pers = run.parse_list(a.per, float, "--per")
+    pers = run.parse_list(a.per, float, "per")
     for per in pers:
         if not 0.0 < per < 1.0:
             raise SystemExit(f"paired.py: --per {per:g}: a loss probability in (0, 1)")

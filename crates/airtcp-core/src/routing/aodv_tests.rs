@@ -690,6 +690,18 @@ fn ns3_node(me: u32) -> Aodv {
     Aodv::new(n(me), cfg, Rng::new(1))
 }
 
+/// Destination `dst`'s own RREP (number `seq`) to a RREQ of `orig`.
+fn destination_reply(dst: u32, seq: u32, orig: u32) -> Msg {
+    Msg::Rrep(Rrep {
+        hops: 0,
+        dst: n(dst),
+        dst_seq: seq,
+        orig: n(orig),
+        lifetime: 3000 * MS,
+        ack: false,
+    })
+}
+
 fn hello_from(me: u32, seq: u32) -> Msg {
     Msg::Rrep(Rrep {
         hops: 0,
@@ -745,30 +757,14 @@ fn a_control_message_for_a_neighbour_without_a_route_waits_for_its_discovery() {
     // The route to 1 lapses before 3's reply comes back: the RREP for 0 waits and a RREQ
     // is flooded for 1.
     a.table.get_mut(&n(1)).unwrap().valid = false;
-    let reply = Rrep {
-        hops: 0,
-        dst: n(3),
-        dst_seq: 9,
-        orig: n(0),
-        lifetime: 3000 * MS,
-        ack: false,
-    };
-    let s = sent(&recv(&mut a, 2 * MS, 3, Msg::Rrep(reply)));
+    let s = sent(&recv(&mut a, 2 * MS, 3, destination_reply(3, 9, 0)));
     assert!(
         matches!(s[..], [(_, Msg::Rreq(ref q))] if q.dst == n(1)),
         "{s:?}"
     );
     assert_eq!(a.stats.control_held, 1);
     // 1's reply to that RREQ: the held RREP goes out to 1.
-    let reply = Rrep {
-        hops: 0,
-        dst: n(1),
-        dst_seq: 5,
-        orig: n(2),
-        lifetime: 3000 * MS,
-        ack: false,
-    };
-    let s = sent(&recv(&mut a, 3 * MS, 1, Msg::Rrep(reply)));
+    let s = sent(&recv(&mut a, 3 * MS, 1, destination_reply(1, 5, 2)));
     assert!(
         matches!(s[..], [(t, Msg::Rrep(ref p))] if t == n(1) && p.orig == n(0)),
         "{s:?}"
