@@ -459,10 +459,8 @@ fn timeout_drops_to_one_segment_and_restores_when_repaired() {
 /// One segment sent every ms, each acknowledged 50 ms later, through `upto` ms; the
 /// sampler in ns-3's mode when `ns3`.
 fn steady(ns3: bool, upto: u64) -> (RateSampler, f64) {
-    let mut r = RateSampler {
-        ns3_restart: ns3,
-        ..Default::default()
-    };
+    let mut r = RateSampler::default();
+    r.ns3_restart = ns3;
     let mut last = 0.0;
     for k in 0..upto {
         r.on_sent(k * MS, MSS);

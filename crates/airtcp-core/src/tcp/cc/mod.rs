@@ -6,6 +6,7 @@
 //! [`SCHEMES`] (name, description, default recovery, constructor).
 
 pub mod bbr;
+mod bbr_rate;
 pub mod bic;
 pub mod crosslayer;
 pub mod cubic;
