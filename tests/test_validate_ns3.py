@@ -132,10 +132,10 @@ def test_scheme_table_maps_every_ns3_congestion_control_once():
     sc = airtcp.Scenario.from_toml_str(ns3_run.path_toml("reno", 0.01, 1, 5.0, 1, own))
     assert sc.get("tcp.reno_sack") is False and sc.get("tcp.sack") is False
     # A `cc_params.KEY = VALUE` line is a scheme parameter of every flow, not a [tcp] key.
-    toml = ns3_run.path_toml("bbr", 0.01, 2, 5.0, 1, ("cc_params.ns3_recovery = 1",))
+    toml = ns3_run.path_toml("bbr", 0.01, 2, 5.0, 1, ("cc_params.ns3 = 0",))
     sc = airtcp.Scenario.from_toml_str(toml)
-    assert "ns3_recovery" not in toml.split("[[nodes]]")[0]
-    assert [f["cc_params"] for f in sc.to_dict()["flows"]] == [{"ns3_recovery": 1}] * 2
+    assert "cc_params" not in toml.split("[[nodes]]")[0]
+    assert [f["cc_params"] for f in sc.to_dict()["flows"]] == [{"ns3": 0}] * 2
     # A scheme this build lacks is named as such, by the first of its airtcp names it has.
     have = {"newreno", "h-tcp"}
     assert ns3_run.airtcp_name(ns3_run.BY_NAME["htcp"], have) == "h-tcp"

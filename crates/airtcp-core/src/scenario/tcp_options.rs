@@ -164,6 +164,7 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["rfc", "ns3"],
             &mut c.rtt_sample_ns3,
         ),
+        ("pacing", &o.pacing, ["slots", "ns3"], &mut c.pacing_ns3),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {

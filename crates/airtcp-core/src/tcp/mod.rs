@@ -41,6 +41,11 @@ pub struct TcpConfig {
     /// The sender completes the handshake with a pure ACK ahead of its first data segment
     /// (RFC 9293's third segment), rather than with the first data segment.
     pub handshake_ack: bool,
+    /// ns-3's pacing timer (`pacing = "ns3"`) for a paced scheme: a transmission starts a
+    /// gap of its payload's time at the pacing rate only when the last gap has run out (a
+    /// recovery's retransmission sent meanwhile leaves it), instead of every transmission
+    /// taking its slot of the packet's bytes.
+    pub pacing_ns3: bool,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
     /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
     pub dda_delay: Option<Time>,
@@ -287,6 +292,10 @@ impl Profile {
                 syn_options: 4,
                 // TcpSocketBase::ProcessSynSent: SendEmptyPacket(ACK), then SendPendingData.
                 handshake_ack: true,
+                // TcpSocketBase::SendDataPacket: the pacing timer, when expired, is scheduled
+                // for CalculateBytesTxTime(sz), sz the payload taken from the send buffer;
+                // SendPendingData sends only while it is not running.
+                pacing_ns3: true,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -357,6 +366,7 @@ impl Default for TcpConfig {
             handshake: false,
             syn_options: 0,
             handshake_ack: false,
+            pacing_ns3: false,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,

@@ -651,6 +651,8 @@ pub struct TcpOptions {
     pub syn_options: Option<u32>,
     /// Complete the handshake with a pure ACK ahead of the first data segment.
     pub handshake_ack: Option<bool>,
+    /// "slots" or "ns3" (docs/tcp_profiles.md).
+    pub pacing: Option<String>,
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
     pub prr: Option<bool>,
@@ -731,6 +733,7 @@ impl TcpOptions {
                     .rtt_sampling
                     .clone()
                     .or_else(|| base.rtt_sampling.clone()),
+                pacing: self.pacing.clone().or_else(|| base.pacing.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()

@@ -28,6 +28,12 @@ use crate::engine::{Rng, Time, MS, SEC};
 pub const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
 /// DRAIN's pacing gain, 1/HIGH_GAIN, which drains STARTUP's queue in about one round.
 pub const DRAIN_GAIN: f64 = std::f64::consts::LN_2 / 2.0;
+/// ns-3's `TcpBbr` `HighGain` attribute (its STARTUP gains; DRAIN paces at its inverse).
+pub const NS3_HIGH_GAIN: f64 = 2.89;
+/// ns-3's `AckEpochAckedResetThresh` attribute: an ACK epoch of this many bytes starts anew.
+const NS3_ACK_EPOCH_RESET: u64 = 1 << 12;
+/// ns-3's `ExtraAckedRttWindowLength`: rounds each of the two extra-acked records covers.
+const NS3_EXTRA_ACKED_ROUNDS: u32 = 5;
 /// cwnd gain outside STARTUP and DRAIN: room for delayed and stretched ACKs.
 pub const CWND_GAIN: f64 = 2.0;
 /// PROBE_BW's pacing gains, one phase per min RTT: probe, drain what probing queued, cruise.
@@ -56,12 +62,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not; the sample kept from ACK to ACK; a timeout restarts it) and a timeout keeps STARTUP's bandwidth record",
-    ),
-    ParamSpec::new(
-        "ns3_recovery",
-        0.0,
-        "1 (with ns3 = 1): ns-3's recovery window as its code reads (entry at the flight, lost bytes taken off, cwnd = ssthresh at the end, nothing restored after a timeout); off in the ns3 profile (docs/validation.md)",
+        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not; the sample kept from ACK to ACK; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, and its recovery window (entry at the flight, lost bytes taken off, cwnd = ssthresh at the end, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
     ),
 ];
 
@@ -142,12 +143,18 @@ pub struct Bbr {
     /// recovery window (`TcpBbr::CongestionStateSet`, `ModulateCwndForRecovery`, and
     /// `TcpSocketBase::ProcessAck` at the end of fast recovery), with `ack_*` below.
     ns3: bool,
-    /// `ns3_recovery`: ns-3.44's recovery window, with the fields below.
-    ns3_recovery: bool,
     /// The last ACK's `AckInfo::pipe`, `pipe_marked` and `lost_change` (ns-3 variant).
     ack_pipe: u64,
     ack_pipe_marked: u64,
     ack_lost_change: u64,
+    /// ns-3's ACK-aggregation allowance (`UpdateAckAggregation`, `AckAggregationCwnd`): the
+    /// bytes of the current ACK epoch, its start, the two records of extra bytes acknowledged
+    /// beyond the estimate, the rounds the current record has run and which one it is.
+    ack_epoch_acked: u64,
+    ack_epoch_time: Time,
+    extra_acked: [u64; 2],
+    extra_acked_rounds: u32,
+    extra_acked_idx: usize,
 }
 
 impl Default for Bbr {
@@ -195,24 +202,25 @@ impl Bbr {
             rwnd: u64::MAX,
             probe_rtt_entries: 0,
             ns3: false,
-            ns3_recovery: false,
             ack_pipe: 0,
             ack_pipe_marked: 0,
             ack_lost_change: 0,
+            ack_epoch_acked: 0,
+            ack_epoch_time: 0,
+            extra_acked: [0; 2],
+            extra_acked_rounds: 0,
+            extra_acked_idx: 0,
         }
     }
 
     pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
         let ns3 = p.flag(PARAMS, "ns3")?;
-        let ns3_recovery = p.flag(PARAMS, "ns3_recovery")?;
-        if ns3_recovery && !ns3 {
-            return Err(("ns3_recovery".into(), "needs ns3 = 1".into()));
+        let mut b = Bbr { ns3, ..Self::new() };
+        if ns3 {
+            // ns-3 keeps the three-sample windowed filter (`windowed-filter.h`), as Linux does.
+            b.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, 0.0);
+            (b.pacing_gain, b.cwnd_gain) = (NS3_HIGH_GAIN, NS3_HIGH_GAIN);
         }
-        let mut b = Bbr {
-            ns3,
-            ns3_recovery,
-            ..Self::new()
-        };
         b.rs.ns3_restart = ns3;
         Ok(b)
     }
@@ -261,8 +269,22 @@ impl Bbr {
 
     /// HIGH_GAIN × cwnd / RTT, with a nominal 1 ms before the first RTT sample.
     fn nominal_pacing(&self, cwnd: u64) -> f64 {
+        if self.ns3 {
+            return NS3_HIGH_GAIN * cwnd as f64 * 8.0 / 1e-3;
+        }
         let rtt = self.srtt.unwrap_or(MS).max(1) as f64 / SEC as f64;
         Self::rate_bps(cwnd as f64 / rtt, HIGH_GAIN)
+    }
+
+    /// ns-3's `InitPacingRate` once the connection's min RTT is known (at the handshake):
+    /// HIGH_GAIN × cwnd over that RTT in whole milliseconds, with no margin, and the
+    /// bandwidth filter seeded with cwnd / RTT, which its first sample replaces.
+    fn init_pacing_ns3(&mut self, min_rtt: Time) {
+        let secs = (min_rtt / MS).max(1) as f64 / 1e3;
+        let bw = self.cwnd as f64 / secs;
+        self.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, bw);
+        self.pacing_bps = NS3_HIGH_GAIN * bw * 8.0;
+        self.has_seen_rtt = true;
     }
 
     /// Take the flow's starting values at its first transmission or ACK.
@@ -276,6 +298,7 @@ impl Bbr {
         self.init_cwnd = st.cwnd;
         self.min_rtt_stamp = now;
         self.cycle_stamp = now;
+        self.ack_epoch_time = now;
         self.pacing_bps = self.nominal_pacing(st.cwnd);
     }
 
@@ -303,12 +326,69 @@ impl Bbr {
     /// `bbr_quantization_budget`), rounded up to an even number of segments against delayed
     /// ACKs, and two more in the probing phase so it gets above the BDP even when that is small.
     fn inflight(&self, bw: f64, gain: f64) -> u64 {
+        if self.ns3 {
+            return self.inflight_ns3(bw, gain);
+        }
         let mut segs = self.bdp_segments(bw, gain) + 3 * self.quantum_segments();
         segs = (segs + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             segs += 2;
         }
         segs * self.mss
+    }
+
+    /// ns-3's `InFlight`: gain × BDP in bytes, not rounded, plus three one-segment quanta
+    /// (`SetSendQuantum` keeps one segment whatever the rate) and two segments in the
+    /// probing phase.
+    fn inflight_ns3(&self, bw: f64, gain: f64) -> u64 {
+        let Some(r) = self.min_rtt else {
+            return self.init_cwnd;
+        };
+        let mut bytes = gain * bw * (r as f64 / SEC as f64) + 3.0 * self.mss as f64;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            bytes += 2.0 * self.mss as f64;
+        }
+        bytes as u64
+    }
+
+    /// ns-3's `UpdateAckAggregation`. Its epoch's length is taken in whole seconds, so an
+    /// epoch under a second expects nothing and the record is what the epoch acknowledged,
+    /// the epoch starting anew once it reaches `NS3_ACK_EPOCH_RESET` bytes.
+    fn update_ack_aggregation(&mut self, now: Time, rs: &RateSample) {
+        if rs.acked == 0 {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_rounds = (self.extra_acked_rounds + 1).min(31);
+            if self.extra_acked_rounds >= NS3_EXTRA_ACKED_ROUNDS {
+                self.extra_acked_rounds = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0;
+            }
+        }
+        let whole_secs = now.saturating_sub(self.ack_epoch_time) / SEC;
+        let mut expected = (self.bw.get() * 8.0) as u64 * whole_secs / 8;
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + rs.acked >= NS3_ACK_EPOCH_RESET
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_time = now;
+            expected = 0;
+        }
+        self.ack_epoch_acked += rs.acked;
+        let extra = (self.ack_epoch_acked - expected).min(self.cwnd);
+        let rec = &mut self.extra_acked[self.extra_acked_idx];
+        *rec = (*rec).max(extra);
+    }
+
+    /// ns-3's `AckAggregationCwnd`: the larger record, at most 100 ms at the estimate, once
+    /// the pipe is full.
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.ns3 || !self.full_bw_reached {
+            return 0;
+        }
+        let cap = (self.bw.get() * 8.0) as u64 / 80;
+        self.extra_acked[0].max(self.extra_acked[1]).min(cap)
     }
 
     fn set_mode(&mut self, m: Mode) {
@@ -468,6 +548,8 @@ impl Bbr {
 
     fn update_gains(&mut self) {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup if self.ns3 => (NS3_HIGH_GAIN, NS3_HIGH_GAIN),
+            Mode::Drain if self.ns3 => (1.0 / NS3_HIGH_GAIN, NS3_HIGH_GAIN),
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
             Mode::ProbeBw => (GAIN_CYCLE[self.cycle_idx], CWND_GAIN),
@@ -476,11 +558,17 @@ impl Bbr {
     }
 
     fn set_pacing_rate(&mut self, gain: f64) {
-        if !self.has_seen_rtt && self.srtt.is_some() {
+        if !self.has_seen_rtt && self.srtt.is_some() && !self.ns3 {
             self.has_seen_rtt = true;
             self.pacing_bps = self.nominal_pacing(self.cwnd);
         }
         let rate = Self::rate_bps(self.bw.get(), gain);
+        let rate = if self.ns3 {
+            // DataRate keeps whole bits/s.
+            rate.trunc()
+        } else {
+            rate
+        };
         // Before the pipe is full the rate only grows, so a low early sample cannot slow
         // STARTUP down.
         if self.full_bw_reached || rate > self.pacing_bps {
@@ -491,7 +579,7 @@ impl Bbr {
     /// Packet conservation in the first round of recovery; the saved window back after it.
     /// Returns the window and whether conservation decides it.
     fn recover_or_restore(&mut self, rs: &RateSample, cwnd: u64, ssthresh: u64) -> (u64, bool) {
-        if self.ns3_recovery {
+        if self.ns3 {
             return self.recover_or_restore_ns3(rs, cwnd, ssthresh);
         }
         let mut cwnd = cwnd;
@@ -533,7 +621,10 @@ impl Bbr {
         if self.ca == CaState::Recovery {
             cwnd = cwnd.saturating_sub(self.ack_lost_change).max(self.mss);
             if self.packet_conservation {
-                return (cwnd.max(self.ack_pipe_marked + rs.acked), true);
+                // ns-3 reads `m_bytesInFlight` as last computed: on the ACK that enters
+                // recovery, after `EnterRecovery` sent the fast retransmission.
+                let resent = if entered { self.mss } else { 0 };
+                return (cwnd.max(self.ack_pipe_marked + resent + rs.acked), true);
             }
         }
         (cwnd, false)
@@ -545,7 +636,8 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(rs, cwnd, ssthresh);
             cwnd = c;
             if !conserving {
-                let target = self.inflight(self.bw.get(), self.cwnd_gain);
+                let target =
+                    self.inflight(self.bw.get(), self.cwnd_gain) + self.ack_aggregation_cwnd();
                 if self.full_bw_reached {
                     cwnd = (cwnd + rs.acked).min(target);
                 } else if cwnd < target || rs.delivered < self.init_cwnd {
@@ -564,6 +656,9 @@ impl Bbr {
     /// One ACK's update of the model and the controls (Linux `bbr_main`).
     pub fn step(&mut self, now: Time, rs: &RateSample, st: &mut CcState) {
         self.update_bw(rs);
+        if self.ns3 {
+            self.update_ack_aggregation(now, rs);
+        }
         self.update_cycle_phase(rs);
         self.check_full_bw_reached(rs);
         self.check_drain(rs, st);
@@ -646,6 +741,11 @@ impl CongestionControl for Bbr {
         self.check_app_limited(ack.now);
         self.track_ca_state(ack);
         self.srtt = ack.srtt;
+        if self.ns3 && !self.has_seen_rtt {
+            if let Some(r) = ack.min_rtt {
+                self.init_pacing_ns3(r);
+            }
+        }
         (self.ack_pipe, self.ack_pipe_marked, self.ack_lost_change) =
             (ack.pipe, ack.pipe_marked, ack.lost_change);
         let mut rs = self
@@ -697,7 +797,7 @@ impl CongestionControl for Bbr {
     }
 
     fn wants_scoreboard(&self) -> bool {
-        self.ns3_recovery
+        self.ns3
     }
 
     fn pacing_rate(&self, st: &CcState) -> Option<f64> {

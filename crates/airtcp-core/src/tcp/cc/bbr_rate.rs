@@ -6,12 +6,21 @@ use std::collections::VecDeque;
 use super::AckInfo;
 use crate::engine::{Time, SEC};
 
-/// Exact maximum over a window of rounds: samples taken in round r are forgotten once the
-/// round count reaches r + window. A monotonic deque, so the maximum is its front.
+/// Maximum over a window of rounds, in one of two forms. Exact (the default): samples taken
+/// in round r are forgotten once the round count reaches r + window; a monotonic deque, so
+/// the maximum is its front. Or the three-sample estimate of Nichols' windowed filter that
+/// Linux (`lib/win_minmax.c`) and ns-3 (`windowed-filter.h`) keep: the best, second and third
+/// best of the window's quarters and halves, which can fall below the exact maximum when the
+/// best sample expires before the next best was recorded.
 #[derive(Clone, Debug)]
 pub struct MaxFilter {
     window: u64,
     samples: VecDeque<(u64, f64)>,
+    /// The three-sample estimate `(round, value)`, best first, when in that form.
+    three: Option<[(u64, f64); 3]>,
+    /// A value the three-sample filter treats as unset (ns-3's zero value): the next sample
+    /// replaces it whatever it is.
+    unset: f64,
 }
 
 impl MaxFilter {
@@ -19,10 +28,25 @@ impl MaxFilter {
         MaxFilter {
             window: window.max(1),
             samples: VecDeque::new(),
+            three: None,
+            unset: 0.0,
+        }
+    }
+
+    /// The three-sample form, holding `unset` (round 0) until the first sample.
+    pub fn three_sample(window: u64, unset: f64) -> Self {
+        MaxFilter {
+            three: Some([(0, unset); 3]),
+            unset,
+            ..Self::new(window)
         }
     }
 
     pub fn update(&mut self, round: u64, value: f64) {
+        if let Some(s) = self.three.as_mut() {
+            Self::update_three(s, self.window, self.unset, round, value);
+            return;
+        }
         while self.samples.back().is_some_and(|&(_, v)| v <= value) {
             self.samples.pop_back();
         }
@@ -36,8 +60,45 @@ impl MaxFilter {
         }
     }
 
+    fn update_three(s: &mut [(u64, f64); 3], win: u64, unset: f64, t: u64, v: f64) {
+        let new = (t, v);
+        if s[0].1 == unset || v >= s[0].1 || t.saturating_sub(s[2].0) > win {
+            *s = [new; 3];
+            return;
+        }
+        if v >= s[1].1 {
+            s[1] = new;
+            s[2] = new;
+        } else if v >= s[2].1 {
+            s[2] = new;
+        }
+        if t.saturating_sub(s[0].0) > win {
+            // The best expired: the second and third move up.
+            s[0] = s[1];
+            s[1] = s[2];
+            s[2] = new;
+            if t.saturating_sub(s[0].0) > win {
+                s[0] = s[1];
+                s[1] = s[2];
+            }
+            return;
+        }
+        if s[1].1 == s[0].1 && t.saturating_sub(s[1].0) > win >> 2 {
+            // A quarter of the window without a second best: take one from now on.
+            s[1] = new;
+            s[2] = new;
+            return;
+        }
+        if s[2].1 == s[1].1 && t.saturating_sub(s[2].0) > win >> 1 {
+            s[2] = new;
+        }
+    }
+
     pub fn get(&self) -> f64 {
-        self.samples.front().map_or(0.0, |s| s.1)
+        match self.three {
+            Some(s) => s[0].1,
+            None => self.samples.front().map_or(0.0, |s| s.1),
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the ACM Queue paper.
 
 use super::*;
+use crate::engine::US;
 
 const MSS: u64 = 1000;
 
@@ -522,15 +523,10 @@ fn ns3_starts_its_intervals_afresh_after_a_timeout() {
 }
 
 #[test]
-fn ns3_recovery_needs_the_ns3_sampler_and_enters_at_the_flight() {
-    let alone: std::collections::BTreeMap<String, f64> =
-        [("ns3_recovery".to_string(), 1.0)].into_iter().collect();
-    assert!(Bbr::with_params(&mut Params::new(&alone)).is_err());
-    let both: std::collections::BTreeMap<String, f64> =
-        [("ns3".to_string(), 1.0), ("ns3_recovery".to_string(), 1.0)]
-            .into_iter()
-            .collect();
-    let mut b = Bbr::with_params(&mut Params::new(&both)).unwrap();
+fn ns3_recovery_enters_at_the_flight() {
+    let ns3: std::collections::BTreeMap<String, f64> =
+        [("ns3".to_string(), 1.0)].into_iter().collect();
+    let mut b = Bbr::with_params(&mut Params::new(&ns3)).unwrap();
     let mut st = state();
     b.start(0, &st);
     b.cwnd = 200 * MSS;
@@ -539,17 +535,128 @@ fn ns3_recovery_needs_the_ns3_sampler_and_enters_at_the_flight() {
     b.on_congestion(&event(CongestionKind::DupAcks, 150 * MSS), &st);
     // CongestionStateSet(CA_RECOVERY): the flight before the head is marked lost (140
     // segments) plus what the ACK delivered (3 SACKed); ModulateCwndForRecovery then takes
-    // off the bytes newly marked lost (the head) and keeps at least the flight after the
-    // mark plus what was delivered.
+    // off the bytes newly marked lost (the head), 142, and keeps at least the flight as
+    // CongControl reads it, after the mark and EnterRecovery's retransmission (139 + 1),
+    // plus what was delivered: 143.
     let mut a = ack(MS, 0, 3 * MSS, 150 * MSS, None);
     (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
     (a.pipe, a.pipe_marked, a.lost_change) = (140 * MSS, 139 * MSS, MSS);
     b.on_ack(&a, &mut st);
-    assert_eq!(st.cwnd, (140 + 3 - 1) * MSS);
+    assert_eq!(st.cwnd, (139 + 1 + 3) * MSS);
     // A duplicate that marks two more lost and SACKs one: two off, the flight + 1 below.
     let mut a = ack(2 * MS, 0, MSS, 150 * MSS, None);
     (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
     (a.pipe, a.pipe_marked, a.lost_change) = (120 * MSS, 120 * MSS, 2 * MSS);
     b.on_ack(&a, &mut st);
-    assert_eq!(st.cwnd, (142 - 2) * MSS);
+    assert_eq!(st.cwnd, (143 - 2) * MSS);
+}
+
+fn ns3_bbr() -> Bbr {
+    let ns3: std::collections::BTreeMap<String, f64> =
+        [("ns3".to_string(), 1.0)].into_iter().collect();
+    Bbr::with_params(&mut Params::new(&ns3)).unwrap()
+}
+
+#[test]
+fn three_sample_filter_follows_the_windowed_filter_of_ns3_and_linux() {
+    // windowed-filter.h (ns-3) and win_minmax.c (Linux), window 10 rounds.
+    let mut f = MaxFilter::three_sample(BW_WINDOW_ROUNDS, 0.0);
+    let mut exact = MaxFilter::new(BW_WINDOW_ROUNDS);
+    let mut both = |r: u64, v: f64| {
+        f.update(r, v);
+        exact.update(r, v);
+        (f.get(), exact.get())
+    };
+    assert_eq!(both(1, 10.0), (10.0, 10.0));
+    // A second best is taken once a quarter window (2 rounds) has passed without one,
+    // and replaced by a larger one; 7 in round 8 is not kept, the third best being 9 from
+    // round 5 and less than half a window (5 rounds) old.
+    both(4, 6.0);
+    both(5, 9.0);
+    both(8, 7.0);
+    // Round 12: the best (round 1) is over 10 rounds old; 9 from round 5 moves up.
+    assert_eq!(both(12, 1.0), (9.0, 9.0));
+    // Round 16: 9 expires too, and the estimate falls to the newest sample, below the
+    // exact maximum of rounds 7-16 (7, from round 8).
+    assert_eq!(both(16, 2.0), (2.0, 7.0));
+    // The seed value (ns-3's zero value) is replaced by the first sample, lower or not.
+    let mut seeded = MaxFilter::three_sample(BW_WINDOW_ROUNDS, 50.0);
+    assert_eq!(seeded.get(), 50.0);
+    seeded.update(0, 3.0);
+    assert_eq!(seeded.get(), 3.0);
+}
+
+#[test]
+fn ns3_inflight_counts_bytes_and_three_one_segment_quanta() {
+    // TcpBbr::InFlight: gain × BDP in bytes + 3 × SetSendQuantum's one segment, 2 more in
+    // the probing phase; no rounding to segments.
+    let mut b = ns3_bbr();
+    b.start(0, &state());
+    b.min_rtt = Some(100 * MS);
+    b.mode = Mode::ProbeBw;
+    b.cycle_idx = 2;
+    // 1.25 MB/s × 100.5 ms × 2 = 251,250 bytes.
+    b.min_rtt = Some(100 * MS + 500 * US);
+    assert_eq!(b.inflight(1.25e6, 2.0), 251_250 + 3 * MSS);
+    b.cycle_idx = 0;
+    assert_eq!(b.inflight(1.25e6, 2.0), 251_250 + 5 * MSS);
+    // Linux's rule (the default): whole segments, rounded up to even, quanta by rate.
+    let mut l = Bbr::new();
+    l.start(0, &state());
+    (l.min_rtt, l.mode, l.cycle_idx, l.pacing_bps) =
+        (Some(100 * MS + 500 * US), Mode::ProbeBw, 2, 10e6);
+    assert_eq!(l.inflight(1.25e6, 2.0), (252 + 3 * 2) * MSS);
+}
+
+#[test]
+fn ns3_ack_aggregation_records_an_epoch_of_under_4096_bytes() {
+    // UpdateAckAggregation: an epoch under a second expects nothing (its length is taken
+    // in whole seconds), so the record is what the epoch acknowledged, and the epoch starts
+    // anew when it would reach 4096 bytes; AckAggregationCwnd adds the larger record, at
+    // most 100 ms at the estimate, once the pipe is full.
+    let mut b = ns3_bbr();
+    b.start(0, &state());
+    b.cwnd = 100 * MSS;
+    b.bw.update(1, 1.25e6);
+    let rs = RateSample {
+        acked: MSS,
+        ..Default::default()
+    };
+    for k in 1..=6 {
+        b.update_ack_aggregation(k * MS, &rs);
+    }
+    // 1000, 2000, 3000, 4000, then 4000 + 1000 >= 4096: a new epoch of 1000, 2000.
+    assert_eq!(b.extra_acked[b.extra_acked_idx], 4 * MSS);
+    assert_eq!(b.ack_epoch_acked, 2 * MSS);
+    assert_eq!(b.ack_aggregation_cwnd(), 0, "not before the pipe is full");
+    b.full_bw_reached = true;
+    assert_eq!(b.ack_aggregation_cwnd(), 4 * MSS);
+    // Capped at 100 ms of the estimate: 20 kB/s gives 2000 bytes.
+    b.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, 0.0);
+    b.bw.update(1, 2e4);
+    assert_eq!(b.ack_aggregation_cwnd(), 2 * MSS);
+    // An epoch older than a second expects a second's worth at the estimate: the ACK
+    // after a long pause starts a new epoch.
+    b.update_ack_aggregation(3 * SEC, &rs);
+    assert_eq!((b.ack_epoch_acked, b.ack_epoch_time), (MSS, 3 * SEC));
+}
+
+#[test]
+fn ns3_paces_startup_at_2_89_from_the_whole_millisecond_min_rtt() {
+    // InitPacingRate once the connection's min RTT is known: HighGain 2.89 × cwnd over
+    // the min RTT in whole milliseconds (100.9 ms counts as 100), no margin.
+    let mut b = ns3_bbr();
+    let mut st = state();
+    let mut a = ack(100 * MS, 0, 0, 10 * MSS, None);
+    a.min_rtt = Some(100 * MS + 900 * US);
+    b.on_ack(&a, &mut st);
+    let rate = b.pacing_rate(&st).unwrap();
+    assert!(
+        (rate - 2.89 * 10.0 * MSS as f64 * 8.0 / 0.1).abs() < 1.0,
+        "{rate}"
+    );
+    assert_eq!((b.pacing_gain(), b.cwnd_gain()), (2.89, 2.89));
+    b.set_mode(Mode::Drain);
+    b.update_gains();
+    assert_eq!(b.pacing_gain(), 1.0 / 2.89);
 }

@@ -178,10 +178,18 @@ impl TcpSender {
     pub(super) fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
         let len = self.seg_len(seq);
         if let Some(rate) = self.cc.pacing_rate(&self.st) {
-            // Every transmission, retransmissions included, takes its slot at the pacing rate.
-            let bits = (len as u64 + self.cfg.header as u64) as f64 * 8.0;
-            let gap = (bits / rate.max(1.0) * SEC as f64).ceil() as Time;
-            self.pacer.next_send = now.max(self.pacer.next_send) + gap;
+            if self.cfg.pacing_ns3 {
+                // ns-3's timer: started only when it has run out, for the payload's time.
+                if now >= self.pacer.next_send {
+                    let gap = (len as f64 * 8.0 / rate.max(1.0) * SEC as f64).round() as Time;
+                    self.pacer.next_send = now + gap;
+                }
+            } else {
+                // Every transmission, retransmissions included, takes its slot at the rate.
+                let bits = (len as u64 + self.cfg.header as u64) as f64 * 8.0;
+                let gap = (bits / rate.max(1.0) * SEC as f64).ceil() as Time;
+                self.pacer.next_send = now.max(self.pacer.next_send) + gap;
+            }
         }
         if self.in_recovery {
             self.prr.out += len as u64;

@@ -3,7 +3,7 @@
 //! `reno_sack.rs` those of ns-3's guessed SACK marks.
 
 use super::*;
-use crate::engine::{MS, SEC};
+use crate::engine::{MS, SEC, US};
 use crate::tcp::cc::{self, CongestionEvent, Reaction};
 use crate::tcp::RecoverGuard;
 
@@ -452,6 +452,28 @@ fn pacing_spaces_segments_and_asks_for_the_clock() {
     }
     assert!(drain(&mut s, 20 * MS).is_empty());
     assert_eq!(s.poll_timeout(), Some(rto));
+}
+
+#[test]
+fn ns3_pacing_times_the_payload_and_a_resend_leaves_a_running_gap() {
+    // 1000-byte segments with 40 bytes of headers at 8 Mb/s. Slots: every transmission,
+    // a retransmission too, queues 1.04 ms behind the last. ns-3 (TcpSocketBase::
+    // SendDataPacket): a transmission schedules the pacing timer for its payload's 1 ms only
+    // if the timer has run out; the fast retransmission sent while it runs leaves it.
+    for (ns3, after_resend) in [(false, 2080 * US), (true, MS)] {
+        let cfg = TcpConfig {
+            initial_cwnd: 10,
+            pacing_ns3: ns3,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
+        s.set_app_end(u64::MAX);
+        s.emit(0, 0, false);
+        let first = if ns3 { MS } else { 1040 * US };
+        assert_eq!(s.pacer.next_send, first, "ns3 = {ns3}");
+        s.emit(MS / 2, 0, true);
+        assert_eq!(s.pacer.next_send, after_resend, "ns3 = {ns3}");
+    }
 }
 
 #[test]
