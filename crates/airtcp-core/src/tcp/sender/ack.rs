@@ -201,9 +201,14 @@ impl TcpSender {
         }
         if self.recovery_kind == RecoveryKind::Sack
             && !self.in_recovery
-            // ns-3 asks IsLost only of a duplicate; without SACK (its guessed marks) an ACK
-            // that advances is never one (ProcessAck).
-            && (self.cfg.sack || info.dup_ack)
+            // RFC 6675 5 asks IsLost only of a duplicate: with SACK, an ACK that brings new
+            // SACK information, whatever its cumulative point (ns-3's ProcessAck, Linux's
+            // FLAG_DATA_SACKED); without SACK (ns-3's guessed marks) one that does not advance.
+            && (if self.cfg.sack {
+                info.sacked_bytes > 0
+            } else {
+                info.dup_ack
+            })
             && self.frto == Frto::Off
             && self.snd_una < self.snd_max
             && self.board.is_lost(self.snd_una, self.cfg.dupack_threshold)

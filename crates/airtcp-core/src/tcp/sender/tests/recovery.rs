@@ -638,3 +638,59 @@ fn recover_guard_variants_of_rfc_6582() {
     // above it was already there): needless resends.
     assert_eq!(dupacks_after_timeout(Timestamp, 1000, Some(SEC)), 0);
 }
+
+#[test]
+fn only_an_ack_with_new_sack_information_starts_a_recovery_on_a_lost_head() {
+    // RFC 6675 5: IsLost(HighACK + 1) is asked on a duplicate ACK, which with SACK is one
+    // that brings new SACK information, whatever its cumulative point (ns-3's ProcessAck:
+    // isDupack = scoreboardUpdated). Segments 0 and 5 are lost, then 10 (sent during the
+    // recovery); the ACK that ends the recovery repeats the SACK blocks it had, so the
+    // new head, lost by the SACK count, waits for the next ACK with news. (With ns-3's
+    // guard, which lets a recovery start once the last one's point is acknowledged.)
+    let mut s = recovery_sender(u64::MAX, |c| {
+        c.initial_cwnd = 10;
+        c.recover_guard = RecoverGuard::LessCareful;
+    });
+    assert_eq!(drain(&mut s, 0).len(), 10);
+    let mut t = 100 * MS;
+    for top in [2000, 3000, 4000] {
+        s.on_ack(t, &ack_sacking(0, &[(1000, top)]));
+        t += MS;
+    }
+    assert!(s.in_recovery());
+    assert_eq!(sent(&drain(&mut s, t)), [(0, true)]);
+    for top in [7000, 8000, 9000, 10000] {
+        s.on_ack(t, &ack_sacking(0, &[(6000, top), (1000, 5000)]));
+        drain(&mut s, t);
+        t += MS;
+    }
+    let above = |top| [(11000, top), (6000, 10000), (1000, 5000)];
+    for top in [12000, 13000, 14000] {
+        s.on_ack(t, &ack_sacking(0, &above(top)));
+        drain(&mut s, t);
+        t += MS;
+    }
+    assert!(
+        s.snd_max >= 14000,
+        "segments 10 to 13 were sent in the recovery"
+    );
+    // The retransmission of 0 arrives: a partial ACK, nothing new SACKed.
+    s.on_ack(t, &ack_sacking(5000, &[(11000, 14000), (6000, 10000)]));
+    drain(&mut s, t);
+    t += MS;
+    // That of 5 ends the recovery; segment 10 is lost by the count, but nothing is new.
+    let entries = s.stats.fast_retransmits;
+    s.on_ack(t, &ack_sacking(10000, &[(11000, 14000)]));
+    assert!(!s.in_recovery());
+    assert!(!sent(&drain(&mut s, t)).contains(&(10000, true)));
+    assert_eq!(s.stats.fast_retransmits, entries);
+    t += MS;
+    // The next ACK SACKs one more: a duplicate, and segment 10 is resent at once.
+    s.on_ack(t, &ack_sacking(10000, &[(11000, 15000)]));
+    assert!(s.in_recovery());
+    assert_eq!(s.stats.fast_retransmits, entries + 1);
+    assert_eq!(
+        drain(&mut s, t).first().map(|g| (g.seq, g.retx)),
+        Some((10000, true))
+    );
+}
