@@ -181,6 +181,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         ),
         ("rtt_sampling", if c.rtt_sample_ns3 { "ns3" } else { "rfc" }),
         ("pacing", if c.pacing_ns3 { "ns3" } else { "slots" }),
+        ("ack_options", c.sack_bytes.name()),
     ];
     let obj = v.as_object_mut().expect("an object literal");
     for (k, val) in timer {

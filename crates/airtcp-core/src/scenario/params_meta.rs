@@ -444,6 +444,7 @@ pub const PARAMS: &[Param] = &[
     p(TCP, "", "rto_on_new_ack", "choice", "", "keep_backoff", one_of(&["keep_backoff", "estimate"]), "A timeout's backed-off RTO: kept until a valid RTT sample (RFC 6298), or reset to the estimate by every new ACK that restarts the timer (ns-3)."),
     p(TCP, "", "reno_sack", "bool", "", "false", ANY, "Without SACK, each duplicate ACK marks one more segment SACKed (kept until a timeout) and recovery runs on those marks (ns-3)."),
     p(TCP, "", "pacing", "choice", "", "slots", one_of(&["slots", "ns3"]), "A paced scheme's gaps: every transmission takes a slot of its packet's bytes at the pacing rate, or ns-3's timer (a gap of the payload's time, started only once the last one ran out)."),
+    p(TCP, "", "ack_options", "choice", "", "none", one_of(&["none", "ns3", "linux"]), "What an ACK's SACK blocks add to its size: nothing (ns-2's fixed-size ACKs), ns-3's packing (options summed, padded to 4 bytes) or Linux's (two NOPs, then the option)."),
     p(TCP, "", "rtt_sampling", "choice", "", "rfc", one_of(&["rfc", "ns3"]), "Which ACKs feed the RTT estimator: every advancing one (RFC 7323; Karn's rule without timestamps), or only one covering the oldest segment first sent since the last timeout (ns-3)."),
     p(TCP, "", "partial_ack_retransmit", "bool", "", "false", ANY, "In SACK recovery, resend the new head on a partial ACK (ns-3)."),
     p(TCP, "", "timeout_keeps_ssthresh", "bool", "", "false", ANY, "A repeated timeout of one loss episode keeps ssthresh (Linux)."),

@@ -3,7 +3,7 @@
 use super::params_meta;
 use super::schema::TcpOptions;
 use crate::tcp::cc::RecoveryKind;
-use crate::tcp::{Profile, RecoverGuard, TcpConfig};
+use crate::tcp::{Profile, RecoverGuard, SackBytes, TcpConfig};
 
 /// A flow's TCP settings: the defaults with the keys set in `o` applied; errors name the
 /// offending key.
@@ -97,6 +97,14 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             (
                 "recover_guard".to_string(),
                 crate::util::unknown_name("recover_guard", name, &RecoverGuard::NAMES),
+            )
+        })?;
+    }
+    if let Some(name) = &o.ack_options {
+        c.sack_bytes = SackBytes::from_name(name).ok_or_else(|| {
+            (
+                "ack_options".to_string(),
+                crate::util::unknown_name("ack_options", name, &SackBytes::NAMES),
             )
         })?;
     }
@@ -333,6 +341,45 @@ mod tests {
         let e = with("renno").unwrap_err();
         assert_eq!(e.0, "recovery");
         assert!(e.1.contains("did you mean 'reno'"), "{}", e.1);
+    }
+
+    #[test]
+    fn sack_blocks_add_the_option_bytes_each_stack_writes() {
+        // ns-3 (TcpHeader::CalculateHeaderLength): 20 + the options' sizes (timestamp 10,
+        // SACK 2 + 8 per block) padded to 4; `header` already holds the timestamp as 12.
+        let ns3: Vec<u32> = (0..=3).map(|n| SackBytes::Ns3.bytes(n, true)).collect();
+        assert_eq!(ns3, [0, 8, 16, 24]);
+        let ns3_no_ts: Vec<u32> = (0..=3).map(|n| SackBytes::Ns3.bytes(n, false)).collect();
+        assert_eq!(ns3_no_ts, [0, 12, 20, 28]);
+        // Linux (tcp_options_write): NOP, NOP, kind, length, 8 bytes a block.
+        let linux: Vec<u32> = (0..=3).map(|n| SackBytes::Linux.bytes(n, true)).collect();
+        assert_eq!(linux, [0, 12, 20, 28]);
+        assert_eq!(SackBytes::None.bytes(3, true), 0);
+        // The profiles choose them; ns-2's agents send fixed-size ACKs.
+        let of = |p: &str| {
+            tcp_config(&TcpOptions {
+                profile: Some(p.into()),
+                ..Default::default()
+            })
+            .unwrap()
+            .sack_bytes
+        };
+        let default = tcp_config(&TcpOptions::default()).unwrap().sack_bytes;
+        assert_eq!(
+            [default, of("ns2"), of("ns3"), of("linux")],
+            [
+                SackBytes::None,
+                SackBytes::None,
+                SackBytes::Ns3,
+                SackBytes::Linux
+            ]
+        );
+        let e = tcp_config(&TcpOptions {
+            ack_options: Some("bsd".into()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.0, "ack_options");
     }
 
     #[test]

@@ -51,7 +51,9 @@ impl Sim {
             let Some(hdr) = t.rx.poll_ack(now) else {
                 break;
             };
-            let size = t.tx.cfg.header + syn_options(&t.tx.cfg, &hdr);
+            let cfg = &t.tx.cfg;
+            let sack = cfg.sack_bytes.bytes(hdr.n_sack as usize, cfg.timestamps);
+            let size = cfg.header + syn_options(cfg, &hdr) + sack;
             let id = self
                 .pool
                 .alloc_with(|| Packet::new(tcp_wire(f, src, dst, size, Ecn::NOT_ECT, hdr), now));

@@ -46,6 +46,8 @@ pub struct TcpConfig {
     /// recovery's retransmission sent meanwhile leaves it), instead of every transmission
     /// taking its slot of the packet's bytes.
     pub pacing_ns3: bool,
+    /// What an ACK's SACK blocks add to its size beyond `header` (`ack_options`).
+    pub sack_bytes: SackBytes,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
     /// duplicate ACKs for this long, dropping them if the hole fills meanwhile.
     pub dda_delay: Option<Time>,
@@ -139,6 +141,47 @@ pub struct TcpConfig {
     /// Loss recovery for every scheme of the flow, in place of the scheme's own (None); SACK
     /// (`sack = true`) takes precedence.
     pub recovery: Option<cc::RecoveryKind>,
+}
+
+/// How an ACK's SACK blocks count in its size (`ack_options`): not at all (ns-2's agents send
+/// fixed-size ACKs), as ns-3 packs its options (the timestamp's 10 bytes and the SACK
+/// option's 2 + 8 per block, the sum padded to 4 bytes), or as Linux writes them (two NOPs,
+/// then the option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SackBytes {
+    #[default]
+    None,
+    Ns3,
+    Linux,
+}
+
+impl SackBytes {
+    pub const NAMES: [&'static str; 3] = ["none", "ns3", "linux"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::None, Self::Ns3, Self::Linux]
+            .into_iter()
+            .find(|v| v.name() == name)
+    }
+
+    /// Bytes `blocks` SACK blocks add to a header whose `header` size holds the timestamp
+    /// option (padded to 12 bytes) when `timestamps` is on.
+    pub fn bytes(self, blocks: usize, timestamps: bool) -> u32 {
+        let n = blocks as u32;
+        if n == 0 {
+            return 0;
+        }
+        match self {
+            SackBytes::None => 0,
+            SackBytes::Ns3 if timestamps => (10 + 2 + 8 * n).div_ceil(4) * 4 - 12,
+            SackBytes::Ns3 => (2 + 8 * n).div_ceil(4) * 4,
+            SackBytes::Linux => 4 + 8 * n,
+        }
+    }
 }
 
 /// When duplicate ACKs below `recover` may still start a fast retransmit (RFC 6582 3.2 step 1
@@ -296,6 +339,8 @@ impl Profile {
                 // for CalculateBytesTxTime(sz), sz the payload taken from the send buffer;
                 // SendPendingData sends only while it is not running.
                 pacing_ns3: true,
+                // TcpHeader::CalculateHeaderLength: the options' sizes summed, padded to 4.
+                sack_bytes: SackBytes::Ns3,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
                 // MarkHeadAsLost.
                 pipe_keeps_retransmissions: true,
@@ -336,6 +381,8 @@ impl Profile {
                 // delivered (tp->delivered - prior_delivered); tcp_reno_cong_avoid and
                 // cubic's tcp_cong_avoid_ai grow by it.
                 linux_growth: true,
+                // tcp_options_write: NOP, NOP, then the SACK option.
+                sack_bytes: SackBytes::Linux,
                 ..base
             },
         }
@@ -367,6 +414,7 @@ impl Default for TcpConfig {
             syn_options: 0,
             handshake_ack: false,
             pacing_ns3: false,
+            sack_bytes: SackBytes::None,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.
             limited_transmit: false,

@@ -653,6 +653,8 @@ pub struct TcpOptions {
     pub handshake_ack: Option<bool>,
     /// "slots" or "ns3" (docs/tcp_profiles.md).
     pub pacing: Option<String>,
+    /// "none", "ns3" or "linux": what SACK blocks add to an ACK's size.
+    pub ack_options: Option<String>,
     pub dda_delay: Option<Duration>,
     pub limited_transmit: Option<bool>,
     pub prr: Option<bool>,
@@ -734,6 +736,10 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.rtt_sampling.clone()),
                 pacing: self.pacing.clone().or_else(|| base.pacing.clone()),
+                ack_options: self
+                    .ack_options
+                    .clone()
+                    .or_else(|| base.ack_options.clone()),
                 prr_variant: self
                     .prr_variant
                     .clone()
