@@ -147,6 +147,7 @@ pub struct Bbr {
     ack_pipe: u64,
     ack_pipe_marked: u64,
     ack_lost_change: u64,
+    ack_head_resend_adds: u64,
     /// ns-3's ACK-aggregation allowance (`UpdateAckAggregation`, `AckAggregationCwnd`): the
     /// bytes of the current ACK epoch, its start, the two records of extra bytes acknowledged
     /// beyond the estimate, the rounds the current record has run and which one it is.
@@ -205,6 +206,7 @@ impl Bbr {
             ack_pipe: 0,
             ack_pipe_marked: 0,
             ack_lost_change: 0,
+            ack_head_resend_adds: 0,
             ack_epoch_acked: 0,
             ack_epoch_time: 0,
             extra_acked: [0; 2],
@@ -622,8 +624,13 @@ impl Bbr {
             cwnd = cwnd.saturating_sub(self.ack_lost_change).max(self.mss);
             if self.packet_conservation {
                 // ns-3 reads `m_bytesInFlight` as last computed: on the ACK that enters
-                // recovery, after `EnterRecovery` sent the fast retransmission.
-                let resent = if entered { self.mss } else { 0 };
+                // recovery, after `EnterRecovery` sent the fast retransmission, which adds
+                // to it unless the head already counted as resent.
+                let resent = if entered {
+                    self.ack_head_resend_adds
+                } else {
+                    0
+                };
                 return (cwnd.max(self.ack_pipe_marked + resent + rs.acked), true);
             }
         }
@@ -748,6 +755,7 @@ impl CongestionControl for Bbr {
         }
         (self.ack_pipe, self.ack_pipe_marked, self.ack_lost_change) =
             (ack.pipe, ack.pipe_marked, ack.lost_change);
+        self.ack_head_resend_adds = ack.head_resend_adds;
         let mut rs = self
             .rs
             .on_ack(ack, self.mss, self.ca == CaState::Loss, ack.min_rtt);

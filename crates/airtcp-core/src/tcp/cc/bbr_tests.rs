@@ -541,6 +541,7 @@ fn ns3_recovery_enters_at_the_flight() {
     let mut a = ack(MS, 0, 3 * MSS, 150 * MSS, None);
     (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
     (a.pipe, a.pipe_marked, a.lost_change) = (140 * MSS, 139 * MSS, MSS);
+    a.head_resend_adds = MSS;
     b.on_ack(&a, &mut st);
     assert_eq!(st.cwnd, (139 + 1 + 3) * MSS);
     // A duplicate that marks two more lost and SACKs one: two off, the flight + 1 below.
@@ -659,4 +660,24 @@ fn ns3_paces_startup_at_2_89_from_the_whole_millisecond_min_rtt() {
     b.set_mode(Mode::Drain);
     b.update_gains();
     assert_eq!(b.pacing_gain(), 1.0 / 2.89);
+}
+
+#[test]
+fn ns3_recovery_floor_leaves_out_a_head_already_counted_as_resent() {
+    // A head resent in an earlier recovery keeps ns-3's m_retrans mark until a timeout, so
+    // EnterRecovery's fast retransmission adds nothing to BytesInFlight: the first round's
+    // floor is the flight plus what was delivered (7 + 1), not one segment more.
+    let mut b = ns3_bbr();
+    let mut st = state();
+    b.start(0, &st);
+    b.cwnd = 20 * MSS;
+    st.cwnd = b.cwnd;
+    b.snd_una = 50 * MSS;
+    b.on_congestion(&event(CongestionKind::DupAcks, 12 * MSS), &st);
+    let mut a = ack(MS, 0, MSS, 12 * MSS, None);
+    (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
+    (a.pipe, a.pipe_marked, a.lost_change, a.head_resend_adds) = (7 * MSS, 7 * MSS, MSS, 0);
+    b.on_ack(&a, &mut st);
+    // Entry at 7 + 1, less the segment newly marked lost (7), floor 7 + 0 + 1.
+    assert_eq!(st.cwnd, 8 * MSS);
 }

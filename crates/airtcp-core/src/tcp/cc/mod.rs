@@ -133,6 +133,10 @@ pub struct AckInfo {
     /// IsLost() or as the head of a fast retransmit) less those SACKed or acknowledged while
     /// marked, as a magnitude (ns-3's `TcpRateSample::m_bytesLoss`).
     pub lost_change: u64,
+    /// For a scheme that asks: what resending the first unacknowledged segment would add to
+    /// the flight, ns-3's way: its length, unless it is already counted as resent (since the
+    /// last timeout, with `pipe_keeps_retransmissions`) and not a head forced lost.
+    pub head_resend_adds: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -361,6 +361,12 @@ impl TcpSender {
         let lost = self.board.lost_bytes(dt, self.app_end) + forced;
         info.pipe = pipe;
         info.pipe_marked = pipe.saturating_sub(forced);
+        let head_counted = !self.board.resendable(self.snd_una, self.recovery_epoch);
+        info.head_resend_adds = if forced > 0 || !head_counted {
+            self.seg_len(self.snd_una) as u64
+        } else {
+            0
+        };
         info.lost_change = lost.abs_diff(self.lost_prev);
         self.lost_prev = lost;
     }
