@@ -522,17 +522,28 @@ fn ns3_starts_its_intervals_afresh_after_a_timeout() {
     }
 }
 
-#[test]
-fn ns3_recovery_enters_at_the_flight() {
+fn ns3_bbr() -> Bbr {
     let ns3: std::collections::BTreeMap<String, f64> =
         [("ns3".to_string(), 1.0)].into_iter().collect();
-    let mut b = Bbr::with_params(&mut Params::new(&ns3)).unwrap();
+    Bbr::with_params(&mut Params::new(&ns3)).unwrap()
+}
+
+/// ns-3's BBR with a window of `cwnd` segments, told of three duplicate ACKs with `flight`
+/// segments outstanding above the head at segment 50.
+fn ns3_entering_recovery(cwnd: u64, flight: u64) -> (Bbr, CcState) {
+    let mut b = ns3_bbr();
     let mut st = state();
     b.start(0, &st);
-    b.cwnd = 200 * MSS;
+    b.cwnd = cwnd * MSS;
     st.cwnd = b.cwnd;
     b.snd_una = 50 * MSS;
-    b.on_congestion(&event(CongestionKind::DupAcks, 150 * MSS), &st);
+    b.on_congestion(&event(CongestionKind::DupAcks, flight * MSS), &st);
+    (b, st)
+}
+
+#[test]
+fn ns3_recovery_enters_at_the_flight() {
+    let (mut b, mut st) = ns3_entering_recovery(200, 150);
     // CongestionStateSet(CA_RECOVERY): the flight before the head is marked lost (140
     // segments) plus what the ACK delivered (3 SACKed); ModulateCwndForRecovery then takes
     // off the bytes newly marked lost (the head), 142, and keeps at least the flight as
@@ -550,12 +561,6 @@ fn ns3_recovery_enters_at_the_flight() {
     (a.pipe, a.pipe_marked, a.lost_change) = (120 * MSS, 120 * MSS, 2 * MSS);
     b.on_ack(&a, &mut st);
     assert_eq!(st.cwnd, (143 - 2) * MSS);
-}
-
-fn ns3_bbr() -> Bbr {
-    let ns3: std::collections::BTreeMap<String, f64> =
-        [("ns3".to_string(), 1.0)].into_iter().collect();
-    Bbr::with_params(&mut Params::new(&ns3)).unwrap()
 }
 
 #[test]
@@ -667,13 +672,7 @@ fn ns3_recovery_floor_leaves_out_a_head_already_counted_as_resent() {
     // A head resent in an earlier recovery keeps ns-3's m_retrans mark until a timeout, so
     // EnterRecovery's fast retransmission adds nothing to BytesInFlight: the first round's
     // floor is the flight plus what was delivered (7 + 1), not one segment more.
-    let mut b = ns3_bbr();
-    let mut st = state();
-    b.start(0, &st);
-    b.cwnd = 20 * MSS;
-    st.cwnd = b.cwnd;
-    b.snd_una = 50 * MSS;
-    b.on_congestion(&event(CongestionKind::DupAcks, 12 * MSS), &st);
+    let (mut b, mut st) = ns3_entering_recovery(20, 12);
     let mut a = ack(MS, 0, MSS, 12 * MSS, None);
     (a.in_recovery, a.ack_seq) = (true, 50 * MSS);
     (a.pipe, a.pipe_marked, a.lost_change, a.head_resend_adds) = (7 * MSS, 7 * MSS, MSS, 0);
