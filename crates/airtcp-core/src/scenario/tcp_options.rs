@@ -173,6 +173,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             &mut c.rtt_sample_ns3,
         ),
         ("pacing", &o.pacing, ["slots", "ns3"], &mut c.pacing_ns3),
+        (
+            "timeout_resend",
+            &o.timeout_resend,
+            ["all", "below_sack"],
+            &mut c.timeout_resend_below_sack,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {

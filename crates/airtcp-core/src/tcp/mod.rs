@@ -46,6 +46,10 @@ pub struct TcpConfig {
     /// recovery's retransmission sent meanwhile leaves it), instead of every transmission
     /// taking its slot of the packet's bytes.
     pub pacing_ns3: bool,
+    /// After a timeout with SACK, resend only the un-SACKed segments below the highest
+    /// SACKed one before new data (`timeout_resend = "below_sack"`, ns-3's NextSeg rule 1.b
+    /// with every segment marked lost), rather than every un-SACKed segment sent before it.
+    pub timeout_resend_below_sack: bool,
     /// What an ACK's SACK blocks add to its size beyond `header` (`ack_options`).
     pub sack_bytes: SackBytes,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
@@ -339,6 +343,10 @@ impl Profile {
                 // for CalculateBytesTxTime(sz), sz the payload taken from the send buffer;
                 // SendPendingData sends only while it is not running.
                 pacing_ns3: true,
+                // TcpTxBuffer::NextSeg: rule 1 takes a lost segment only below the highest
+                // SACKed one (1.b); in CA_LOSS SendPendingData disables rule 3, so new data
+                // goes first.
+                timeout_resend_below_sack: true,
                 // TcpHeader::CalculateHeaderLength: the options' sizes summed, padded to 4.
                 sack_bytes: SackBytes::Ns3,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
@@ -414,6 +422,7 @@ impl Default for TcpConfig {
             syn_options: 0,
             handshake_ack: false,
             pacing_ns3: false,
+            timeout_resend_below_sack: false,
             sack_bytes: SackBytes::None,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.

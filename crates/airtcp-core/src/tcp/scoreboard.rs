@@ -429,14 +429,23 @@ impl Scoreboard {
 
     /// After a timeout (RFC 6675 5.1), everything sent before it (below `recover`) and not
     /// SACKed is presumed lost, and later data when IsLost says so. In flight: what was
-    /// resent since (in `epoch`) and later data not judged lost.
-    pub fn in_flight_in_loss(&self, dupthresh: u32, epoch: u32, recover: u64, app_end: u64) -> u64 {
+    /// resent since (in `epoch`) and later data not judged lost; with `sacked_retx` (as
+    /// [`Self::pipe`]) what was resent since and then SACKed as well.
+    pub fn in_flight_in_loss(
+        &self,
+        dupthresh: u32,
+        epoch: u32,
+        recover: u64,
+        app_end: u64,
+        sacked_retx: bool,
+    ) -> u64 {
         let lost = self.lost_below(dupthresh);
         let mut bytes = 0;
         for (i, s) in self.segs.iter().enumerate() {
             let start = self.seq_of(i);
             let resent = epoch != 0 && s.rexmit_epoch == epoch;
-            if !s.sacked && (resent || (start >= recover && i >= lost)) {
+            if (resent && sacked_retx) || (!s.sacked && (resent || (start >= recover && i >= lost)))
+            {
                 bytes += (start + self.mss).min(app_end) - start;
             }
         }
@@ -445,9 +454,24 @@ impl Scoreboard {
 
     /// NextSeg() rule 1 after a timeout: the lowest segment presumed lost (see
     /// [`Self::in_flight_in_loss`]) and not yet resent in `epoch`.
-    pub fn loss_next(&self, dupthresh: u32, epoch: u32, recover: u64) -> Option<u64> {
+    /// With `below_sack`, only a segment below the highest SACKed one, when any is SACKed.
+    pub fn loss_next(
+        &self,
+        dupthresh: u32,
+        epoch: u32,
+        recover: u64,
+        below_sack: bool,
+    ) -> Option<u64> {
         let lost = self.lost_below(dupthresh);
-        (0..self.segs.len())
+        let end = if below_sack {
+            (0..self.segs.len())
+                .rev()
+                .find(|&i| self.segs[i].sacked)
+                .unwrap_or(self.segs.len())
+        } else {
+            self.segs.len()
+        };
+        (0..end)
             .find(|&i| {
                 let s = &self.segs[i];
                 !s.sacked && s.rexmit_epoch != epoch && (self.seq_of(i) < recover || i < lost)

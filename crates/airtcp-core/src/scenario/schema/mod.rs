@@ -653,6 +653,8 @@ pub struct TcpOptions {
     pub handshake_ack: Option<bool>,
     /// "slots" or "ns3" (docs/tcp_profiles.md).
     pub pacing: Option<String>,
+    /// "all" or "below_sack": what a timeout resends before new data (docs/tcp_profiles.md).
+    pub timeout_resend: Option<String>,
     /// "none", "ns3" or "linux": what SACK blocks add to an ACK's size.
     pub ack_options: Option<String>,
     pub dda_delay: Option<Duration>,
@@ -736,6 +738,10 @@ impl TcpOptions {
                     .clone()
                     .or_else(|| base.rtt_sampling.clone()),
                 pacing: self.pacing.clone().or_else(|| base.pacing.clone()),
+                timeout_resend: self
+                    .timeout_resend
+                    .clone()
+                    .or_else(|| base.timeout_resend.clone()),
                 ack_options: self
                     .ack_options
                     .clone()

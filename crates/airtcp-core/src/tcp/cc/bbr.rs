@@ -62,7 +62,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (held by the receive window, not cwnd, is application-limited; PROBE_RTT is not; the sample kept from ACK to ACK; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, and its recovery window (entry at the flight, lost bytes taken off, cwnd = ssthresh at the end, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
+        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (the initial window, and a sender held by the receive window, not cwnd, are application-limited; PROBE_RTT is not; the sample kept from ACK to ACK, read from the newest delivered segment's record and handed on by an ACK that delivers nothing; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, its gain cycle (timed by each ACK's arrival, probing ended by a changed lost mark, started at offset 0-5), and its recovery window (entry at the flight, lost bytes taken off, cwnd = the ssthresh from before the ACK at the end, grown in 32 bits, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
+    ),
+    ParamSpec::new(
+        "cycle_start",
+        -1.0,
+        "the gain-cycle phase PROBE_BW starts in, 0-7 (0: the 1.25 phase); -1: drawn at random, as Linux and ns-3 do (fixing it lines up a run with another simulator's draw)",
     ),
 ];
 
@@ -143,6 +148,8 @@ pub struct Bbr {
     /// recovery window (`TcpBbr::CongestionStateSet`, `ModulateCwndForRecovery`, and
     /// `TcpSocketBase::ProcessAck` at the end of fast recovery), with `ack_*` below.
     ns3: bool,
+    /// `cycle_start`: the phase PROBE_BW starts in, when fixed.
+    cycle_start: Option<usize>,
     /// The last ACK's `AckInfo::pipe`, `pipe_marked` and `lost_change` (ns-3 variant).
     ack_pipe: u64,
     ack_pipe_marked: u64,
@@ -203,6 +210,7 @@ impl Bbr {
             rwnd: u64::MAX,
             probe_rtt_entries: 0,
             ns3: false,
+            cycle_start: None,
             ack_pipe: 0,
             ack_pipe_marked: 0,
             ack_lost_change: 0,
@@ -217,11 +225,33 @@ impl Bbr {
 
     pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
         let ns3 = p.flag(PARAMS, "ns3")?;
-        let mut b = Bbr { ns3, ..Self::new() };
+        let start = p.spec(PARAMS, "cycle_start")?;
+        let cycle_start = match start {
+            -1.0 => None,
+            v if v.fract() == 0.0 && (0.0..GAIN_CYCLE.len() as f64).contains(&v) => {
+                Some(v as usize)
+            }
+            v => {
+                return Err((
+                    "cycle_start".into(),
+                    format!("must be -1 or a phase 0-7, got {v}"),
+                ))
+            }
+        };
+        let mut b = Bbr {
+            ns3,
+            cycle_start,
+            ..Self::new()
+        };
         if ns3 {
             // ns-3 keeps the three-sample windowed filter (`windowed-filter.h`), as Linux does.
             b.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, 0.0);
             (b.pacing_gain, b.cwnd_gain) = (NS3_HIGH_GAIN, NS3_HIGH_GAIN);
+            // ns-3's applications write less than a segment at first (BulkSend: 512 bytes),
+            // and `TcpSocketBase::Send` then marks the sampler application-limited
+            // (`CalculateAppLimited`: `m_appLimited` = 1), so the initial window's samples
+            // are application-limited.
+            b.rs.app_limited_until = 1;
         }
         b.rs.ns3_restart = ns3;
         Ok(b)
@@ -415,8 +445,14 @@ impl Bbr {
     /// yielding bandwidth): index 7 − U{0..6}, then advanced by one.
     fn reset_probe_bw(&mut self, delivered_time: Time) {
         self.set_mode(Mode::ProbeBw);
-        self.cycle_idx =
-            GAIN_CYCLE.len() - 1 - self.rng.below(GAIN_CYCLE.len() as u64 - 1) as usize;
+        // Linux draws the offset from 0..=6; ns-3 from 0..=5 (`GetValue(0, 6)` truncated),
+        // so it never starts a cycle in the phase after the 0.75 one.
+        let span = GAIN_CYCLE.len() as u64 - if self.ns3 { 2 } else { 1 };
+        self.cycle_idx = GAIN_CYCLE.len() - 1 - self.rng.below(span) as usize;
+        if let Some(k) = self.cycle_start {
+            // The phase before it, so that advancing lands on it.
+            self.cycle_idx = (k + GAIN_CYCLE.len() - 1) % GAIN_CYCLE.len();
+        }
         self.advance_cycle_phase(delivered_time);
     }
 
@@ -448,9 +484,9 @@ impl Bbr {
         }
     }
 
-    fn is_next_cycle_phase(&self, rs: &RateSample) -> bool {
+    fn is_next_cycle_phase(&self, at: Time, rs: &RateSample) -> bool {
         let min_rtt = self.min_rtt.unwrap_or(Time::MAX);
-        let full_length = rs.delivered_time.saturating_sub(self.cycle_stamp) > min_rtt;
+        let full_length = at.saturating_sub(self.cycle_stamp) > min_rtt;
         let g = self.pacing_gain;
         if g == 1.0 {
             return full_length;
@@ -459,16 +495,24 @@ impl Bbr {
         if g > 1.0 {
             // Probe until inflight reached gain × BDP (which may take longer than a min RTT),
             // but not on when losses say the path cannot hold it.
-            full_length && (rs.losses || rs.prior_inflight >= self.inflight(bw, g))
+            // ns-3 asks whether this ACK changed the lost marks (`m_bytesLoss`).
+            let losses = if self.ns3 {
+                self.ack_lost_change > 0
+            } else {
+                rs.losses
+            };
+            full_length && (losses || rs.prior_inflight >= self.inflight(bw, g))
         } else {
             // Drain the probe's queue: done when inflight is back at the BDP.
             full_length || rs.prior_inflight <= self.inflight(bw, 1.0)
         }
     }
 
-    fn update_cycle_phase(&mut self, rs: &RateSample) {
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs) {
-            self.advance_cycle_phase(rs.delivered_time);
+    /// The phase's clock: Linux's delivery time, ns-3's `Simulator::Now()` at each ACK.
+    fn update_cycle_phase(&mut self, now: Time, rs: &RateSample) {
+        let at = if self.ns3 { now } else { rs.delivered_time };
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(at, rs) {
+            self.advance_cycle_phase(at);
         }
     }
 
@@ -618,6 +662,13 @@ impl Bbr {
             self.packet_conservation = true;
         } else if exited {
             self.packet_conservation = false;
+            // ns-3's initial ssthresh is `UINT32_MAX` bytes (airtcp's initial one stands
+            // for it here); what BBR adds to it below wraps in 32 bits.
+            let ssthresh = if ssthresh >= 1 << 30 {
+                u64::from(u32::MAX)
+            } else {
+                ssthresh
+            };
             return (ssthresh, false);
         }
         if self.ca == CaState::Recovery {
@@ -645,11 +696,17 @@ impl Bbr {
             if !conserving {
                 let target =
                     self.inflight(self.bw.get(), self.cwnd_gain) + self.ack_aggregation_cwnd();
+                // ns-3's `m_cWnd` is 32 bits: growth from its initial ssthresh wraps.
+                let grown = if self.ns3 {
+                    (cwnd + rs.acked) & u64::from(u32::MAX)
+                } else {
+                    cwnd + rs.acked
+                };
                 if self.full_bw_reached {
-                    cwnd = (cwnd + rs.acked).min(target);
+                    cwnd = grown.min(target);
                 } else if cwnd < target || rs.delivered < self.init_cwnd {
                     // Grow like slow start toward the target while the pipe is not full.
-                    cwnd += rs.acked;
+                    cwnd = grown;
                 }
                 cwnd = cwnd.max(MIN_CWND_SEGMENTS * self.mss);
             }
@@ -662,17 +719,20 @@ impl Bbr {
 
     /// One ACK's update of the model and the controls (Linux `bbr_main`).
     pub fn step(&mut self, now: Time, rs: &RateSample, st: &mut CcState) {
+        // The end of fast recovery sets cwnd to ssthresh as it was before this ACK: ns-3's
+        // `ProcessAck` does so before `CongControl`, where DRAIN may set a new one.
+        let ssthresh = st.ssthresh;
         self.update_bw(rs);
         if self.ns3 {
             self.update_ack_aggregation(now, rs);
         }
-        self.update_cycle_phase(rs);
+        self.update_cycle_phase(now, rs);
         self.check_full_bw_reached(rs);
         self.check_drain(rs, st);
         self.update_min_rtt(now, rs);
         self.update_gains();
         self.set_pacing_rate(self.pacing_gain);
-        self.set_cwnd(rs, st.ssthresh);
+        self.set_cwnd(rs, ssthresh);
         st.cwnd = self.cwnd;
     }
 

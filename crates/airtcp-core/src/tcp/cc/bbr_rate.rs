@@ -246,6 +246,11 @@ impl RateSampler {
             let a = ack.acked_bytes;
             newly += a.saturating_sub(self.sacked_out).max(a.min(mss));
             self.sacked_out = self.sacked_out.saturating_sub(a.saturating_sub(mss));
+            if self.ns3_restart && ack.delivered_bytes > 0 {
+                // The scoreboard's count (`TcpRateLinux::SkbDelivered` per segment), where
+                // the estimate above takes an advance to fill one hole.
+                newly = ack.delivered_bytes;
+            }
         }
         self.sacked_out = self.sacked_out.min(ack.in_flight);
         self.delivered += newly;
@@ -256,6 +261,10 @@ impl RateSampler {
             self.pipe = self
                 .pipe
                 .min(self.loss_sent.saturating_sub(self.loss_delivered));
+        }
+        if self.ns3_restart && ack.scoreboard {
+            // ns-3's `BytesInFlight()`, from its scoreboard and lost marks.
+            self.pipe = ack.pipe_marked;
         }
         if let Some(r) = ack.rtt {
             self.last_rtt = Some(r);
@@ -272,10 +281,27 @@ impl RateSampler {
             rtt: ack.rtt,
             ..Default::default()
         };
+        let now = ack.now;
         if newly == 0 {
+            if self.ns3_restart {
+                // ns-3 generates a sample on every ACK from the one it keeps.
+                return self.ns3_sample(rs, None, now, min_rtt);
+            }
             return rs;
         }
-        let now = ack.now;
+        if self.ns3_restart {
+            if let Some(t) = ack.newest_delivered_sent {
+                // ns-3's `SkbDelivered` reads the record of each delivered segment: the
+                // latest sent has the largest delivered count, and no record older than it
+                // can raise the prior count again, so they are dropped.
+                let i = self.sends.partition_point(|r| r.sent <= t);
+                let found = (i > 0).then(|| self.sends[i - 1]);
+                self.sends.drain(..i.saturating_sub(1));
+                self.delivered_time = now;
+                rs.delivered_time = now;
+                return self.ns3_sample(rs, found, now, min_rtt);
+            }
+        }
         let found = ack.rtt.or(self.last_rtt).and_then(|rtt| {
             let p_sent = now.saturating_sub(rtt);
             let i = self.sends.partition_point(|r| r.sent <= p_sent);

@@ -680,3 +680,143 @@ fn ns3_recovery_floor_leaves_out_a_head_already_counted_as_resent() {
     // Entry at 7 + 1, less the segment newly marked lost (7), floor 7 + 0 + 1.
     assert_eq!(st.cwnd, 8 * MSS);
 }
+
+#[test]
+fn ns3_initial_window_samples_are_application_limited() {
+    // ns-3's BulkSend writes 512 bytes at a time; its first write finds less than a segment
+    // unsent, so TcpSocketBase::Send has CalculateAppLimited mark the sampler (m_appLimited
+    // = 1) and the initial window's samples are application-limited. A slower one does not
+    // replace the filter's seed (cwnd over the min RTT, InitPacingRate).
+    let mut b = ns3_bbr();
+    let mut st = state();
+    assert_eq!(b.rs.app_limited_until, 1);
+    assert_eq!(Bbr::new().rs.app_limited_until, 0);
+    let mut a = ack(100 * MS, 0, 0, 0, None);
+    a.min_rtt = Some(100 * MS);
+    b.on_ack(&a, &mut st);
+    let seed = b.bw.get();
+    assert!((seed - 10.0 * MSS as f64 / 0.1).abs() < 1e-6, "{seed}");
+    for k in 0..10 {
+        b.on_sent(100 * MS + k * US, MSS, &mut st);
+    }
+    // One segment acknowledged a round trip later: 10 kB/s, application-limited.
+    let mut a = ack(200 * MS, MSS, 0, 9 * MSS, Some(100 * MS));
+    (a.delivered_bytes, a.scoreboard, a.pipe_marked) = (MSS, true, 9 * MSS);
+    a.newest_delivered_sent = Some(100 * MS);
+    a.min_rtt = Some(100 * MS);
+    b.on_ack(&a, &mut st);
+    assert_eq!(b.bw.get(), seed);
+    // The mark is gone once more than a byte is delivered.
+    assert_eq!(b.rs.app_limited_until, 0);
+}
+
+#[test]
+fn ns3_end_of_recovery_takes_the_ssthresh_from_before_drain_and_wraps_in_32_bits() {
+    // ProcessAck sets cwnd to ssthresh (still the initial UINT32_MAX bytes in STARTUP)
+    // before CongControl; CheckDrain then sets ssthresh to InFlight(1), and SetCwnd adds
+    // what the ACK delivered to the 32-bit window, which wraps to a few bytes: cwnd ends at
+    // the four-segment minimum.
+    let mut b = ns3_bbr();
+    let mut st = state();
+    b.start(0, &st);
+    b.min_rtt = Some(100 * MS);
+    b.bw.update(1, 1.25e5);
+    (b.full_bw_reached, b.mode) = (true, Mode::Startup);
+    (b.prev_ca, b.ca) = (CaState::Recovery, CaState::Open);
+    let rs = RateSample {
+        acked: MSS,
+        delivered: 100 * MSS,
+        delivered_time: SEC,
+        // Above InFlight(1): DRAIN goes on.
+        inflight: 100 * MSS,
+        ..Default::default()
+    };
+    b.step(SEC, &rs, &mut st);
+    assert_eq!(b.mode, Mode::Drain);
+    assert_eq!(st.ssthresh, b.inflight(1.25e5, 1.0));
+    assert_eq!(st.cwnd, 4 * MSS);
+    // Before the pipe is full the window stays at the initial ssthresh (no growth toward a
+    // target it is already above).
+    let mut b = ns3_bbr();
+    let mut st = state();
+    b.start(0, &st);
+    (b.min_rtt, b.mode) = (Some(100 * MS), Mode::Startup);
+    b.bw.update(1, 1.25e5);
+    (b.prev_ca, b.ca) = (CaState::Recovery, CaState::Open);
+    b.step(SEC, &rs, &mut st);
+    assert_eq!(st.cwnd, u64::from(u32::MAX));
+}
+
+#[test]
+fn ns3_gain_cycle_runs_on_each_acks_clock_and_ends_probing_on_a_lost_mark() {
+    // IsNextCyclePhase: Simulator::Now() − m_cycleStamp > min RTT, and a probing phase ends
+    // on an ACK whose rate sample has m_bytesLoss > 0. Linux times the phase by the
+    // delivery time and asks the sample's losses.
+    let rs = RateSample {
+        delivered_time: 50 * MS,
+        prior_inflight: MSS,
+        ..Default::default()
+    };
+    for ns3 in [false, true] {
+        let mut b = if ns3 { ns3_bbr() } else { Bbr::new() };
+        b.start(0, &state());
+        (b.full_bw_reached, b.min_rtt) = (true, Some(100 * MS));
+        b.bw.update(1, 1.25e6);
+        b.mode = Mode::ProbeBw;
+        b.cycle_idx = GAIN_CYCLE.len() - 1;
+        b.advance_cycle_phase(0);
+        b.update_gains();
+        assert_eq!(b.pacing_gain, 1.25);
+        // 150 ms on: a lost mark changed, the last delivery 50 ms in.
+        b.ack_lost_change = MSS;
+        b.update_cycle_phase(150 * MS, &rs);
+        assert_eq!(b.cycle_idx, usize::from(ns3), "ns3 = {ns3}");
+    }
+}
+
+#[test]
+fn ns3_sampler_reads_the_newest_delivered_segments_record_and_keeps_its_sample() {
+    // Ten segments at 0-9 ms; the first is acknowledged at 50 ms, then one more is sent at
+    // 51 ms. An ACK at 120 ms delivering that segment: ns-3's SkbDelivered reads its own
+    // record (1000 bytes delivered when it was sent), where the RTT lookup (100 ms: sent at
+    // 20 ms) finds the record of segment 9, with nothing delivered before it.
+    let mut r = RateSampler::default();
+    r.ns3_restart = true;
+    for k in 0..10 {
+        r.on_sent(k * MS, MSS);
+    }
+    let mut a = ack(50 * MS, MSS, 0, 9 * MSS, Some(50 * MS));
+    (a.delivered_bytes, a.newest_delivered_sent) = (MSS, Some(0));
+    r.on_ack(&a, MSS, false, Some(40 * MS));
+    r.on_sent(51 * MS, MSS);
+    let mut a = ack(120 * MS, 0, MSS, 10 * MSS, Some(100 * MS));
+    a.newest_delivered_sent = Some(51 * MS);
+    let rs = r.on_ack(&a, MSS, false, Some(40 * MS));
+    assert_eq!(rs.prior_delivered, MSS);
+    let bw = rs.bw.unwrap();
+    // A duplicate ACK delivering nothing hands on the kept sample (GenerateSample on every
+    // ACK); Linux's sampler takes none from it.
+    let a = ack(121 * MS, 0, 0, 10 * MSS, None);
+    assert_eq!(r.on_ack(&a, MSS, false, Some(40 * MS)).bw, Some(bw));
+    let mut l = RateSampler::default();
+    l.on_sent(0, MSS);
+    assert_eq!(l.on_ack(&a, MSS, false, Some(40 * MS)).bw, None);
+}
+
+#[test]
+fn cycle_start_fixes_the_first_probe_bw_phase() {
+    for k in 0..GAIN_CYCLE.len() {
+        let map: std::collections::BTreeMap<String, f64> = [("cycle_start".to_string(), k as f64)]
+            .into_iter()
+            .collect();
+        let mut b = Bbr::with_params(&mut Params::new(&map)).unwrap();
+        b.start(0, &state());
+        b.reset_probe_bw(0);
+        assert_eq!(b.cycle_idx, k);
+    }
+    for bad in [8.0, 0.5, -2.0] {
+        let map: std::collections::BTreeMap<String, f64> =
+            [("cycle_start".to_string(), bad)].into_iter().collect();
+        assert!(Bbr::with_params(&mut Params::new(&map)).is_err(), "{bad}");
+    }
+}

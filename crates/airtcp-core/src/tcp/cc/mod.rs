@@ -137,6 +137,12 @@ pub struct AckInfo {
     /// the flight, ns-3's way: its length, unless it is already counted as resent (since the
     /// last timeout, with `pipe_keeps_retransmissions`) and not a head forced lost.
     pub head_resend_adds: u64,
+    /// For a scheme that asks: the latest (last) send time among the segments this ACK newly
+    /// delivered, cumulatively or by SACK; the sender knows it from its retransmission queue.
+    pub newest_delivered_sent: Option<Time>,
+    /// `pipe`, `pipe_marked`, `lost_change`, `head_resend_adds` and `newest_delivered_sent`
+    /// were filled in from the scoreboard.
+    pub scoreboard: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -43,6 +43,7 @@ impl TcpSender {
         let ack = h.ack.min(self.snd_max);
         self.ack_delivered = 0;
         self.ack_covers_retx = false;
+        self.ack_newest_delivered = None;
         let mut info = AckInfo {
             now,
             rwnd: h.wnd,
@@ -78,6 +79,12 @@ impl TcpSender {
                 let buf = &mut self.delivered;
                 self.board
                     .on_sack_with(h.sack_blocks(), self.app_end, |t, e, r| buf.push((t, e, r)))
+            } else if self.cc.wants_scoreboard() {
+                let newest = &mut self.ack_newest_delivered;
+                self.board
+                    .on_sack_with(h.sack_blocks(), self.app_end, |t, _, _| {
+                        *newest = (*newest).max(Some(t));
+                    })
             } else {
                 self.board.on_sack(h.sack_blocks(), self.app_end)
             };
@@ -260,6 +267,8 @@ impl TcpSender {
             && self.cc.wants_scoreboard()
         {
             self.scoreboard_info(&mut info);
+            info.newest_delivered_sent = self.ack_newest_delivered;
+            info.scoreboard = true;
         }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
@@ -327,6 +336,12 @@ impl TcpSender {
             let buf = &mut self.delivered;
             self.board
                 .on_cumulative_ack_with(ack, self.app_end, |t, e, r| buf.push((t, e, r)))
+        } else if self.cc.wants_scoreboard() {
+            let newest = &mut self.ack_newest_delivered;
+            self.board
+                .on_cumulative_ack_with(ack, self.app_end, |t, _, _| {
+                    *newest = (*newest).max(Some(t));
+                })
         } else {
             self.board.on_cumulative_ack(ack, self.app_end)
         };
@@ -353,7 +368,18 @@ impl TcpSender {
         if self.forced_lost.is_some_and(|s| s < self.snd_una) {
             self.forced_lost = None;
         }
-        let pipe = self.pipe();
+        let pipe = if self.loss_state {
+            // After a timeout every segment sent before it counts as lost until resent.
+            self.board.in_flight_in_loss(
+                dt,
+                self.recovery_epoch,
+                self.recover.unwrap_or(self.snd_max),
+                self.app_end,
+                self.cfg.pipe_keeps_retransmissions,
+            )
+        } else {
+            self.pipe()
+        };
         let forced = self
             .forced_lost
             .filter(|&s| !self.board.is_sacked(s) && !self.board.is_lost(s, dt))

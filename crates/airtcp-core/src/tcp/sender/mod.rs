@@ -222,6 +222,9 @@ pub struct TcpSender {
     /// before), and whether it covered a retransmission.
     ack_delivered: u64,
     ack_covers_retx: bool,
+    /// For a scheme that reads the scoreboard: the latest send time among the segments the
+    /// ACK being processed newly delivered (`AckInfo::newest_delivered_sent`).
+    ack_newest_delivered: Option<Time>,
     /// For a scheme that reads the scoreboard (`wants_scoreboard`): the head a fast
     /// retransmit presumed lost without IsLost() saying so, and the lost bytes the last ACK
     /// left (`AckInfo::lost_change`).
@@ -332,6 +335,7 @@ impl TcpSender {
             last_ack_ecr: None,
             ack_delivered: 0,
             ack_covers_retx: false,
+            ack_newest_delivered: None,
             forced_lost: None,
             lost_prev: 0,
             nextseg_due: false,

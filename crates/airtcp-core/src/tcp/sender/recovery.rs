@@ -45,11 +45,16 @@ impl TcpSender {
         let dt = self.cfg.dupack_threshold;
         let recover = self.recover.unwrap_or(self.snd_max);
         let epoch = self.recovery_epoch;
-        let seq = self.board.loss_next(dt, epoch, recover);
+        let below = self.cfg.timeout_resend_below_sack && self.cfg.sack;
+        let seq = self.board.loss_next(dt, epoch, recover, below);
         let len = self.seg_len(seq.unwrap_or(self.snd_max)) as u64;
-        let in_net = self
-            .board
-            .in_flight_in_loss(dt, epoch, recover, self.app_end);
+        let in_net = self.board.in_flight_in_loss(
+            dt,
+            epoch,
+            recover,
+            self.app_end,
+            self.cfg.pipe_keeps_retransmissions,
+        );
         if in_net + len > self.st.cwnd || self.pacing_holds(now) {
             return None;
         }
@@ -98,6 +103,7 @@ impl TcpSender {
                 self.recovery_epoch,
                 recover,
                 self.app_end,
+                self.cfg.pipe_keeps_retransmissions,
             );
         }
         if kind != CongestionKind::DupAcks {

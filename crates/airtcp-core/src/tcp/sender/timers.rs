@@ -149,6 +149,10 @@ impl TcpSender {
                 self.snd_nxt = self.snd_una;
             }
         }
+        if self.cfg.pacing_ns3 {
+            // ns-3's `ReTxTimeout` cancels the pacing timer before it sends again.
+            self.pacer.next_send = now;
+        }
         self.rtt.backoff();
         self.rto_deadline = None;
         if self.snd_una < self.snd_max {

@@ -477,6 +477,30 @@ fn ns3_pacing_times_the_payload_and_a_resend_leaves_a_running_gap() {
 }
 
 #[test]
+fn ns3_timeout_cancels_the_pacing_timer() {
+    // TcpSocketBase::ReTxTimeout cancels the pacing timer before SendPendingData, so the
+    // head goes out at the timeout; with slots it waits for its slot.
+    for ns3 in [false, true] {
+        let cfg = TcpConfig {
+            initial_cwnd: 10,
+            pacing_ns3: ns3,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, Box::new(Paced(4e3)), RecoveryKind::NewReno, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        // One 1000-byte payload at 4 kb/s holds the next send for two seconds.
+        assert!(s.pacer.next_send >= 2 * SEC);
+        let rto = s.rto_deadline().unwrap();
+        assert!(rto < s.pacer.next_send);
+        s.on_timeout(rto);
+        let sent: Vec<(u64, bool)> = drain(&mut s, rto).iter().map(|g| (g.seq, g.retx)).collect();
+        let want: &[(u64, bool)] = if ns3 { &[(0, true)] } else { &[] };
+        assert_eq!(sent, want, "pacing_ns3 = {ns3}");
+    }
+}
+
+#[test]
 fn pacing_timer_is_dropped_when_the_window_closes_first() {
     let cfg = TcpConfig {
         initial_cwnd: 10,

@@ -694,3 +694,65 @@ fn only_an_ack_with_new_sack_information_starts_a_recovery_on_a_lost_head() {
         Some((10000, true))
     );
 }
+
+#[test]
+fn after_a_timeout_ns3_resends_only_below_the_highest_sack_before_new_data() {
+    // Eight segments; a timeout resends 0. Its ACK SACKs 3-5: 1 and 2 lie below the
+    // highest SACKed segment, 6 and 7 above it. RFC 6675 5.1 (the default) resends every
+    // un-SACKed segment sent before the timeout; ns-3's NextSeg takes a lost segment only
+    // below the highest SACKed one (rule 1.b) and then new data (`timeout_resend =
+    // "below_sack"`).
+    for (below, want) in [
+        (false, vec![(1000, true), (2000, true), (6000, true)]),
+        (true, vec![(1000, true), (2000, true), (8000, false)]),
+    ] {
+        let mut s = sack_sender(false);
+        s.cfg.timeout_resend_below_sack = below;
+        s.set_app_end(u64::MAX);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = 8000;
+        assert_eq!(drain(&mut s, 0).len(), 8);
+        let rto = s.rto_deadline().unwrap();
+        s.on_timeout(rto);
+        assert_eq!(drain(&mut s, rto).len(), 1);
+        s.on_ack(rto + MS, &ack_sacking(1000, &[(3000, 6000)]));
+        s.st.cwnd = 3000;
+        let sent: Vec<(u64, bool)> = drain(&mut s, rto + MS)
+            .iter()
+            .map(|g| (g.seq, g.retx))
+            .collect();
+        assert_eq!(sent, want, "timeout_resend below_sack = {below}");
+    }
+}
+
+#[test]
+fn after_a_timeout_ns3_counts_a_resent_segment_in_flight_once_sacked() {
+    // Six segments; a timeout resends 0 and 1 (cwnd 2); 1 is then SACKed. ns-3's
+    // BytesInFlight adds TcpTxBuffer's retransmitted count, which a SACK does not lower
+    // (`pipe_keeps_retransmissions`): 0 and 1 are both still in flight, where RFC 6675
+    // counts only 0.
+    for (sticky, want) in [(false, 1000), (true, 2000)] {
+        let mut s = sack_sender(false);
+        s.cfg.pipe_keeps_retransmissions = sticky;
+        s.set_app_end(6000);
+        s.rwnd = 1 << 20;
+        s.st.cwnd = 6000;
+        assert_eq!(drain(&mut s, 0).len(), 6);
+        let rto = s.rto_deadline().unwrap();
+        s.on_timeout(rto);
+        s.st.cwnd = 2000;
+        assert_eq!(drain(&mut s, rto).len(), 2);
+        s.board.on_sack(
+            &[crate::packet::SackBlock {
+                start: 1000,
+                end: 2000,
+            }],
+            6000,
+        );
+        let recover = s.recover.unwrap();
+        let got = s
+            .board
+            .in_flight_in_loss(3, s.recovery_epoch, recover, 6000, sticky);
+        assert_eq!(got, want, "pipe_keeps_retransmissions = {sticky}");
+    }
+}
