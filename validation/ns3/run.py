@@ -139,7 +139,8 @@ def path_toml(
     s += f'[[links]]\na = "R1"\nb = "R2"\nrate = "10Mbps"\ndelay = "30ms"\n{q}'
     s += (
         f'[[links]]\na = "R2"\nb = "D"\nkind = "wireless"\nrate = "10Mbps"\ndelay = "10ms"\n{q}'
-        f'error = {{ model = "bernoulli", per = {per}, applies_to = "data" }}\n'
+        # ns-3's RateErrorModel sits at D's receiver and drops any packet, the SYN too.
+        f'error_ab = {{ model = "bernoulli", per = {per}, applies_to = "all" }}\n'
     )
     for i in range(flows):
         s += (

@@ -63,7 +63,7 @@ def trace_toml(
     # An extra line replaces the row's own line for the same key.
     lines = run.with_lines(s.tcp if s else (), extra)
     toml = run.path_toml(s.airtcp[0] if s else cc, 0.0, 1, duration, 1, lines, s.ecn_k if s else 0)
-    bern = 'error = { model = "bernoulli", per = 0.0, applies_to = "data" }'
+    bern = 'error_ab = { model = "bernoulli", per = 0.0, applies_to = "all" }'
     assert bern in toml
     toml = toml.replace(bern, f"error = {error}")
     if cc_params:

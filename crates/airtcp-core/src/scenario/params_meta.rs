@@ -416,6 +416,7 @@ pub const PARAMS: &[Param] = &[
     p(TCP, "", "rcv_window", "size", B, "65536", ANY, "Receiver window (one segment to 1 TiB)."),
     p(TCP, "", "min_rto", "duration", S, "0.2", ANY, "RTO floor (rfc6298) or addend (linux)."),
     p(TCP, "", "initial_rto", "duration", S, "1", POS, "RTO before the first RTT sample."),
+    p(TCP, "", "syn_timeout", "duration", S, "0", ANY, "A SYN's own timer, doubled at each retry (ns-3's ConnTimeout: 3 s); 0: the SYN is timed by the RTO."),
     p(TCP, "", "max_rto", "duration", S, "60", ANY, "RTO ceiling (>= min_rto)."),
     p(TCP, "", "delayed_ack", "bool", "", "false", ANY, "Delayed ACKs (RFC 1122)."),
     p(TCP, "", "delack_count", "int", "segments", "2", ONE_UP, "Segments per delayed ACK."),

@@ -65,6 +65,9 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
         range("initial_rto", v.ns() as f64 / 1e9)?;
         c.initial_rto = v.ns();
     }
+    if let Some(v) = o.syn_timeout {
+        c.syn_timeout = v.ns();
+    }
     if let Some(v) = o.max_rto {
         c.max_rto = v.ns();
     }

@@ -24,6 +24,10 @@ pub struct TcpConfig {
     pub rcv_window: u64,
     pub min_rto: Time,
     pub initial_rto: Time,
+    /// A SYN's own timer, doubled at each retry, and after a handshake whose SYN was resent
+    /// the RTO until the first sample (ns-3's `ConnTimeout`); 0: the SYN is timed by the RTO
+    /// like data (RFC 6298).
+    pub syn_timeout: Time,
     pub max_rto: Time,
     pub delayed_ack: bool,
     pub delack_count: u32,
@@ -284,6 +288,9 @@ impl Profile {
                 rcv_window: 131_072, // TcpSocket::RcvBufSize
                 min_rto: SEC,        // TcpSocketBase::MinRto
                 initial_rto: SEC,    // RttEstimator::InitialEstimation
+                // TcpSocket::ConnTimeout; SendEmptyPacket sets m_rto = ConnTimeout ×
+                // 2^retries for each SYN.
+                syn_timeout: 3 * SEC,
                 max_rto: 60 * SEC,
                 delayed_ack: true, // TcpSocket::DelAckCount = 2
                 delack_count: 2,
@@ -421,6 +428,7 @@ impl Default for TcpConfig {
             handshake: false,
             syn_options: 0,
             handshake_ack: false,
+            syn_timeout: 0,
             pacing_ns3: false,
             timeout_resend_below_sack: false,
             sack_bytes: SackBytes::None,

@@ -28,6 +28,10 @@ impl TcpSender {
                         now - sent
                     };
                     self.rtt.sample(r);
+                } else if self.cfg.syn_timeout > 0 {
+                    // No sample from a resent SYN (Karn): ns-3's RTO stays the last SYN's
+                    // timeout until the first one.
+                    self.rtt.rto = self.cfg.syn_timeout * (1u64 << (syn.sends - 1).min(20));
                 }
             }
             return;

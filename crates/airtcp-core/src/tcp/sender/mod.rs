@@ -106,6 +106,8 @@ struct SynState {
     due: bool,
     sent_at: Option<Time>,
     retransmitted: bool,
+    /// SYNs sent so far.
+    sends: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -278,6 +280,7 @@ impl TcpSender {
             due: true,
             sent_at: None,
             retransmitted: false,
+            sends: 0,
         });
         TcpSender {
             cfg,

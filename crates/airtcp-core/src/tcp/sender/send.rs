@@ -17,7 +17,12 @@ impl TcpSender {
             syn.due = false;
             syn.retransmitted |= syn.sent_at.is_some();
             syn.sent_at = Some(now);
-            if self.rto_deadline.is_none() {
+            syn.sends += 1;
+            if self.cfg.syn_timeout > 0 {
+                // ns-3's SendEmptyPacket: m_rto = ConnTimeout × 2^retries.
+                let backoff = 1u64 << (syn.sends - 1).min(20);
+                self.rto_deadline = Some(now + self.cfg.syn_timeout * backoff);
+            } else if self.rto_deadline.is_none() {
                 self.arm_rto(now);
             }
             // RFC 3168 6.1.1: an ECN-setup SYN carries ECE and CWR.

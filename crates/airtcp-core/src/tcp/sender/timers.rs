@@ -91,7 +91,9 @@ impl TcpSender {
         if let Some(syn) = &mut self.syn {
             // SYN lost (or its SYN-ACK): send it again with the backed-off timer.
             syn.due = true;
-            self.rtt.backoff();
+            if self.cfg.syn_timeout == 0 {
+                self.rtt.backoff();
+            }
             self.rto_deadline = None;
             return;
         }

@@ -221,6 +221,42 @@ fn handshake_sender(ecn: bool) -> TcpSender {
 }
 
 #[test]
+fn a_lost_syn_waits_ns3s_connection_timeout() {
+    // Two SYNs lost. RFC 6298 (syn_timeout 0): the SYN is timed by the RTO, 1 s doubled,
+    // so it goes again at 1 s and 3 s. ns-3's SendEmptyPacket sets m_rto = ConnTimeout (3 s)
+    // × 2^retries: again at 3 s and 9 s, and, no sample coming from a resent SYN, the
+    // connection's RTO stays 12 s until the first one.
+    for (syn_timeout, resends, rto_after) in [
+        (0, [SEC, 3 * SEC], 4 * SEC),
+        (3 * SEC, [3 * SEC, 9 * SEC], 12 * SEC),
+    ] {
+        let (c, r) = cc::build_default("newreno");
+        let cfg = TcpConfig {
+            handshake: true,
+            syn_timeout,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, c, r, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        for t in resends {
+            assert_eq!(s.rto_deadline(), Some(t), "syn_timeout = {syn_timeout}");
+            s.on_timeout(t);
+            let segs = drain(&mut s, t);
+            assert_eq!(segs[0].flags & flags::SYN, flags::SYN);
+        }
+        let synack = TcpHeader {
+            flags: flags::SYN | flags::ACK,
+            wnd: 65_535,
+            ..Default::default()
+        };
+        s.on_ack(9 * SEC + 100 * MS, &synack);
+        assert!(s.is_established());
+        assert_eq!(s.rtt.rto, rto_after, "syn_timeout = {syn_timeout}");
+    }
+}
+
+#[test]
 fn handshake_negotiates_ecn() {
     let mut s = handshake_sender(true);
     let segs = drain(&mut s, 0);
