@@ -47,8 +47,9 @@ pub struct TcpConfig {
     pub handshake_ack: bool,
     /// ns-3's pacing timer (`pacing = "ns3"`) for a paced scheme: a transmission starts a
     /// gap of its payload's time at the pacing rate only when the last gap has run out (a
-    /// recovery's retransmission sent meanwhile leaves it), instead of every transmission
-    /// taking its slot of the packet's bytes.
+    /// recovery's retransmission sent meanwhile leaves it; a timeout cancels it; the initial
+    /// window goes unpaced), instead of every transmission taking its slot of the packet's
+    /// bytes.
     pub pacing_ns3: bool,
     /// After a timeout with SACK, resend only the un-SACKed segments below the highest
     /// SACKed one before new data (`timeout_resend = "below_sack"`, ns-3's NextSeg rule 1.b

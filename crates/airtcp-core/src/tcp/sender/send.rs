@@ -176,13 +176,20 @@ impl TcpSender {
 
     /// A paced scheme's next segment must wait (`pacing_release` then says until when).
     pub(super) fn pacing_holds(&mut self, now: Time) -> bool {
-        self.pacer.blocked = self.cc.pacing_rate(&self.st).is_some() && now < self.pacer.next_send;
+        self.pacer.blocked =
+            self.paces() && self.cc.pacing_rate(&self.st).is_some() && now < self.pacer.next_send;
         self.pacer.blocked
+    }
+
+    /// ns-3 paces only once more than the initial window has been sent
+    /// (`TcpSocketBase::IsPacingEnabled` with `PaceInitialWindow` false).
+    fn paces(&self) -> bool {
+        !self.cfg.pacing_ns3 || self.snd_max >= self.cfg.initial_cwnd as u64 * self.mss()
     }
 
     pub(super) fn emit(&mut self, now: Time, seq: u64, retx: bool) -> Segment {
         let len = self.seg_len(seq);
-        if let Some(rate) = self.cc.pacing_rate(&self.st) {
+        if let Some(rate) = self.cc.pacing_rate(&self.st).filter(|_| self.paces()) {
             if self.cfg.pacing_ns3 {
                 // ns-3's timer: started only when it has run out, for the payload's time.
                 if now >= self.pacer.next_send {

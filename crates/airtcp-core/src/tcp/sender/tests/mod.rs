@@ -497,12 +497,15 @@ fn ns3_pacing_times_the_payload_and_a_resend_leaves_a_running_gap() {
     // SendDataPacket): a transmission schedules the pacing timer for its payload's 1 ms only
     // if the timer has run out; the fast retransmission sent while it runs leaves it.
     for (ns3, after_resend) in [(false, 2080 * US), (true, MS)] {
+        // An initial window of 0 in the configuration: ns-3 paces from the first segment
+        // (it does not pace the initial window; see ns3_does_not_pace_the_initial_window).
         let cfg = TcpConfig {
-            initial_cwnd: 10,
+            initial_cwnd: 0,
             pacing_ns3: ns3,
             ..Default::default()
         };
         let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
+        s.st.cwnd = 10_000;
         s.set_app_end(u64::MAX);
         s.emit(0, 0, false);
         let first = if ns3 { MS } else { 1040 * US };
@@ -513,16 +516,40 @@ fn ns3_pacing_times_the_payload_and_a_resend_leaves_a_running_gap() {
 }
 
 #[test]
-fn ns3_timeout_cancels_the_pacing_timer() {
-    // TcpSocketBase::ReTxTimeout cancels the pacing timer before SendPendingData, so the
-    // head goes out at the timeout; with slots it waits for its slot.
-    for ns3 in [false, true] {
+fn ns3_does_not_pace_the_initial_window() {
+    // TcpSocketBase::IsPacingEnabled with PaceInitialWindow false: pacing starts once the
+    // highest sequence sent exceeds the initial window (10 segments here), so the initial
+    // window goes out at once and the eleventh waits for its gap.
+    for (ns3, at_once) in [(false, 1), (true, 10)] {
         let cfg = TcpConfig {
             initial_cwnd: 10,
             pacing_ns3: ns3,
             ..Default::default()
         };
+        let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), at_once, "pacing_ns3 = {ns3}");
+        s.st.cwnd = 20_000;
+        assert_eq!(
+            drain(&mut s, 0).len(),
+            usize::from(ns3),
+            "pacing_ns3 = {ns3}"
+        );
+    }
+}
+
+#[test]
+fn ns3_timeout_cancels_the_pacing_timer() {
+    // TcpSocketBase::ReTxTimeout cancels the pacing timer before SendPendingData, so the
+    // head goes out at the timeout; with slots it waits for its slot.
+    for ns3 in [false, true] {
+        let cfg = TcpConfig {
+            initial_cwnd: 0,
+            pacing_ns3: ns3,
+            ..Default::default()
+        };
         let mut s = TcpSender::new(cfg, Box::new(Paced(4e3)), RecoveryKind::NewReno, 0);
+        s.st.cwnd = 10_000;
         s.set_app_end(u64::MAX);
         assert_eq!(drain(&mut s, 0).len(), 1);
         // One 1000-byte payload at 4 kb/s holds the next send for two seconds.
