@@ -89,7 +89,7 @@ pub struct WifiNet {
     pub rssi: Option<Box<RssiLog>>,
     /// Buffers of the `sinr` reception, reused from frame to frame.
     scratch: rx::Scratch,
-    detectable: Vec<bool>,
+    detectable: Vec<u8>,
     order: Vec<usize>,
 }
 

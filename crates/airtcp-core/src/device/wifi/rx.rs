@@ -44,11 +44,12 @@ fn overlap(a: &Sig, b: &Sig) -> bool {
 /// [`sinr_lock_with`] with a buffer of its own.
 #[cfg(test)]
 fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<bool, usize> {
-    sinr_lock_with(sigs, detectable, i, plcp, &mut Vec::new())
+    sinr_lock_with(sigs, &mut |k| detectable[k], i, plcp, &mut Vec::new())
 }
 
 /// `sinr`: is the receiver free to lock onto signal `i` (`detectable` says which signals'
-/// preambles it could detect, `plcp` is the preamble and header's duration)? In start order
+/// preambles it could detect, asked only of those that start while it is free; `plcp` is the
+/// preamble and header's duration)? In start order
 /// (ties to the earlier index), a signal is locked onto if detectable and no earlier own or
 /// locked signal still holds the receiver when it starts. A locked frame whose PLCP header
 /// failed holds it only to the header's end (ns-3.44 `PhyEntity`: the reception is aborted
@@ -56,12 +57,12 @@ fn sinr_lock(sigs: &[Sig], detectable: &[bool], i: usize, plcp: Time) -> Result<
 /// `k`'s header, not yet drawn. `order` is a buffer reused from frame to frame.
 fn sinr_lock_with(
     sigs: &[Sig],
-    detectable: &[bool],
+    detectable: &mut dyn FnMut(usize) -> bool,
     i: usize,
     plcp: Time,
     order: &mut Vec<usize>,
 ) -> Result<bool, usize> {
-    if !detectable[i] {
+    if !detectable(i) {
         return Ok(false);
     }
     let before = |j: usize, k: usize| {
@@ -75,7 +76,7 @@ fn sinr_lock_with(
     let mut busy_until: Option<Time> = None;
     for (n, &k) in order.iter().enumerate() {
         let g = &sigs[k];
-        let lock = busy_until.is_none_or(|e| e <= g.start) && detectable[k];
+        let lock = busy_until.is_none_or(|e| e <= g.start) && detectable(k);
         if k == i {
             return Ok(lock);
         }
@@ -163,9 +164,9 @@ impl WifiNet {
     }
 
     /// Noise plus the power of every other signal present at the start of signal `k`.
-    fn at_start(&self, sigs: &[Sig], k: usize) -> f64 {
+    fn at_start(p: &WifiParams, sigs: &[Sig], k: usize) -> f64 {
         let t = sigs[k].start;
-        self.p.noise_w
+        p.noise_w
             + sigs
                 .iter()
                 .enumerate()
@@ -177,34 +178,42 @@ impl WifiNet {
     /// `sinr`: could station `r` detect the preamble of signal `k` on its own? Its power is
     /// at least the receive threshold (ns-3's minimum RSSI) and its SNR over the noise and the
     /// signals present at its start at least the preamble threshold.
-    fn sinr_detectable(&self, sigs: &[Sig], k: usize) -> bool {
+    fn sinr_detectable(p: &WifiParams, sigs: &[Sig], k: usize) -> bool {
         let g = &sigs[k];
         !g.own
             && g.sensed
-            && g.power >= self.p.rx_threshold_w
-            && g.power >= self.p.preamble_snr * self.at_start(sigs, k)
+            && g.power >= p.rx_threshold_w
+            && g.power >= p.preamble_snr * Self::at_start(p, sigs, k)
     }
 
     /// `sinr`: did station `r` detect the preamble of signal `i`? Only if detectable while
     /// the station is neither transmitting nor receiving another frame it detected.
     fn sinr_detected(&mut self, r: usize, i: usize) -> bool {
-        if !self.sinr_detectable(&self.stations[r].signals, i) {
+        if !Self::sinr_detectable(&self.p, &self.stations[r].signals, i) {
             return false;
         }
-        // Signals that start after signal i play no part. Drawing a header's fate below
-        // changes no signal's detectability, so this is computed once (in a reused buffer).
+        // Only signals that start no later than signal i are asked about, each at most once:
+        // drawing a header's fate below changes no signal's detectability, so the answers
+        // are kept (0: not yet asked, 1: no, 2: yes) in a reused buffer.
         let mut detectable = std::mem::take(&mut self.detectable);
         detectable.clear();
-        let sigs = &self.stations[r].signals;
-        detectable.extend(
-            (0..sigs.len()).map(|k| {
-                k == i || (sigs[k].start <= sigs[i].start && self.sinr_detectable(sigs, k))
-            }),
-        );
+        detectable.resize(self.stations[r].signals.len(), 0);
         let mut order = std::mem::take(&mut self.order);
         let lock = loop {
-            let sigs = &self.stations[r].signals;
-            match sinr_lock_with(sigs, &detectable, i, self.p.plcp, &mut order) {
+            let answer = {
+                let (p, sigs) = (&self.p, &self.stations[r].signals);
+                let mut ask = |k: usize| {
+                    if k == i {
+                        return true;
+                    }
+                    if detectable[k] == 0 {
+                        detectable[k] = 1 + u8::from(Self::sinr_detectable(p, sigs, k));
+                    }
+                    detectable[k] == 2
+                };
+                sinr_lock_with(sigs, &mut ask, i, p.plcp, &mut order)
+            };
+            match answer {
                 Ok(lock) => break lock,
                 Err(k) => {
                     self.sinr_header_ok(r, k);
