@@ -358,6 +358,20 @@ impl Scoreboard {
             .sum()
     }
 
+    /// After a timeout: every un-SACKed segment sent before it (below `recover`) counts as
+    /// lost, resent or not (ns-3's `SetSentListLost` marks them and a resend leaves the mark),
+    /// and later data when IsLost says so.
+    pub fn lost_bytes_in_loss(&self, dupthresh: u32, recover: u64, app_end: u64) -> u64 {
+        let lost = self.lost_below(dupthresh);
+        (0..self.segs.len())
+            .filter(|&i| !self.segs[i].sacked && (self.seq_of(i) < recover || i < lost))
+            .map(|i| {
+                let start = self.seq_of(i);
+                (start + self.mss).min(app_end) - start
+            })
+            .sum()
+    }
+
     /// RFC 6675 pipe in bytes: segments presumed still in the network. With
     /// `sacked_retx`, a segment resent in `epoch` counts as in flight even once SACKed
     /// (ns-3's `BytesInFlight` keeps its retransmitted flag until the cumulative ACK).
@@ -638,6 +652,19 @@ mod tests {
 
     fn blk(s: u64, e: u64) -> SackBlock {
         SackBlock { start: s, end: e }
+    }
+
+    #[test]
+    fn after_a_timeout_every_unsacked_segment_sent_before_it_counts_lost() {
+        // Six segments sent before a timeout (recover 6000), then 6 and 7 after it; 3 is
+        // SACKed and 0 resent. ns-3's lost count: 0-2, 4 and 5 (the resend keeps 0's mark),
+        // not 6 and 7, which IsLost does not judge lost (one SACKed segment above them).
+        let mut b = board(8);
+        b.on_send(1, 0, true, 1);
+        b.on_sack(&[blk(3000, 4000)], 8000);
+        assert_eq!(b.lost_bytes_in_loss(3, 6000, 8000), 5000);
+        // IsLost alone (outside a timeout's loss state) finds none: one SACK above 0-2.
+        assert_eq!(b.lost_bytes(3, 8000), 0);
     }
 
     #[test]

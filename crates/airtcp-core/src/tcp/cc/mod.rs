@@ -130,7 +130,8 @@ pub struct AckInfo {
     pub pipe: u64,
     pub pipe_marked: u64,
     /// For a scheme that asks: bytes whose lost mark this ACK changed, marked lost (by
-    /// IsLost() or as the head of a fast retransmit) less those SACKed or acknowledged while
+    /// IsLost(), as the head of a fast retransmit, or after a timeout every segment sent
+    /// before it) less those SACKed or acknowledged while
     /// marked, as a magnitude (ns-3's `TcpRateSample::m_bytesLoss`).
     pub lost_change: u64,
     /// For a scheme that asks: what resending the first unacknowledged segment would add to

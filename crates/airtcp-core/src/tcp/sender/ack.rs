@@ -388,7 +388,7 @@ impl TcpSender {
             .forced_lost
             .filter(|&s| !self.board.is_sacked(s) && !self.board.is_lost(s, dt))
             .map_or(0, |s| self.seg_len(s) as u64);
-        let lost = self.board.lost_bytes(dt, self.app_end) + forced;
+        let lost = self.lost_marked(forced);
         info.pipe = pipe;
         info.pipe_marked = pipe.saturating_sub(forced);
         let head_counted = !self.board.resendable(self.snd_una, self.recovery_epoch);
@@ -399,5 +399,18 @@ impl TcpSender {
         };
         info.lost_change = lost.abs_diff(self.lost_prev);
         self.lost_prev = lost;
+    }
+
+    /// Bytes marked lost as ns-3 counts them (`TcpTxBuffer::GetLost`): IsLost's, the head a
+    /// fast retransmit forced (`forced` bytes), and after a timeout every segment sent
+    /// before it that is not SACKed.
+    pub(super) fn lost_marked(&self, forced: u64) -> u64 {
+        let dt = self.cfg.dupack_threshold;
+        if self.loss_state {
+            let recover = self.recover.unwrap_or(self.snd_max);
+            self.board.lost_bytes_in_loss(dt, recover, self.app_end)
+        } else {
+            self.board.lost_bytes(dt, self.app_end) + forced
+        }
     }
 }

@@ -160,5 +160,10 @@ impl TcpSender {
         if self.snd_una < self.snd_max {
             self.arm_rto(now);
         }
+        if self.cc.wants_scoreboard() {
+            // ns-3 reads the lost count afresh at each ACK, so the marks a timeout sets are
+            // no ACK's change.
+            self.lost_prev = self.lost_marked(0);
+        }
     }
 }
