@@ -22,7 +22,9 @@ def test_airtcp_side_is_the_ns3_profile_on_the_program_path():
     # The ns-3 program's links add a 2-byte PPP header to the profile's 52 bytes.
     assert sc.get("tcp.header_size") == 54
     assert [f["cc"] for f in sc.get("flows")] == ["cubic"] * 5
-    assert sc.get("links.R2-D.error.per") == 0.05
+    # ns-3's RateErrorModel sits on D's device: R2->D only, every packet (the SYN too).
+    assert sc.get("links.R2-D.error_ab.per") == 0.05
+    assert sc.get("links.R2-D.error_ab.applies_to") == "all"
     assert [link["delay"] for link in sc.get("links")] == ["10ms", "30ms", "10ms"]
 
 
