@@ -159,6 +159,22 @@ fn retransmissions_after_a_timeout_stay_in_pipe_when_asked() {
     }
 }
 
+/// A window of `n` 1000-byte segments sent at 0 and given up at the timeout, which is
+/// returned (the sender's window and the receiver's are large).
+fn timed_out(s: &mut TcpSender, n: u64) -> Time {
+    s.rwnd = 1 << 20;
+    s.st.cwnd = n * 1000;
+    assert_eq!(drain(s, 0).len() as u64, n);
+    let rto = s.rto_deadline().unwrap();
+    s.on_timeout(rto);
+    rto
+}
+
+/// What the sender sends at `now`: (sequence number, retransmission).
+fn sent_at(s: &mut TcpSender, now: Time) -> Vec<(u64, bool)> {
+    drain(s, now).iter().map(|g| (g.seq, g.retx)).collect()
+}
+
 #[test]
 fn after_a_timeout_sacked_data_does_not_count_against_the_window() {
     // RFC 6675 5.1: six segments, a timeout resends 0; its ACK SACKs 2-5, so only 1 is
@@ -166,20 +182,14 @@ fn after_a_timeout_sacked_data_does_not_count_against_the_window() {
     // has left the network, also sends new segment 6.
     let mut s = sack_sender(false);
     s.set_app_end(u64::MAX);
-    s.rwnd = 1 << 20;
-    s.st.cwnd = 6000;
-    assert_eq!(drain(&mut s, 0).len(), 6);
-    let rto = s.rto_deadline().unwrap();
-    s.on_timeout(rto);
-    let sent: Vec<(u64, bool)> = drain(&mut s, rto).iter().map(|g| (g.seq, g.retx)).collect();
-    assert_eq!(sent, [(0, true)]);
+    let rto = timed_out(&mut s, 6);
+    assert_eq!(sent_at(&mut s, rto), [(0, true)]);
     s.on_ack(rto + 10 * MS, &ack_sacking(1000, &[(2000, 6000)]));
     assert_eq!(s.st.cwnd, 2000);
-    let sent: Vec<(u64, bool)> = drain(&mut s, rto + 10 * MS)
-        .iter()
-        .map(|g| (g.seq, g.retx))
-        .collect();
-    assert_eq!(sent, [(1000, true), (6000, false)]);
+    assert_eq!(
+        sent_at(&mut s, rto + 10 * MS),
+        [(1000, true), (6000, false)]
+    );
 }
 
 #[test]
@@ -709,18 +719,11 @@ fn after_a_timeout_ns3_resends_only_below_the_highest_sack_before_new_data() {
         let mut s = sack_sender(false);
         s.cfg.timeout_resend_below_sack = below;
         s.set_app_end(u64::MAX);
-        s.rwnd = 1 << 20;
-        s.st.cwnd = 8000;
-        assert_eq!(drain(&mut s, 0).len(), 8);
-        let rto = s.rto_deadline().unwrap();
-        s.on_timeout(rto);
+        let rto = timed_out(&mut s, 8);
         assert_eq!(drain(&mut s, rto).len(), 1);
         s.on_ack(rto + MS, &ack_sacking(1000, &[(3000, 6000)]));
         s.st.cwnd = 3000;
-        let sent: Vec<(u64, bool)> = drain(&mut s, rto + MS)
-            .iter()
-            .map(|g| (g.seq, g.retx))
-            .collect();
+        let sent = sent_at(&mut s, rto + MS);
         assert_eq!(sent, want, "timeout_resend below_sack = {below}");
     }
 }
@@ -735,11 +738,7 @@ fn after_a_timeout_ns3_counts_a_resent_segment_in_flight_once_sacked() {
         let mut s = sack_sender(false);
         s.cfg.pipe_keeps_retransmissions = sticky;
         s.set_app_end(6000);
-        s.rwnd = 1 << 20;
-        s.st.cwnd = 6000;
-        assert_eq!(drain(&mut s, 0).len(), 6);
-        let rto = s.rto_deadline().unwrap();
-        s.on_timeout(rto);
+        let rto = timed_out(&mut s, 6);
         s.st.cwnd = 2000;
         assert_eq!(drain(&mut s, rto).len(), 2);
         s.board.on_sack(
