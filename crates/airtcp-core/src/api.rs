@@ -130,6 +130,7 @@ fn tcp_json(c: &TcpConfig) -> Value {
         "rcv_window": c.rcv_window,
         "min_rto": secs(c.min_rto),
         "initial_rto": secs(c.initial_rto),
+        "syn_timeout": secs(c.syn_timeout),
         "max_rto": secs(c.max_rto),
         "delayed_ack": c.delayed_ack,
         "delack_count": c.delack_count,
@@ -181,6 +182,14 @@ fn tcp_json(c: &TcpConfig) -> Value {
         ),
         ("rtt_sampling", if c.rtt_sample_ns3 { "ns3" } else { "rfc" }),
         ("pacing", if c.pacing_ns3 { "ns3" } else { "slots" }),
+        (
+            "timeout_resend",
+            if c.timeout_resend_below_sack {
+                "below_sack"
+            } else {
+                "all"
+            },
+        ),
         ("ack_options", c.sack_bytes.name()),
     ];
     let obj = v.as_object_mut().expect("an object literal");

@@ -62,7 +62,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (the initial window, and a sender held by the receive window, not cwnd, are application-limited; PROBE_RTT is not; the sample kept from ACK to ACK, read from the newest delivered segment's record and handed on by an ACK that delivers nothing; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, its gain cycle (timed by each ACK's arrival, probing ended by a changed lost mark, started at offset 0-5), and its recovery window (entry at the flight, lost bytes taken off, cwnd = the ssthresh from before the ACK at the end, grown in 32 bits, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
+        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (the initial window, and a sender held by the receive window, not cwnd, are application-limited; PROBE_RTT is not; the sample kept from ACK to ACK, read from the record of the first segment, in the order the ACK delivered them, sent with the most delivered and handed on by an ACK that delivers nothing; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, its gain cycle (timed by each ACK's arrival, probing ended by a changed lost mark, started at offset 0-5), and its recovery window (entry at the flight, lost bytes taken off, cwnd = the ssthresh from before the ACK at the end, grown in 32 bits, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
     ),
     ParamSpec::new(
         "cycle_start",
@@ -508,9 +508,8 @@ impl Bbr {
         }
     }
 
-    /// The phase's clock: Linux's delivery time, ns-3's `Simulator::Now()` at each ACK.
     fn update_cycle_phase(&mut self, now: Time, rs: &RateSample) {
-        let at = if self.ns3 { now } else { rs.delivered_time };
+        let at = self.cycle_clock(now, rs.delivered_time);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(at, rs) {
             self.advance_cycle_phase(at);
         }
@@ -530,14 +529,23 @@ impl Bbr {
         self.full_bw_reached = self.full_bw_count >= FULL_BW_ROUNDS;
     }
 
-    fn check_drain(&mut self, rs: &RateSample, st: &mut CcState) {
+    /// The gain cycle's clock: Linux's delivery time, ns-3's `Simulator::Now()`.
+    fn cycle_clock(&self, now: Time, delivered_time: Time) -> Time {
+        if self.ns3 {
+            now
+        } else {
+            delivered_time
+        }
+    }
+
+    fn check_drain(&mut self, now: Time, rs: &RateSample, st: &mut CcState) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.set_mode(Mode::Drain);
             // Informational, as in Linux: the window the pipe holds.
             st.ssthresh = self.inflight(self.bw.get(), 1.0);
         }
         if self.mode == Mode::Drain && rs.inflight <= self.inflight(self.bw.get(), 1.0) {
-            self.reset_probe_bw(rs.delivered_time);
+            self.reset_probe_bw(self.cycle_clock(now, rs.delivered_time));
         }
     }
 
@@ -548,7 +556,7 @@ impl Bbr {
         // The min RTT is fresh: wait a whole window before the next PROBE_RTT.
         self.min_rtt_stamp = now;
         self.cwnd = self.cwnd.max(self.prior_cwnd);
-        self.reset_mode(delivered_time);
+        self.reset_mode(self.cycle_clock(now, delivered_time));
     }
 
     fn update_min_rtt(&mut self, now: Time, rs: &RateSample) {
@@ -664,7 +672,7 @@ impl Bbr {
             self.packet_conservation = false;
             // ns-3's initial ssthresh is `UINT32_MAX` bytes (airtcp's initial one stands
             // for it here); what BBR adds to it below wraps in 32 bits.
-            let ssthresh = if ssthresh >= 1 << 30 {
+            let ssthresh = if ssthresh == 1 << 30 {
                 u64::from(u32::MAX)
             } else {
                 ssthresh
@@ -728,7 +736,7 @@ impl Bbr {
         }
         self.update_cycle_phase(now, rs);
         self.check_full_bw_reached(rs);
-        self.check_drain(rs, st);
+        self.check_drain(now, rs, st);
         self.update_min_rtt(now, rs);
         self.update_gains();
         self.set_pacing_rate(self.pacing_gain);
@@ -866,6 +874,10 @@ impl CongestionControl for Bbr {
 
     fn wants_scoreboard(&self) -> bool {
         self.ns3
+    }
+
+    fn on_delivered_sends(&mut self, sends: &[Time]) {
+        self.rs.choose_delivered(sends);
     }
 
     fn pacing_rate(&self, st: &CcState) -> Option<f64> {

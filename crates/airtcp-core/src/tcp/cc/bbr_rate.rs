@@ -176,6 +176,8 @@ pub struct RateSampler {
     restart_due: bool,
     /// ns-3.44's sample, kept from ACK to ACK (`ns3_restart` on).
     ns3: Ns3Sample,
+    /// The send time [`Self::choose_delivered`] picked for the ACK being handed over.
+    pub(super) chosen: Option<Time>,
 }
 
 /// ns-3.44's `TcpRateLinux` keeps its rate sample as a member, where Linux builds one per ACK:
@@ -219,6 +221,24 @@ impl RateSampler {
         self.pipe += bytes;
         self.loss_sent += bytes;
         self.last_send = Some(now);
+    }
+
+    /// ns-3's `SkbDelivered`, called for each segment an ACK delivers in the order it
+    /// processes them, moves the prior sample only to a segment sent with more delivered
+    /// than the last it moved to: of the segments sent with the most delivered, the first in
+    /// that order. Its send time is kept for [`Self::on_ack`].
+    pub fn choose_delivered(&mut self, sends: &[Time]) {
+        let mut best: Option<(u64, Time)> = None;
+        for &t in sends {
+            let i = self.sends.partition_point(|r| r.sent <= t);
+            let Some(rec) = i.checked_sub(1).map(|i| self.sends[i]) else {
+                continue;
+            };
+            if best.is_none_or(|(d, _)| rec.delivered > d) {
+                best = Some((rec.delivered, t));
+            }
+        }
+        self.chosen = best.map(|(_, t)| t);
     }
 
     /// A retransmission timeout: from now on the pipe counts only what is sent anew.
@@ -290,7 +310,7 @@ impl RateSampler {
             return rs;
         }
         if self.ns3_restart {
-            if let Some(t) = ack.newest_delivered_sent {
+            if let Some(t) = self.chosen.take().or(ack.newest_delivered_sent) {
                 // ns-3's `SkbDelivered` reads the record of each delivered segment: the
                 // latest sent has the largest delivered count, and no record older than it
                 // can raise the prior count again, so they are dropped.

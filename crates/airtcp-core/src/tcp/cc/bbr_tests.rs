@@ -820,3 +820,25 @@ fn cycle_start_fixes_the_first_probe_bw_phase() {
         assert!(Bbr::with_params(&mut Params::new(&map)).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn ns3_sample_takes_the_first_delivered_segment_of_the_most_delivered() {
+    // Segments sent at 51 and 52 ms both carry 1000 bytes delivered (one ACK came between
+    // 0 and 51 ms). ns-3's SkbDelivered moves its prior only on a strictly larger count, so
+    // of the two the first it processes decides; the choice follows that order.
+    let mut r = RateSampler::default();
+    r.ns3_restart = true;
+    r.on_sent(0, MSS);
+    let mut a = ack(50 * MS, MSS, 0, 0, Some(50 * MS));
+    (a.delivered_bytes, a.newest_delivered_sent) = (MSS, Some(0));
+    r.on_ack(&a, MSS, false, Some(40 * MS));
+    r.on_sent(51 * MS, MSS);
+    r.on_sent(52 * MS, MSS);
+    r.choose_delivered(&[51 * MS, 52 * MS]);
+    assert_eq!(r.chosen, Some(51 * MS));
+    r.choose_delivered(&[52 * MS, 51 * MS]);
+    assert_eq!(r.chosen, Some(52 * MS));
+    // A segment with fewer delivered listed first gives way to a later, larger one.
+    r.choose_delivered(&[0, 52 * MS, 51 * MS]);
+    assert_eq!(r.chosen, Some(52 * MS));
+}

@@ -250,6 +250,10 @@ pub trait CongestionControl {
     fn wants_scoreboard(&self) -> bool {
         false
     }
+    /// For a scheme that reads the scoreboard: the last send times of the segments the ACK
+    /// about to be handed over newly delivered, SACKed ones first (in the order of the
+    /// blocks, each upward), then those the cumulative ACK covers, upward.
+    fn on_delivered_sends(&mut self, _sends: &[Time]) {}
     /// The scheme's bandwidth estimate in bits/s, for schemes that keep one.
     fn bandwidth_estimate(&self) -> Option<f64> {
         None

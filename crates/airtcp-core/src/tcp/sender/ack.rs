@@ -19,19 +19,20 @@ impl TcpSender {
                 self.ecn_ok = self.cfg.ecn && h.has(flags::ECE);
                 self.rwnd = h.wnd;
                 self.rto_deadline = None;
-                if let (Some(sent), false) = (syn.sent_at, syn.retransmitted) {
+                // Karn: no sample from a resent SYN, except in ns-3 (`syn_timeout`), whose
+                // history keeps the first SYN's entry unmarked (`UpdateRttHistory` with a
+                // count of 0 matches no entry), so it times the SYN-ACK from the first SYN,
+                // or by the echo with timestamps.
+                let timed = !syn.retransmitted || self.cfg.syn_timeout > 0;
+                if let (Some(sent), Some(first), true) = (syn.sent_at, syn.first_sent, timed) {
                     // With timestamps the SYN is timed by its echo, in whole ticks as every
                     // later sample (ns-3's EstimateRtt on the SYN-ACK), at least 1 µs.
                     let r = if self.cfg.timestamps && self.cfg.ts_tick > 0 {
                         (self.ts_clock(now) - self.ts_clock(sent)).max(1_000)
                     } else {
-                        now - sent
+                        now - first
                     };
                     self.rtt.sample(r);
-                } else if self.cfg.syn_timeout > 0 {
-                    // No sample from a resent SYN (Karn): ns-3's RTO stays the last SYN's
-                    // timeout until the first one.
-                    self.rtt.rto = self.cfg.syn_timeout * (1u64 << (syn.sends - 1).min(20));
                 }
             }
             return;
@@ -48,6 +49,7 @@ impl TcpSender {
         self.ack_delivered = 0;
         self.ack_covers_retx = false;
         self.ack_newest_delivered = None;
+        self.ack_delivered_sends.clear();
         let mut info = AckInfo {
             now,
             rwnd: h.wnd,
@@ -85,9 +87,11 @@ impl TcpSender {
                     .on_sack_with(h.sack_blocks(), self.app_end, |t, e, r| buf.push((t, e, r)))
             } else if self.cc.wants_scoreboard() {
                 let newest = &mut self.ack_newest_delivered;
+                let sends = &mut self.ack_delivered_sends;
                 self.board
                     .on_sack_with(h.sack_blocks(), self.app_end, |t, _, _| {
                         *newest = (*newest).max(Some(t));
+                        sends.push(t);
                     })
             } else {
                 self.board.on_sack(h.sack_blocks(), self.app_end)
@@ -273,6 +277,7 @@ impl TcpSender {
             self.scoreboard_info(&mut info);
             info.newest_delivered_sent = self.ack_newest_delivered;
             info.scoreboard = true;
+            self.cc.on_delivered_sends(&self.ack_delivered_sends);
         }
         info.in_flight = self.in_flight();
         info.min_rtt = self.rtt.min_rtt;
@@ -342,9 +347,11 @@ impl TcpSender {
                 .on_cumulative_ack_with(ack, self.app_end, |t, e, r| buf.push((t, e, r)))
         } else if self.cc.wants_scoreboard() {
             let newest = &mut self.ack_newest_delivered;
+            let sends = &mut self.ack_delivered_sends;
             self.board
                 .on_cumulative_ack_with(ack, self.app_end, |t, _, _| {
                     *newest = (*newest).max(Some(t));
+                    sends.push(t);
                 })
         } else {
             self.board.on_cumulative_ack(ack, self.app_end)
@@ -384,8 +391,13 @@ impl TcpSender {
         } else {
             self.pipe()
         };
-        let forced = self
-            .forced_lost
+        // After a timeout the head counts as lost with every other segment sent before it.
+        let forced = if self.loss_state {
+            None
+        } else {
+            self.forced_lost
+        };
+        let forced = forced
             .filter(|&s| !self.board.is_sacked(s) && !self.board.is_lost(s, dt))
             .map_or(0, |s| self.seg_len(s) as u64);
         let lost = self.lost_marked(forced);

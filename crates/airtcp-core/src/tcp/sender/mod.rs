@@ -106,8 +106,9 @@ struct SynState {
     due: bool,
     sent_at: Option<Time>,
     retransmitted: bool,
-    /// SYNs sent so far.
+    /// SYNs sent so far, and when the first went.
     sends: u32,
+    first_sent: Option<Time>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -227,6 +228,8 @@ pub struct TcpSender {
     /// For a scheme that reads the scoreboard: the latest send time among the segments the
     /// ACK being processed newly delivered (`AckInfo::newest_delivered_sent`).
     ack_newest_delivered: Option<Time>,
+    /// The same segments' send times in the order the ACK delivered them (reused buffer).
+    ack_delivered_sends: Vec<Time>,
     /// For a scheme that reads the scoreboard (`wants_scoreboard`): the head a fast
     /// retransmit presumed lost without IsLost() saying so, and the lost bytes the last ACK
     /// left (`AckInfo::lost_change`).
@@ -281,6 +284,7 @@ impl TcpSender {
             sent_at: None,
             retransmitted: false,
             sends: 0,
+            first_sent: None,
         });
         TcpSender {
             cfg,
@@ -339,6 +343,7 @@ impl TcpSender {
             ack_delivered: 0,
             ack_covers_retx: false,
             ack_newest_delivered: None,
+            ack_delivered_sends: Vec::new(),
             forced_lost: None,
             lost_prev: 0,
             nextseg_due: false,

@@ -18,6 +18,7 @@ impl TcpSender {
             syn.retransmitted |= syn.sent_at.is_some();
             syn.sent_at = Some(now);
             syn.sends += 1;
+            syn.first_sent = syn.first_sent.or(Some(now));
             if self.cfg.syn_timeout > 0 {
                 // ns-3's SendEmptyPacket: m_rto = ConnTimeout × 2^retries.
                 let backoff = 1u64 << (syn.sends - 1).min(20);

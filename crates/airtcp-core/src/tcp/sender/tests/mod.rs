@@ -223,12 +223,13 @@ fn handshake_sender(ecn: bool) -> TcpSender {
 #[test]
 fn a_lost_syn_waits_ns3s_connection_timeout() {
     // Two SYNs lost. RFC 6298 (syn_timeout 0): the SYN is timed by the RTO, 1 s doubled,
-    // so it goes again at 1 s and 3 s. ns-3's SendEmptyPacket sets m_rto = ConnTimeout (3 s)
-    // × 2^retries: again at 3 s and 9 s, and, no sample coming from a resent SYN, the
-    // connection's RTO stays 12 s until the first one.
+    // so it goes again at 1 s and 3 s, and Karn's rule takes no sample from the SYN-ACK (the
+    // RTO stays backed off, 4 s). ns-3's SendEmptyPacket sets m_rto = ConnTimeout (3 s) ×
+    // 2^retries: again at 3 s and 9 s; its RTT history keeps the first SYN's entry unmarked,
+    // so the SYN-ACK at 9.1 s is a sample of 9.1 s (RTO 3 × 9.1 s without timestamps).
     for (syn_timeout, resends, rto_after) in [
         (0, [SEC, 3 * SEC], 4 * SEC),
-        (3 * SEC, [3 * SEC, 9 * SEC], 12 * SEC),
+        (3 * SEC, [3 * SEC, 9 * SEC], 27_300 * MS),
     ] {
         let (c, r) = cc::build_default("newreno");
         let cfg = TcpConfig {
