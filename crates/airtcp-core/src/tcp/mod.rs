@@ -24,9 +24,9 @@ pub struct TcpConfig {
     pub rcv_window: u64,
     pub min_rto: Time,
     pub initial_rto: Time,
-    /// A SYN's own timer, doubled at each retry, and after a handshake whose SYN was resent
-    /// the RTO until the first sample (ns-3's `ConnTimeout`); 0: the SYN is timed by the RTO
-    /// like data (RFC 6298).
+    /// A SYN's own timer, doubled at each retry, with the SYN-ACK timed even after a resent
+    /// SYN (ns-3's `ConnTimeout` and RTT history); 0: the SYN is timed by the RTO like data
+    /// and Karn's rule applies to it (RFC 6298).
     pub syn_timeout: Time,
     pub max_rto: Time,
     pub delayed_ack: bool,
