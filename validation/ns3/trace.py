@@ -261,8 +261,13 @@ def packets_main(a: argparse.Namespace, exe: Path, error: str, loss_args: list[s
 def cc_params(pairs: list[str]) -> dict:
     out = {}
     for p in pairs:
-        k, _, v = p.partition("=")
-        out[k.strip()] = float(v)
+        k, eq, v = p.partition("=")
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            raise SystemExit(f"trace.py: --cc-param {p!r}: expected KEY=NUMBER") from None
+        if not eq or not k.strip():
+            raise SystemExit(f"trace.py: --cc-param {p!r}: expected KEY=NUMBER")
     return out
 
 
