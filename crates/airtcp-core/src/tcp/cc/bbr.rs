@@ -129,6 +129,8 @@ pub struct Bbr {
     cwnd_gain: f64,
     pacing_bps: f64,
     has_seen_rtt: bool,
+    /// ns3: the RTT estimator's last sample (ns-3's `m_lastRtt`), kept between ACKs.
+    last_rtt: Option<Time>,
     srtt: Option<Time>,
     packet_conservation: bool,
     prior_cwnd: u64,
@@ -200,6 +202,7 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             pacing_bps: 0.0,
             has_seen_rtt: false,
+            last_rtt: None,
             srtt: None,
             packet_conservation: false,
             prior_cwnd: 0,
@@ -313,9 +316,10 @@ impl Bbr {
     /// bandwidth filter seeded with cwnd / RTT, which its first sample replaces.
     fn init_pacing_ns3(&mut self, min_rtt: Time) {
         let secs = (min_rtt / MS).max(1) as f64 / 1e3;
-        let bw = self.cwnd as f64 / secs;
-        self.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, bw);
-        self.pacing_bps = NS3_HIGH_GAIN * bw * 8.0;
+        // In whole bits/s, as `DataRate` keeps them.
+        let bps = (self.cwnd as f64 * 8.0 / secs).trunc();
+        self.bw = MaxFilter::three_sample(BW_WINDOW_ROUNDS, bps / 8.0);
+        self.pacing_bps = (NS3_HIGH_GAIN * bps).trunc();
         self.has_seen_rtt = true;
     }
 
@@ -561,7 +565,9 @@ impl Bbr {
 
     fn update_min_rtt(&mut self, now: Time, rs: &RateSample) {
         let expired = now > self.min_rtt_stamp + MIN_RTT_WINDOW;
-        if let Some(r) = rs.rtt {
+        // ns-3's `UpdateRTprop` reads `m_lastRtt`, which keeps its value from ACK to ACK.
+        let sample = if self.ns3 { self.last_rtt } else { rs.rtt };
+        if let Some(r) = sample {
             if self.min_rtt.is_none_or(|m| r <= m) || expired {
                 self.min_rtt = Some(r);
                 self.min_rtt_stamp = now;
@@ -616,12 +622,13 @@ impl Bbr {
             self.has_seen_rtt = true;
             self.pacing_bps = self.nominal_pacing(self.cwnd);
         }
-        let rate = Self::rate_bps(self.bw.get(), gain);
         let rate = if self.ns3 {
-            // DataRate keeps whole bits/s.
-            rate.trunc()
+            // `DataRate` keeps whole bits/s: the gain's product is truncated, then the
+            // margin's.
+            let bps = (self.bw.get() * 8.0).round();
+            ((gain * bps).trunc() * (1.0 - PACING_MARGIN)).trunc()
         } else {
-            rate
+            Self::rate_bps(self.bw.get(), gain)
         };
         // Before the pipe is full the rate only grows, so a low early sample cannot slow
         // STARTUP down.
@@ -667,7 +674,9 @@ impl Bbr {
         self.prev_ca = self.ca;
         if entered {
             cwnd = self.ack_pipe + rs.acked.max(self.mss);
-            self.packet_conservation = true;
+            // `CongestionStateSet(CA_RECOVERY)` starts conserving before `CongControl`, whose
+            // `UpdateRound` ends it again when this ACK starts a round.
+            self.packet_conservation = !self.round_start;
         } else if exited {
             self.packet_conservation = false;
             // ns-3's initial ssthresh is `UINT32_MAX` bytes (airtcp's initial one stands
@@ -819,7 +828,13 @@ impl CongestionControl for Bbr {
         if self.ns3 && !self.has_seen_rtt {
             if let Some(r) = ack.min_rtt {
                 self.init_pacing_ns3(r);
+                // ns-3 starts its min RTT from the SRTT of the handshake
+                // (`CongestionStateSet(CA_OPEN)`), stamped when the flow starts.
+                self.min_rtt = Some(r);
             }
+        }
+        if ack.estimator_rtt.is_some() {
+            self.last_rtt = ack.estimator_rtt;
         }
         (self.ack_pipe, self.ack_pipe_marked, self.ack_lost_change) =
             (ack.pipe, ack.pipe_marked, ack.lost_change);

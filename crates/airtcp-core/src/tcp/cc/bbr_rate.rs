@@ -266,11 +266,13 @@ impl RateSampler {
             let a = ack.acked_bytes;
             newly += a.saturating_sub(self.sacked_out).max(a.min(mss));
             self.sacked_out = self.sacked_out.saturating_sub(a.saturating_sub(mss));
-            if self.ns3_restart && ack.delivered_bytes > 0 {
-                // The scoreboard's count (`TcpRateLinux::SkbDelivered` per segment), where
-                // the estimate above takes an advance to fill one hole.
-                newly = ack.delivered_bytes;
-            }
+        }
+        if self.ns3_restart && ack.delivered_bytes > 0 {
+            // The scoreboard's count (`TcpRateLinux::SkbDelivered` per segment), where the
+            // estimate above takes an advance to fill one hole. Taken even when the sender
+            // reports no advance for the window (the ACK that ends the timeout's loss state
+            // counts only what lies above its recovery point): the sampler counts it all.
+            newly = ack.delivered_bytes;
         }
         self.sacked_out = self.sacked_out.min(ack.in_flight);
         self.delivered += newly;
@@ -392,7 +394,9 @@ impl RateSampler {
         {
             p.rate_delivered = delivered;
             p.rate_interval = interval;
-            p.rate = delivered as f64 * SEC as f64 / interval as f64;
+            // ns-3's `DataRate` holds whole bits per second.
+            let bps = (delivered as f64 * 8.0 / (interval as f64 / SEC as f64)).trunc();
+            p.rate = bps / 8.0;
         }
         rs.bw = Some(p.rate);
         rs

@@ -842,3 +842,104 @@ fn ns3_sample_takes_the_first_delivered_segment_of_the_most_delivered() {
     r.choose_delivered(&[0, 52 * MS, 51 * MS]);
     assert_eq!(r.chosen, Some(52 * MS));
 }
+
+#[test]
+fn ns3_recovery_entered_on_a_round_start_does_not_conserve() {
+    // CongestionStateSet(CA_RECOVERY) sets m_packetConservation before CongControl, whose
+    // UpdateRound clears it again when the same ACK starts a round (Linux instead starts a
+    // round at the entry). Entry: flight 20 + a segment delivered, less the one newly
+    // marked lost = 20. Conserving, the floor is the flight as CongControl reads it plus the
+    // fast retransmission and what was delivered (25 + 1 + 1); not, it grows by the
+    // delivered segment from the entry value.
+    for (starts_round, want) in [(false, 27), (true, 21)] {
+        let mut b = ns3_bbr();
+        let mut st = state();
+        b.start(0, &st);
+        b.full_bw_reached = true;
+        b.min_rtt = Some(100 * MS);
+        b.bw.update(1, 1.25e6);
+        b.next_round_delivered = 10 * MSS;
+        b.cwnd = 40 * MSS;
+        (b.ca, b.prev_ca) = (CaState::Recovery, CaState::Open);
+        (b.ack_pipe, b.ack_pipe_marked) = (20 * MSS, 25 * MSS);
+        (b.ack_lost_change, b.ack_head_resend_adds) = (MSS, MSS);
+        let mut rs = round_sample(&b, MS, 1.25e6, 20 * MSS);
+        if !starts_round {
+            rs.prior_delivered = 5 * MSS;
+        }
+        b.step(MS, &rs, &mut st);
+        assert_eq!(st.cwnd, want * MSS, "round start: {starts_round}");
+        assert_eq!(b.packet_conservation, !starts_round);
+    }
+}
+
+#[test]
+fn ns3_sampler_counts_what_the_ack_ending_the_loss_state_delivered() {
+    // The ACK that ends a timeout's loss state reports to the window rules only what lies
+    // above the recovery point (here nothing); ns-3's rate sampler still counts the segment
+    // it delivered (SkbDelivered from DiscardUpTo).
+    for ns3 in [false, true] {
+        let (mut r, _) = steady(ns3, 100);
+        let before = r.delivered;
+        let mut a = ack(100 * MS, 0, 0, 49 * MSS, Some(50 * MS));
+        a.delivered_bytes = MSS;
+        r.on_ack(&a, MSS, true, a.min_rtt);
+        assert_eq!(r.delivered, before + u64::from(ns3) * MSS, "ns3 = {ns3}");
+    }
+}
+
+#[test]
+fn ns3_min_rtt_starts_from_the_handshake_and_follows_the_last_estimator_sample() {
+    // CongestionStateSet(CA_OPEN) seeds m_minRtt with the handshake's SRTT (whole
+    // milliseconds from the timestamp echo: 100 ms where data RTTs are 101 ms); UpdateRTprop
+    // then reads m_lastRtt, which keeps the last sample between ACKs, so an ACK without one
+    // still stamps an equal minimum anew.
+    let mut b = ns3_bbr();
+    let mut st = state();
+    b.on_sent(0, MSS, &mut st);
+    let mut a = ack(101 * MS, MSS, 0, 9 * MSS, Some(101 * MS + 500 * US));
+    (a.min_rtt, a.estimator_rtt) = (Some(100 * MS), Some(101 * MS));
+    b.on_ack(&a, &mut st);
+    assert_eq!(b.min_rtt(), Some(100 * MS));
+    assert_eq!(b.min_rtt_stamp, 0);
+    // Later the estimator's samples equal the minimum: each ACK refreshes its stamp, the
+    // ones without a sample of their own too.
+    let mut a = ack(200 * MS, MSS, 0, 8 * MSS, None);
+    a.estimator_rtt = Some(100 * MS);
+    b.on_ack(&a, &mut st);
+    assert_eq!(b.min_rtt_stamp, 200 * MS);
+    let a = ack(300 * MS, 0, MSS, 8 * MSS, None);
+    b.on_ack(&a, &mut st);
+    assert_eq!((b.min_rtt(), b.min_rtt_stamp), (Some(100 * MS), 300 * MS));
+    // Linux's BBR takes each ACK's own RTT sample.
+    let (mut l, mut st) = started();
+    let a = ack(101 * MS, MSS, 0, 9 * MSS, Some(101 * MS + 500 * US));
+    l.on_ack(&a, &mut st);
+    assert_eq!(l.min_rtt(), Some(101 * MS + 500 * US));
+}
+
+#[test]
+fn ns3_rates_are_whole_bits_per_second() {
+    // ns-3's DataRate holds an integer count of bits/s: the delivery rate is truncated,
+    // then the pacing rate's product with the gain and again with the 1 % margin.
+    let mut b = ns3_bbr();
+    let st = state();
+    b.start(0, &st);
+    b.full_bw_reached = true;
+    b.bw.update(1, 1_234_567.0 / 8.0);
+    b.set_pacing_rate(1.25);
+    let want = ((1.25f64 * 1_234_567.0).trunc() * 0.99).trunc();
+    assert_eq!(b.pacing_rate(&st), Some(want));
+    assert_eq!(want, 1_527_775.0);
+    // A sample of 3 segments over 7 ms: 3,428,571.43 bits/s kept as 3,428,571.
+    let mut r = RateSampler::default();
+    r.ns3_restart = true;
+    r.on_sent(0, MSS);
+    r.on_sent(0, MSS);
+    r.on_sent(0, MSS);
+    let mut a = ack(7 * MS, 3 * MSS, 0, 0, Some(7 * MS));
+    a.delivered_bytes = 3 * MSS;
+    r.choose_delivered(&[0]);
+    let bw = r.on_ack(&a, MSS, false, Some(MS)).bw.unwrap();
+    assert_eq!(bw * 8.0, 3_428_571.0);
+}

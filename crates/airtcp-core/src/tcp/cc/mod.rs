@@ -88,6 +88,10 @@ pub struct AckInfo {
     pub sacked_bytes: u64,
     /// RTT sample from this ACK (Karn's rule applied), if any.
     pub rtt: Option<Time>,
+    /// The sample the RTT estimator took from this ACK: `rtt`, or under `rtt_sampling =
+    /// "ns3"` ns-3's (the timestamp echo in whole ticks once the oldest segment is covered),
+    /// which is also its `m_lastRtt`.
+    pub estimator_rtt: Option<Time>,
     pub min_rtt: Option<Time>,
     pub srtt: Option<Time>,
     /// Bytes outstanding after processing this ACK.

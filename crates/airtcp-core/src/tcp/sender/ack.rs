@@ -116,6 +116,7 @@ impl TcpSender {
             if let Some(r) = estimator_sample {
                 self.rtt.sample(r);
             }
+            info.estimator_rtt = estimator_sample;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             if self.loss_state && self.recover.is_none_or(|r| ack >= r) {

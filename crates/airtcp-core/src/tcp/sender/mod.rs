@@ -88,6 +88,10 @@ struct Pacer {
     next_send: Time,
     /// A segment the window allows is waiting for `next_send`.
     blocked: bool,
+    /// `pacing = "ns3"`: ns-3's pacing timer was started for `next_send` and its own event
+    /// has not fired (nor was it cancelled). At `next_send` itself an ACK handled before
+    /// that event, scheduled earlier, still finds the timer running.
+    armed: bool,
 }
 
 /// A scheme's verdict on one loss: the segment it took as lost (the first unacknowledged
@@ -428,6 +432,7 @@ impl TcpSender {
     /// A timer may have expired at `now`: run whichever is due.
     pub fn on_timer(&mut self, now: Time) {
         if self.pacer.blocked && self.pacer.next_send <= now {
+            self.pacer.armed = false;
             // The held segment may leave now. If the window or loss recovery holds it instead,
             // no pacing timer may stay armed for it (it would fire again at once, forever).
             self.pacer.blocked = false;

@@ -178,8 +178,17 @@ impl TcpSender {
     /// A paced scheme's next segment must wait (`pacing_release` then says until when).
     pub(super) fn pacing_holds(&mut self, now: Time) -> bool {
         self.pacer.blocked =
-            self.paces() && self.cc.pacing_rate(&self.st).is_some() && now < self.pacer.next_send;
+            self.paces() && self.cc.pacing_rate(&self.st).is_some() && self.pacer_running(now);
         self.pacer.blocked
+    }
+
+    /// The gap of the last paced segment has not run out at `now`. ns-3's timer is still
+    /// running at its own expiry instant for an ACK whose arrival was scheduled before it
+    /// (the event order of equal times), so there a tie holds the segment back until the
+    /// timer's event has fired.
+    fn pacer_running(&self, now: Time) -> bool {
+        now < self.pacer.next_send
+            || (self.cfg.pacing_ns3 && now == self.pacer.next_send && self.pacer.armed)
     }
 
     /// ns-3 paces only once more than the initial window has been sent
@@ -193,9 +202,10 @@ impl TcpSender {
         if let Some(rate) = self.cc.pacing_rate(&self.st).filter(|_| self.paces()) {
             if self.cfg.pacing_ns3 {
                 // ns-3's timer: started only when it has run out, for the payload's time.
-                if now >= self.pacer.next_send {
+                if !self.pacer_running(now) {
                     let gap = (len as f64 * 8.0 / rate.max(1.0) * SEC as f64).round() as Time;
                     self.pacer.next_send = now + gap;
+                    self.pacer.armed = true;
                 }
             } else {
                 // Every transmission, retransmissions included, takes its slot at the rate.

@@ -154,6 +154,7 @@ impl TcpSender {
         if self.cfg.pacing_ns3 {
             // ns-3's `ReTxTimeout` cancels the pacing timer before it sends again.
             self.pacer.next_send = now;
+            self.pacer.armed = false;
         }
         self.rtt.backoff();
         self.rto_deadline = None;

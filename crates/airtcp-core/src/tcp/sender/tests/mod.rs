@@ -565,6 +565,41 @@ fn ns3_timeout_cancels_the_pacing_timer() {
 }
 
 #[test]
+fn ns3_pacing_timer_still_runs_for_an_ack_at_its_expiry() {
+    // ns-3 handles events of equal time in the order they were scheduled: an ACK that
+    // arrives at the very nanosecond the pacing timer runs out was scheduled before it
+    // (a link delay earlier), so SendPendingData finds the timer running and sends nothing;
+    // the timer's own event then sends. A tie otherwise frees the segment at once.
+    for ns3 in [false, true] {
+        let cfg = TcpConfig {
+            initial_cwnd: 0,
+            pacing_ns3: ns3,
+            ..Default::default()
+        };
+        let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
+        s.st.cwnd = 10_000;
+        s.set_app_end(u64::MAX);
+        assert_eq!(drain(&mut s, 0).len(), 1);
+        let at = s.pacer.next_send;
+        assert_eq!(
+            drain(&mut s, at).len(),
+            usize::from(!ns3),
+            "pacing_ns3 = {ns3}"
+        );
+        if ns3 {
+            assert_eq!(s.poll_timeout(), Some(at));
+            assert!(s.handle_timeout(at));
+            assert_eq!(drain(&mut s, at).len(), 1);
+            assert_eq!(
+                s.pacer.next_send,
+                at + MS,
+                "the gap runs from the timer's send"
+            );
+        }
+    }
+}
+
+#[test]
 fn pacing_timer_is_dropped_when_the_window_closes_first() {
     let cfg = TcpConfig {
         initial_cwnd: 10,
