@@ -62,7 +62,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (the initial window, and a sender held by the receive window, not cwnd, are application-limited; PROBE_RTT is not; the sample kept from ACK to ACK, read from the record of the first segment, in the order the ACK delivered them, sent with the most delivered and handed on by an ACK that delivers nothing; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, its gain cycle (timed by each ACK's arrival, probing ended by a changed lost mark, started at offset 0-5), and its recovery window (entry at the flight, lost bytes taken off, cwnd = the ssthresh from before the ACK at the end, grown in 32 bits, nothing restored after a timeout); a timeout keeps STARTUP's bandwidth record",
+        "1: ns-3.44's TcpBbr (docs/tcp_profiles.md): its rate sampling (the initial window, and a sender held by the receive window, not cwnd, are application-limited; PROBE_RTT is not; the sample kept from ACK to ACK, read from the record of the first segment, in the order the ACK delivered them, sent with the most delivered and handed on by an ACK that delivers nothing; a timeout restarts it), its three-sample bandwidth filter, gains of 2.89, one-segment send quantum and ACK-aggregation allowance, its gain cycle (timed by each ACK's arrival, probing ended by a changed lost mark, started at offset 0-5), and its recovery window (entry at the flight, conservation ended by a round start on the same ACK, lost bytes taken off, cwnd = the ssthresh from before the ACK at the end, grown in 32 bits, nothing restored after a timeout), its min RTT (from the handshake's SRTT, then the RTT estimator's last sample), rates in whole bits/s; a timeout keeps STARTUP's bandwidth record",
+    ),
+    ParamSpec::new(
+        "small_writes",
+        1.0,
+        "with ns3 = 1: the application writes less than a segment at a time (ns-3's BulkSend, 512 bytes), so ns-3 marks the initial window's samples and those of a sender held by the receive window application-limited; 0: it writes whole segments (BulkSend's SendSize at the segment size) and ns-3 marks none",
     ),
     ParamSpec::new(
         "cycle_start",
@@ -131,6 +136,8 @@ pub struct Bbr {
     has_seen_rtt: bool,
     /// ns3: the RTT estimator's last sample (ns-3's `m_lastRtt`), kept between ACKs.
     last_rtt: Option<Time>,
+    /// ns3: the application writes less than a segment at a time (`small_writes`).
+    small_writes: bool,
     srtt: Option<Time>,
     packet_conservation: bool,
     prior_cwnd: u64,
@@ -203,6 +210,7 @@ impl Bbr {
             pacing_bps: 0.0,
             has_seen_rtt: false,
             last_rtt: None,
+            small_writes: true,
             srtt: None,
             packet_conservation: false,
             prior_cwnd: 0,
@@ -228,6 +236,7 @@ impl Bbr {
 
     pub fn with_params(p: &mut Params) -> Result<Self, (String, String)> {
         let ns3 = p.flag(PARAMS, "ns3")?;
+        let small_writes = p.flag(PARAMS, "small_writes")?;
         let start = p.spec(PARAMS, "cycle_start")?;
         let cycle_start = match start {
             -1.0 => None,
@@ -243,6 +252,7 @@ impl Bbr {
         };
         let mut b = Bbr {
             ns3,
+            small_writes,
             cycle_start,
             ..Self::new()
         };
@@ -254,7 +264,9 @@ impl Bbr {
             // and `TcpSocketBase::Send` then marks the sampler application-limited
             // (`CalculateAppLimited`: `m_appLimited` = 1), so the initial window's samples
             // are application-limited.
-            b.rs.app_limited_until = 1;
+            if small_writes {
+                b.rs.app_limited_until = 1;
+            }
         }
         b.rs.ns3_restart = ns3;
         Ok(b)
@@ -785,8 +797,12 @@ impl Bbr {
         }
         if self.ns3 {
             // ns-3's only rule, on the state the last ACK's transmissions left: the flight at
-            // the receive window and below cwnd.
-            if self.rs.flight < self.cwnd && self.rs.flight + self.mss > self.rwnd {
+            // the receive window and below cwnd (an application write then finds less than a
+            // segment unsent, which whole-segment writes never do).
+            if self.small_writes
+                && self.rs.flight < self.cwnd
+                && self.rs.flight + self.mss > self.rwnd
+            {
                 self.rs.app_limited_until = (self.rs.delivered + self.rs.pipe).max(1);
             }
             return;

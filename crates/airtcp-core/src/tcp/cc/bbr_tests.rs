@@ -943,3 +943,30 @@ fn ns3_rates_are_whole_bits_per_second() {
     let bw = r.on_ack(&a, MSS, false, Some(MS)).bw.unwrap();
     assert_eq!(bw * 8.0, 3_428_571.0);
 }
+
+#[test]
+fn ns3_whole_segment_writes_mark_nothing_application_limited() {
+    // CalculateAppLimited runs after each write is added to the send buffer: a write of a
+    // whole segment leaves at least a segment unsent, so with small_writes = 0 neither the
+    // initial window nor a sender held by the receive window is marked.
+    let params: std::collections::BTreeMap<String, f64> =
+        [("ns3".to_string(), 1.0), ("small_writes".to_string(), 0.0)]
+            .into_iter()
+            .collect();
+    let mut b = Bbr::with_params(&mut Params::new(&params)).unwrap();
+    assert_eq!(b.rs.app_limited_until, 0);
+    let st = state();
+    b.start(0, &st);
+    b.rwnd = 20 * MSS;
+    b.cwnd = 40 * MSS;
+    b.pacing_bps = 1e6;
+    b.rs.on_sent(0, 20 * MSS);
+    b.check_app_limited(MS);
+    assert_eq!(b.rs.app_limited_until, 0);
+    let mut small = ns3_bbr();
+    small.start(0, &st);
+    (small.rwnd, small.cwnd, small.pacing_bps) = (20 * MSS, 40 * MSS, 1e6);
+    small.rs.on_sent(0, 20 * MSS);
+    small.check_app_limited(MS);
+    assert_ne!(small.rs.app_limited_until, 0);
+}
