@@ -182,6 +182,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["all", "below_sack"],
             &mut c.timeout_resend_below_sack,
         ),
+        (
+            "disorder_acks",
+            &o.disorder_acks,
+            ["grow", "hold"],
+            &mut c.disorder_hold,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {

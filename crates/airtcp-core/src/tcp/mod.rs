@@ -55,6 +55,11 @@ pub struct TcpConfig {
     /// SACKed one before new data (`timeout_resend = "below_sack"`, ns-3's NextSeg rule 1.b
     /// with every segment marked lost), rather than every un-SACKed segment sent before it.
     pub timeout_resend_below_sack: bool,
+    /// An ACK that advances snd.una while it brings new SACK information (a duplicate by
+    /// RFC 6675's definition), outside recovery and after no timeout, neither grows the
+    /// window nor restarts the retransmission timer (`disorder_acks = "hold"`, ns-3.44's
+    /// CA_DISORDER), rather than counting as any new ACK.
+    pub disorder_hold: bool,
     /// What an ACK's SACK blocks add to its size beyond `header` (`ack_options`).
     pub sack_bytes: SackBytes,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
@@ -355,6 +360,9 @@ impl Profile {
                 // SACKed one (1.b); in CA_LOSS SendPendingData disables rule 3, so new data
                 // goes first.
                 timeout_resend_below_sack: true,
+                // TcpSocketBase::ProcessAck: such an ACK leaves the socket in CA_DISORDER
+                // (DupAck), where it calls neither IncreaseWindow nor NewAck.
+                disorder_hold: true,
                 // TcpHeader::CalculateHeaderLength: the options' sizes summed, padded to 4.
                 sack_bytes: SackBytes::Ns3,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
@@ -432,6 +440,7 @@ impl Default for TcpConfig {
             syn_timeout: 0,
             pacing_ns3: false,
             timeout_resend_below_sack: false,
+            disorder_hold: false,
             sack_bytes: SackBytes::None,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.

@@ -656,6 +656,9 @@ pub struct TcpOptions {
     pub pacing: Option<String>,
     /// "all" or "below_sack": what a timeout resends before new data (docs/tcp_profiles.md).
     pub timeout_resend: Option<String>,
+    /// "grow" or "hold": an advancing ACK with new SACK information outside recovery
+    /// (docs/tcp_profiles.md).
+    pub disorder_acks: Option<String>,
     /// "none", "ns3" or "linux": what SACK blocks add to an ACK's size.
     pub ack_options: Option<String>,
     pub dda_delay: Option<Duration>,
@@ -743,6 +746,10 @@ impl TcpOptions {
                     .timeout_resend
                     .clone()
                     .or_else(|| base.timeout_resend.clone()),
+                disorder_acks: self
+                    .disorder_acks
+                    .clone()
+                    .or_else(|| base.disorder_acks.clone()),
                 ack_options: self
                     .ack_options
                     .clone()

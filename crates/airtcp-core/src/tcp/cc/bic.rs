@@ -127,7 +127,7 @@ impl Bic {
 
 impl CongestionControl for Bic {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         let mss = st.mss as f64;

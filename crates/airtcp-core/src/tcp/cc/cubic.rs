@@ -102,7 +102,7 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         let mss = st.mss as f64;
@@ -423,7 +423,7 @@ impl CongestionControl for LinuxCubic {
         } else {
             ack.acked_bytes
         };
-        if ack.in_recovery || acked == 0 {
+        if ack.in_recovery || acked == 0 || ack.hold_growth {
             return;
         }
         self.carry_bytes += acked;

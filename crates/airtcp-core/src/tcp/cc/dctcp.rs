@@ -88,7 +88,7 @@ impl Dctcp {
     /// ns-3's `TcpLinuxReno::IncreaseWindow`: whole ACKed segments, slow start up to ssthresh,
     /// then a segment each time the count reaches the window in segments.
     fn linux_reno_increase(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         let segs = ((ack.acked_bytes as f64 / st.mss as f64).round() as u64).max(1);

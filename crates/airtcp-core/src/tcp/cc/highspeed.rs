@@ -123,7 +123,7 @@ fn lookup(w: f64) -> (f64, f64) {
 
 impl CongestionControl for HighSpeed {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         if st.cwnd < st.ssthresh {

@@ -161,7 +161,7 @@ impl CongestionControl for Htcp {
             self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
             self.max_rtt = Some(self.max_rtt.map_or(r, |m| m.max(r)));
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         self.acked += ack.acked_bytes;

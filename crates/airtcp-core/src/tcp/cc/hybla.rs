@@ -106,7 +106,7 @@ impl CongestionControl for Hybla {
                 self.update_rho(Some(s));
             }
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         let mss = st.mss as f64;

@@ -211,7 +211,7 @@ impl CongestionControl for Illinois {
             self.ns3_state.on_ack(ack);
         }
         let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
-        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
+        if ack.no_growth() || disorder {
             return;
         }
         let mss = st.mss as f64;

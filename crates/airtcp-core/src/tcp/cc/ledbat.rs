@@ -143,7 +143,7 @@ impl CongestionControl for Ledbat {
             let sent = ack.now.saturating_sub(rtt);
             self.add_delay(ack.now, tsv.saturating_sub(sent));
         }
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         if self.ns3 && st.cwnd <= st.mss {

@@ -185,7 +185,7 @@ impl Lp {
         // The ACK that cut the window still grows it (the socket's IncreaseWindow follows
         // PktsAcked): slow start always, congestion avoidance unless within inference as
         // judged before the cut.
-        if ack.in_recovery || ack.acked_bytes == 0 || (st.cwnd >= st.ssthresh && within) {
+        if ack.no_growth() || (st.cwnd >= st.ssthresh && within) {
             return;
         }
         reno_increase(ack, st);

@@ -99,6 +99,9 @@ pub struct AckInfo {
     pub dup_ack: bool,
     /// The sender is in fast recovery (window growth rules are suspended).
     pub in_recovery: bool,
+    /// `disorder_acks = "hold"`: this ACK advanced while it brought new SACK information
+    /// outside recovery; the window does not grow on it (ns-3's CA_DISORDER).
+    pub hold_growth: bool,
     /// ECN-Echo flag set.
     pub ece: bool,
     /// Multi-level ECN codepoint echoed by the receiver (two bits).
@@ -148,6 +151,14 @@ pub struct AckInfo {
     /// `pipe`, `pipe_marked`, `lost_change`, `head_resend_adds` and `newest_delivered_sent`
     /// were filled in from the scoreboard.
     pub scoreboard: bool,
+}
+
+impl AckInfo {
+    /// The window may not grow on this ACK: fast recovery, nothing newly acknowledged, or
+    /// held (`hold_growth`).
+    pub fn no_growth(&self) -> bool {
+        self.in_recovery || self.acked_bytes == 0 || self.hold_growth
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -75,7 +75,7 @@ impl CongestionControl for Muzha {
 
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
         let closed = self.rounds.on_ack(ack);
-        if !closed || ack.in_recovery || ack.acked_bytes == 0 {
+        if !closed || ack.no_growth() {
             return;
         }
         self.adjustments[self.mrai as usize - 1] += 1;

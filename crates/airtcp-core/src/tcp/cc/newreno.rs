@@ -10,7 +10,7 @@ pub struct NewReno;
 
 /// Slow start / congestion avoidance growth shared by the Reno family.
 pub fn reno_increase(ack: &AckInfo, st: &mut CcState) {
-    if ack.in_recovery || ack.acked_bytes == 0 {
+    if ack.no_growth() {
         return;
     }
     if ack.linux_growth {

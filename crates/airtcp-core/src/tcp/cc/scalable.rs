@@ -94,7 +94,7 @@ impl Scalable {
 
 impl CongestionControl for Scalable {
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         if st.cwnd < st.ssthresh {

@@ -176,7 +176,7 @@ impl CongestionControl for Vegas {
             return;
         }
         let round_closed = self.rounds.on_ack(ack);
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         let mss = st.mss;

@@ -149,7 +149,7 @@ impl CongestionControl for Veno {
             return;
         }
         self.rounds.on_ack(ack);
-        if ack.in_recovery || ack.acked_bytes == 0 {
+        if ack.no_growth() {
             return;
         }
         if st.cwnd < st.ssthresh {

@@ -245,7 +245,7 @@ impl CongestionControl for Yeah {
         // ns-3 grows the window (and checks the round) only in Open and Loss, not on an ACK
         // that leaves it in Disorder.
         let disorder = self.ns3 && self.ns3_state == Ns3State::Disorder;
-        if ack.in_recovery || ack.acked_bytes == 0 || disorder {
+        if ack.no_growth() || disorder {
             return;
         }
         let mss = st.mss as f64;

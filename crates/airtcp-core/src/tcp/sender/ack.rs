@@ -119,6 +119,7 @@ impl TcpSender {
             info.estimator_rtt = estimator_sample;
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
+            let was_in_loss = self.loss_state;
             if self.loss_state && self.recover.is_none_or(|r| ack >= r) {
                 self.loss_state = false;
                 if self.cfg.acked_delivered {
@@ -165,6 +166,12 @@ impl TcpSender {
                 // RFC 6675 5: an ACK with new SACK information is a duplicate whatever its
                 // cumulative point; the advance reset the count first.
                 self.dupacks = 1;
+                if self.cfg.disorder_hold && !was_in_loss {
+                    // ns-3's DupAck moves the socket to CA_DISORDER before ProcessAck sees
+                    // the advance, and there it calls neither IncreaseWindow nor NewAck.
+                    info.hold_growth = true;
+                    restart_timer = false;
+                }
             } else {
                 self.dupacks = 0;
             }
@@ -232,6 +239,16 @@ impl TcpSender {
             // RFC 6675 5 (a): enough SACKed data above the first hole.
             self.maybe_fast_retransmit(now, h.has(flags::ELN) && self.cc.honours_eln());
             info.in_recovery = self.in_recovery;
+            if info.hold_growth && self.in_recovery {
+                // ns-3 entered recovery on it: the advance is then the recovery's first
+                // partial ACK, which restarts the timer (NewAck with m_isFirstPartialAck).
+                info.hold_growth = false;
+                self.partial_seen = true;
+                if self.cfg.rto_reset_on_new_ack {
+                    self.rtt.reset_to_estimate();
+                }
+                self.arm_rto(now);
+            }
         }
         if self.in_recovery
             && self.cfg.prr

@@ -755,3 +755,36 @@ fn after_a_timeout_ns3_counts_a_resent_segment_in_flight_once_sacked() {
         assert_eq!(got, want, "pipe_keeps_retransmissions = {sticky}");
     }
 }
+
+#[test]
+fn ns3_disorder_ack_neither_grows_nor_restarts_the_timer() {
+    // An ACK that advances (segment 0 arrives) while it SACKs segment 2 for the first time
+    // is a duplicate by RFC 6675's definition. ns-3's DupAck moves the socket to
+    // CA_DISORDER first, and ProcessAck then calls neither IncreaseWindow nor NewAck: the
+    // window stays and the retransmission timer keeps running from the first send. By
+    // default it is a new ACK: slow start adds a segment and the timer restarts.
+    for hold in [false, true] {
+        let mut s = sack_sender(false);
+        s.cfg.disorder_hold = hold;
+        s.set_app_end(u64::MAX);
+        s.st.cwnd = 10_000;
+        s.rwnd = 1 << 20;
+        assert_eq!(drain(&mut s, 0).len(), 10);
+        let rto = s.rto_deadline().unwrap();
+        s.on_ack(100 * MS, &ack_sacking(1000, &[(2000, 3000)]));
+        assert!(!s.in_recovery());
+        let (cwnd, deadline) = if hold {
+            (10_000, rto)
+        } else {
+            (11_000, 100 * MS + s.rtt.rto)
+        };
+        assert_eq!(s.st.cwnd, cwnd, "hold = {hold}");
+        assert_eq!(s.rto_deadline(), Some(deadline), "hold = {hold}");
+        // The next cumulative ACK without new SACK information returns ns-3 to CA_OPEN:
+        // a new ACK again, growth and timer both.
+        s.on_ack(110 * MS, &ack_sacking(1000, &[(2000, 3000)]));
+        s.on_ack(120 * MS, &ack(3000));
+        assert_eq!(s.st.cwnd, cwnd + 1000, "hold = {hold}");
+        assert_eq!(s.rto_deadline(), Some(120 * MS + s.rtt.rto), "hold = {hold}");
+    }
+}
