@@ -1529,6 +1529,9 @@ fn transport(
             cfg.timestamps = true;
         }
         let mut rx = TcpReceiver::new(&cfg);
+        if let Some(mode) = scheme.cc.ce_state_acks() {
+            rx.set_ce_state_acks(mode);
+        }
         let tx = TcpSender::new(cfg, scheme.cc, recovery, start);
         if let Some(policy) = scheme.receiver {
             rx.set_window_policy(policy);

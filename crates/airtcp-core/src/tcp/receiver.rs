@@ -38,6 +38,38 @@ pub struct RxOutcome {
     pub ack_now: bool,
 }
 
+/// How a receiver acknowledges changes of the CE state (DCTCP's receiver, RFC 8257 3.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CeAcks {
+    /// RFC 8257 (Linux's `dctcp_ece_ack_update`): when the CE state of arriving segments
+    /// changes with a delayed ACK pending, that ACK goes at once with the old state, and the
+    /// segment that changed it is acknowledged at once with the new one.
+    Rfc,
+    /// ns-3.44's `TcpDctcp::CeState0to1`/`CeState1to0`: with a delayed ACK reserved, an ACK
+    /// with the old state of the cumulative point as it was before the previous segment
+    /// (`m_priorRcvNxt` is taken before a segment is added), which also restarts the
+    /// delayed-ACK count; the segment that changed the state is acknowledged as usual.
+    Ns3,
+}
+
+/// The receiver side of DCTCP's CE-state ACKs.
+#[derive(Clone, Copy, Debug)]
+struct CeAckState {
+    mode: CeAcks,
+    /// CE state of the last ECN-capable data segment.
+    ce: bool,
+    /// ns3: the cumulative point before the last such segment was added.
+    prior_rcv_nxt: Option<u64>,
+    /// ns3: `m_delayedAckReserved` (a delayed ACK was scheduled since the last ACK sent at
+    /// once; the delayed-ACK timer's expiry sets it too).
+    reserved: bool,
+    /// ns3: the highest sequence number seen with CE (`m_ecnCESeq`): a CE mark on an older
+    /// one counts as no CE.
+    ce_seq: Option<u64>,
+    /// Rfc: the segment that changed the state is acknowledged at once.
+    ack_now: bool,
+}
+
 pub struct TcpReceiver {
     pub rcv_nxt: u64,
     /// Disjoint, sorted byte ranges held above rcv_nxt.
@@ -84,6 +116,10 @@ pub struct TcpReceiver {
     policy: Option<Box<dyn RwndPolicy>>,
     /// The window of the last ACK sent, repeated while a hole is open.
     last_wnd: Option<u64>,
+    /// DCTCP's receiver (`set_ce_state_acks`).
+    ce_acks: Option<CeAckState>,
+    /// An ACK made ahead of the segment being handled (a CE-state change), sent first.
+    early_ack: Option<TcpHeader>,
     pub stats: ReceiverStats,
 }
 
@@ -131,6 +167,8 @@ impl TcpReceiver {
             acks_due: 0,
             policy: None,
             last_wnd: None,
+            ce_acks: None,
+            early_ack: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -140,6 +178,18 @@ impl TcpReceiver {
         self.policy = Some(policy);
     }
 
+    /// Acknowledge changes of the CE state as DCTCP's receiver does.
+    pub fn set_ce_state_acks(&mut self, mode: CeAcks) {
+        self.ce_acks = Some(CeAckState {
+            mode,
+            ce: false,
+            prior_rcv_nxt: None,
+            reserved: false,
+            ce_seq: None,
+            ack_now: false,
+        });
+    }
+
     /// The receive-window policy, if one is installed.
     pub fn window_policy(&self) -> Option<&dyn RwndPolicy> {
         self.policy.as_deref()
@@ -147,6 +197,9 @@ impl TcpReceiver {
 
     /// The next ACK owed, if any (call until None).
     pub fn poll_ack(&mut self, now: Time) -> Option<TcpHeader> {
+        if let Some(h) = self.early_ack.take() {
+            return Some(h);
+        }
         if self.acks_due == 0 {
             return None;
         }
@@ -241,6 +294,9 @@ impl TcpReceiver {
         if ecn == Ecn::CE {
             self.ece = true;
         }
+        if h.len > 0 && ecn.is_ect() {
+            self.ce_state_change(now, h.seq, ecn == Ecn::CE);
+        }
         // RFC 7323 4.3: TS.Recent is taken only from a segment that holds Last.ACK.sent, so
         // an ACK that answers several segments echoes the earliest one's timestamp and its
         // RTT sample includes the time the receiver held it (a delayed ACK).
@@ -284,12 +340,25 @@ impl TcpReceiver {
             self.stats.delivered_bytes += out.delivered;
             self.unacked_segments += 1;
             // Filling a hole is acknowledged at once (RFC 5681 4.2).
-            out.ack_now = had_hole || !self.delayed || self.unacked_segments >= self.delack_count;
+            let ce_now = self
+                .ce_acks
+                .as_mut()
+                .is_some_and(|c| std::mem::take(&mut c.ack_now));
+            out.ack_now =
+                had_hole || !self.delayed || self.unacked_segments >= self.delack_count || ce_now;
+            if let Some(c) = &mut self.ce_acks {
+                // ns-3's CA_EVENT_DELAYED_ACK / CA_EVENT_NON_DELAYED_ACK.
+                c.reserved = !out.ack_now;
+            }
             if !out.ack_now && self.delack_deadline.is_none() {
                 self.delack_deadline = Some(now + self.delack_timeout);
             }
         } else {
             self.insert_ooo(start, end);
+            if let Some(c) = &mut self.ce_acks {
+                // A gap: ns-3 acknowledges at once (CA_EVENT_NON_DELAYED_ACK).
+                c.reserved = false;
+            }
             // Out-of-order: an immediate duplicate ACK (RFC 5681 4.2), unless DDA holds the
             // third and later ones to give link-level retransmission time to fill the hole.
             self.dup_count += 1;
@@ -303,6 +372,52 @@ impl TcpReceiver {
             }
         }
         out
+    }
+
+    /// DCTCP's receiver (RFC 8257 3.2): a data segment's CE state, before it is added.
+    fn ce_state_change(&mut self, now: Time, seq: u64, marked: bool) {
+        let Some(c) = self.ce_acks else {
+            return;
+        };
+        let ce = marked && (c.mode == CeAcks::Rfc || c.ce_seq.is_none_or(|s| s < seq));
+        let mut c = c;
+        if ce {
+            c.ce_seq = Some(seq);
+        }
+        if ce != c.ce {
+            let owed = match c.mode {
+                CeAcks::Rfc => self.unacked_segments > 0,
+                CeAcks::Ns3 => c.reserved && c.prior_rcv_nxt.is_some(),
+            };
+            if owed {
+                // The ACK owed for what came before, with the old state.
+                let ack = match c.mode {
+                    CeAcks::Rfc => self.rcv_nxt,
+                    CeAcks::Ns3 => c.prior_rcv_nxt.unwrap_or(self.rcv_nxt),
+                };
+                self.ce_acks = Some(c);
+                let mut h = self.make_ack(now);
+                h.ack = ack;
+                self.last_ack_sent = ack;
+                (h.ecn_echo, h.flags) = Self::ce_echo(c.ce);
+                self.early_ack = Some(h);
+            }
+            c.ack_now = c.mode == CeAcks::Rfc;
+        }
+        if c.mode == CeAcks::Ns3 {
+            c.prior_rcv_nxt = Some(self.rcv_nxt);
+        }
+        c.ce = ce;
+        self.ce_acks = Some(c);
+    }
+
+    /// The echoed codepoint and flags of an ACK reporting the CE state `ce`.
+    fn ce_echo(ce: bool) -> (u8, u8) {
+        if ce {
+            (Ecn::CE.bits(), flags::ACK | flags::ECE)
+        } else {
+            (Ecn::ECT0.bits(), flags::ACK)
+        }
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
@@ -345,6 +460,10 @@ impl TcpReceiver {
             explicit_rate_echo: self.explicit_rate,
             ..Default::default()
         };
+        if let Some(c) = self.ce_acks {
+            // DCTCP's receiver reports the CE state of the latest segment.
+            (h.ecn_echo, h.flags) = Self::ce_echo(c.ce);
+        }
         if self.timestamps {
             h.ts_val = now;
             h.ts_ecr = self.ts_recent;
@@ -393,6 +512,10 @@ impl TcpReceiver {
         match self.delack_deadline {
             Some(d) if d <= now => {
                 self.delack_deadline = None;
+                if let Some(c) = &mut self.ce_acks {
+                    // ns-3's DelAckTimeout raises CA_EVENT_DELAYED_ACK as it sends.
+                    c.reserved = true;
+                }
                 self.unacked_segments > 0
             }
             _ => false,
@@ -677,5 +800,90 @@ mod tests {
         r.on_segment(2, &seg(2000), Ecn::ECT1);
         r.on_segment(3, &seg(3000), Ecn(0b10));
         assert_eq!(r.make_ack(3).ecn_echo, 0b10, "reset after each ACK");
+    }
+
+    /// The ACKs a DCTCP receiver sends for segments 0, 1, 2, 3 of which 2 and 3 carry CE,
+    /// each as (ack, ECE echoed).
+    fn ce_acks(mode: CeAcks) -> Vec<(u64, bool)> {
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            delack_count: 2,
+            ..Default::default()
+        });
+        r.set_ce_state_acks(mode);
+        let mut acks = Vec::new();
+        for (k, ecn) in [Ecn::ECT0, Ecn::ECT0, Ecn::CE, Ecn::CE]
+            .into_iter()
+            .enumerate()
+        {
+            let k = k as u64;
+            let o = r.on_segment(k * MS, &seg(k * 1000), ecn);
+            if o.ack_now {
+                r.acks_due += 1;
+            }
+            while let Some(h) = r.poll_ack(k * MS) {
+                acks.push((h.ack, h.ecn_echo == Ecn::CE.bits() && h.has(flags::ECE)));
+            }
+        }
+        acks
+    }
+
+    #[test]
+    fn dctcp_receiver_acknowledges_a_change_of_ce_state_at_once() {
+        // Delayed ACKs of two: segments 0-1 are acknowledged together. Segment 2 changes the
+        // CE state with nothing pending (RFC 8257 3.2, Linux): no ACK is owed for earlier
+        // data, and it is acknowledged at once with ECE; segment 3 keeps the state and is
+        // held.
+        assert_eq!(ce_acks(CeAcks::Rfc), [(2000, false), (3000, true)]);
+    }
+
+    #[test]
+    fn dctcp_receiver_sends_the_owed_ack_first_with_the_old_state() {
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            delack_count: 2,
+            ..Default::default()
+        });
+        r.set_ce_state_acks(CeAcks::Rfc);
+        r.on_segment(0, &seg(0), Ecn::ECT0);
+        // Segment 1 turns CE on while segment 0 waits for a delayed ACK: that ACK goes
+        // first without ECE, then segment 1's at once with it.
+        let o = r.on_segment(MS, &seg(1000), Ecn::CE);
+        assert!(o.ack_now);
+        r.acks_due += 1;
+        let a = r.poll_ack(MS).unwrap();
+        assert_eq!((a.ack, a.has(flags::ECE)), (1000, false));
+        let b = r.poll_ack(MS).unwrap();
+        assert_eq!((b.ack, b.has(flags::ECE)), (2000, true));
+        assert!(r.poll_ack(MS).is_none());
+    }
+
+    #[test]
+    fn ns3_dctcp_receiver_acks_the_point_before_the_previous_segment() {
+        // ns-3.44's CeState0to1 runs before the segment is added, with m_priorRcvNxt taken at
+        // the previous segment's arrival, so the owed ACK carries the cumulative point before
+        // that segment (2000 here, though segment 2 is held for a delayed ACK), restarts the
+        // delayed-ACK count, and the CE segment is then held as usual: segments 2-4 go in one
+        // ACK with ECE.
+        let mut r = TcpReceiver::new(&TcpConfig {
+            delayed_ack: true,
+            delack_count: 2,
+            ..Default::default()
+        });
+        r.set_ce_state_acks(CeAcks::Ns3);
+        let mut acks = Vec::new();
+        for (k, ecn) in [Ecn::ECT0, Ecn::ECT0, Ecn::ECT0, Ecn::CE, Ecn::CE]
+            .into_iter()
+            .enumerate()
+        {
+            let k = k as u64;
+            if r.on_segment(k * MS, &seg(k * 1000), ecn).ack_now {
+                r.acks_due += 1;
+            }
+            while let Some(h) = r.poll_ack(k * MS) {
+                acks.push((h.ack, h.has(flags::ECE)));
+            }
+        }
+        assert_eq!(acks, [(2000, false), (2000, false), (5000, true)]);
     }
 }

@@ -8,16 +8,19 @@
 //! - window growth and the reaction to loss are standard TCP's (section 3.5: halving).
 //!
 //! α starts at 1 (the conservative choice: the first marked window halves, as a standard ECN
-//! sender would). Marks are read per segment from the echoed codepoint (accurate feedback, as
-//! RFC 8257 section 3.2's receiver gives, without delayed ACKs exactly; with delayed ACKs an
-//! ACK echoes CE if any segment it covers was marked).
+//! sender would). Marks are read from each ACK's echoed codepoint; the receiver runs RFC 8257
+//! section 3.2's state machine (`ce_state_acks`: an ACK at once at each change of CE state,
+//! the one owed before it with the old state; ns-3's variant under `ns3`).
 //!
 //! `ns3 = 1` (the `ns3` profile's default) follows ns-3.44's `TcpDctcp`: `GetSsThresh`
 //! answers a loss with the same (1 − α/2) cut instead of halving; the window grows as its
 //! parent `TcpLinuxReno` grows it (slow start by every ACKed segment, congestion avoidance one
 //! segment per window of ACKed segments, counted in whole segments: with delayed ACKs twice
 //! the rate of SMSS²/cwnd per ACK); and it does not grow while the reduction's window (ns-3's
-//! CA_CWR state, until the ACK passes the data sent at the cut) lasts.
+//! CA_CWR state, until the ACK passes the data sent at the cut) lasts. Its observation window
+//! (`PktsAcked`) ends at an ACK that reaches the sequence number sent at its start (RFC 8257
+//! step 4: one that passes it), and an ACK that does not advance counts one segment
+//! (`ProcessAck` calls `PktsAcked` with 1 for it), marked if it echoes CE.
 
 use super::{
     half_flight, reno_increase, AckInfo, CcState, CongestionControl, CongestionEvent, ParamSpec,
@@ -32,7 +35,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "ns3",
         0.0,
         1.0,
-        "1: ns-3's TcpDctcp (a loss cuts by alpha/2 too, TcpLinuxReno growth, none while cutting)",
+        "1: ns-3's TcpDctcp (a loss cuts by alpha/2 too, TcpLinuxReno growth, none while cutting; the observation window ends at the ACK that reaches its end, an ACK that does not advance counts a segment)",
     ),
 ];
 
@@ -50,6 +53,9 @@ pub struct Dctcp {
     /// No cut until the ACK passes this (the data sent when the last cut was made).
     cut_end: Option<u64>,
     ce: bool,
+    /// The highest cumulative ACK seen (`ns3`: an ACK that does not advance it counts a
+    /// segment).
+    last_ack: u64,
     pub reductions: u64,
     /// ACKed segments counted toward the next segment of growth (`ns3`).
     cnt: u64,
@@ -78,6 +84,7 @@ impl Dctcp {
             window_end: None,
             cut_end: None,
             ce: false,
+            last_ack: 0,
             reductions: 0,
             cnt: 0,
         })
@@ -116,20 +123,35 @@ impl CongestionControl for Dctcp {
         true
     }
 
+    fn ce_state_acks(&self) -> Option<crate::tcp::receiver::CeAcks> {
+        use crate::tcp::receiver::CeAcks;
+        Some(if self.ns3 { CeAcks::Ns3 } else { CeAcks::Rfc })
+    }
+
     fn on_feedback(&mut self, _now: Time, codepoint: u8) {
         self.ce = codepoint == CE;
     }
 
     fn on_ack(&mut self, ack: &AckInfo, st: &mut CcState) {
         let snd_nxt = ack.ack_seq + ack.in_flight;
-        if ack.acked_bytes > 0 {
-            self.bytes_acked += ack.acked_bytes;
+        // ns-3's ProcessAck hands PktsAcked one segment for an ACK that does not advance.
+        let counted = if self.ns3 && ack.ack_seq <= self.last_ack && ack.in_flight > 0 {
+            st.mss
+        } else {
+            ack.acked_bytes
+        };
+        self.last_ack = self.last_ack.max(ack.ack_seq);
+        if counted > 0 {
+            self.bytes_acked += counted;
             if self.ce {
-                self.bytes_marked += ack.acked_bytes;
+                self.bytes_marked += counted;
             }
-            match self.window_end {
-                None => self.window_end = Some(snd_nxt),
-                Some(end) if ack.ack_seq > end => {
+            // The first window ends at what was sent when the first ACK came.
+            let end = *self.window_end.get_or_insert(snd_nxt);
+            match end {
+                // RFC 8257 3.3 step 4: the window ends once the ACK passes its end; ns-3's
+                // PktsAcked once it reaches it.
+                end if ack.ack_seq > end || (self.ns3 && ack.ack_seq >= end) => {
                     let m = self.bytes_marked as f64 / self.bytes_acked as f64;
                     self.alpha = (1.0 - self.g) * self.alpha + self.g * m;
                     self.window_end = Some(snd_nxt);
@@ -314,5 +336,52 @@ mod tests {
             d.on_ack(&a, &mut st);
         }
         assert_eq!(st.cwnd, cut);
+    }
+
+    #[test]
+    fn ns3_window_ends_when_the_ack_reaches_it_and_a_duplicate_counts_a_segment() {
+        // RFC 8257 3.3 step 4 ends the observation window at an ACK that passes its end;
+        // ns-3.44's PktsAcked at one that reaches it (m_lastAckedSeq >= m_nextSeq). One
+        // unmarked window of 10 segments: ns-3 updates alpha on its last ACK.
+        for ns3 in [false, true] {
+            let mut d = dctcp(ns3);
+            let mut st = CcState {
+                cwnd: 10 * 1000,
+                ssthresh: u64::MAX,
+                mss: 1000,
+            };
+            for k in 1..=10u64 {
+                let a = AckInfo {
+                    ack_seq: k * 1000,
+                    acked_bytes: 1000,
+                    in_flight: (10 - k) * 1000,
+                    ..Default::default()
+                };
+                d.on_ack(&a, &mut st);
+            }
+            let want = if ns3 { 1.0 - 1.0 / 16.0 } else { 1.0 };
+            assert_eq!(d.alpha, want, "ns3 = {ns3}");
+        }
+        // ns-3's ProcessAck hands PktsAcked one segment for an ACK that does not advance.
+        let mut d = dctcp(true);
+        let mut st = CcState {
+            cwnd: 10 * 1000,
+            ssthresh: u64::MAX,
+            mss: 1000,
+        };
+        let a = AckInfo {
+            ack_seq: 1000,
+            acked_bytes: 1000,
+            in_flight: 9000,
+            ..Default::default()
+        };
+        d.on_ack(&a, &mut st);
+        let dup = AckInfo {
+            ack_seq: 1000,
+            in_flight: 9000,
+            ..Default::default()
+        };
+        d.on_ack(&dup, &mut st);
+        assert_eq!(d.bytes_acked, 2000);
     }
 }

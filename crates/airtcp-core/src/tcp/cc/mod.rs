@@ -279,6 +279,11 @@ pub trait CongestionControl {
     fn multilevel_ecn(&self) -> bool {
         false
     }
+    /// The receiver must acknowledge each change of the CE state at once (DCTCP, RFC 8257
+    /// 3.2), and how.
+    fn ce_state_acks(&self) -> Option<crate::tcp::receiver::CeAcks> {
+        None
+    }
     /// Window reductions the scheme made on ECN marks it read itself.
     fn mark_reductions(&self) -> u64 {
         0

@@ -785,6 +785,10 @@ fn ns3_disorder_ack_neither_grows_nor_restarts_the_timer() {
         s.on_ack(110 * MS, &ack_sacking(1000, &[(2000, 3000)]));
         s.on_ack(120 * MS, &ack(3000));
         assert_eq!(s.st.cwnd, cwnd + 1000, "hold = {hold}");
-        assert_eq!(s.rto_deadline(), Some(120 * MS + s.rtt.rto), "hold = {hold}");
+        assert_eq!(
+            s.rto_deadline(),
+            Some(120 * MS + s.rtt.rto),
+            "hold = {hold}"
+        );
     }
 }
