@@ -134,7 +134,12 @@ def path_toml(
     q = "queue = { limit = 1000 }\n"
     q0 = q
     if ecn_k:
-        q0 = f'queue = {{ kind = "ecn_threshold", limit = 1000, mark_threshold = {ecn_k} }}\n'
+        # ns-3 enqueues an arrival before the device's dequeue at the same instant (the
+        # arrival was scheduled earlier), so a packet starting then still counts.
+        q0 = (
+            f'queue = {{ kind = "ecn_threshold", limit = 1000, mark_threshold = {ecn_k}, '
+            "count_starting = true }\n"
+        )
     s += f'[[links]]\na = "S"\nb = "R1"\nrate = "10Mbps"\ndelay = "10ms"\n{q0}'
     s += f'[[links]]\na = "R1"\nb = "R2"\nrate = "10Mbps"\ndelay = "30ms"\n{q}'
     s += (

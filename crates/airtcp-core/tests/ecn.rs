@@ -100,3 +100,35 @@ fn handshake_negotiates_ecn_end_to_end() {
         assert!(f.delivered_bytes > 0);
     }
 }
+
+#[test]
+fn count_starting_keeps_the_packet_starting_now_in_the_occupancy() {
+    // Flow f0's initial window of ten ECN-capable segments reaches S's idle link at 0: the
+    // first goes out at once, nine wait. Flow f1's ten arrive at the very instant the second
+    // of f0's starts its transmission (one 1040-byte serialization at 10 Mb/s, 832 us). With
+    // mark_threshold = 9, by default that segment has left the queue and f1's first finds 8
+    // waiting, unmarked; with count_starting (ns-3's order of equal-time events) it finds 9
+    // and is marked. f1's other nine are marked either way, f0's none.
+    for (count_starting, marks) in [(false, 9), (true, 10)] {
+        let p = Path {
+            duration: 0.05,
+            flows: 2,
+            tcp: "ecn = true\ninitial_cwnd = 10".into(),
+            ..Default::default()
+        };
+        let t = p
+            .toml()
+            .replacen(
+                "rate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = { limit = 1000 }",
+                &format!(
+                    "rate = \"10Mbps\"\ndelay = \"10ms\"\nqueue = {{ kind = \"ecn_threshold\", limit = 1000, mark_threshold = 9, count_starting = {count_starting} }}"
+                ),
+                1,
+            )
+            .replace("start = 0.001\n", "start = 0.000832\n");
+        assert!(t.contains("count_starting") && t.contains("start = 0.000832"));
+        let r = airtcp_core::run_toml(&t).unwrap();
+        let link = r.links.iter().find(|l| l.name == "S->R1").unwrap();
+        assert_eq!(link.ecn_marks, marks, "count_starting = {count_starting}");
+    }
+}

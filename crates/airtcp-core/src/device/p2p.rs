@@ -319,7 +319,9 @@ impl P2p {
         id: PacketId,
     ) {
         let now = ctx.now;
-        self.settle(now, false);
+        // A transmission starting now leaves the queue first, unless the policy counts it
+        // (ns-3's order); it goes at the next settle either way.
+        self.settle(now, self.policy.counts_starting());
         let idle = self.busy_until <= now;
         if idle && !self.idle_told {
             // The link went idle when its last frame ended.

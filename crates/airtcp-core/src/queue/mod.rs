@@ -89,6 +89,14 @@ pub trait QueuePolicy {
         false
     }
 
+    /// On a point-to-point link, a packet whose transmission starts at the very instant of
+    /// an arrival is still in `fifo` when the arrival is admitted, as in ns-3, which handles
+    /// events of equal time in the order they were scheduled (the arrival, scheduled a link
+    /// delay earlier, before the device's dequeue). By default the transmission starts first.
+    fn counts_starting(&self) -> bool {
+        false
+    }
+
     /// The RED-family average queue, for policies that keep one.
     fn average(&self) -> Option<f64> {
         None
@@ -143,6 +151,10 @@ impl QueuePolicy for AnyQueue {
 
     fn tracks_idle(&self) -> bool {
         self.get().tracks_idle()
+    }
+
+    fn counts_starting(&self) -> bool {
+        self.get().counts_starting()
     }
 
     fn average(&self) -> Option<f64> {

@@ -11,6 +11,8 @@ pub struct ThresholdMark {
     pub limit: Limit,
     pub mark_at: u64,
     pub marked: u64,
+    /// `count_starting`: see [`QueuePolicy::counts_starting`].
+    pub count_starting: bool,
 }
 
 impl QueuePolicy for ThresholdMark {
@@ -23,6 +25,10 @@ impl QueuePolicy for ThresholdMark {
             self.marked += 1;
         }
         Verdict::Accept
+    }
+
+    fn counts_starting(&self) -> bool {
+        self.count_starting
     }
 
     fn marks(&self) -> MarkCounts {
@@ -45,6 +51,7 @@ mod tests {
             limit: Limit::Packets(3),
             mark_at: 1,
             marked: 0,
+            count_starting: false,
         };
         let mut f = Fifo::default();
         let mut p = pkt(Ecn::ECT0);

@@ -350,10 +350,15 @@ pub fn queue_policy(
     };
     let boxed: Box<dyn QueuePolicy> = match q {
         QueueSpec::Droptail { .. } => return Ok(AnyQueue::DropTail(DropTail { limit })),
-        QueueSpec::EcnThreshold { mark_threshold, .. } => Box::new(ThresholdMark {
+        QueueSpec::EcnThreshold {
+            mark_threshold,
+            count_starting,
+            ..
+        } => Box::new(ThresholdMark {
             limit,
             mark_at: *mark_threshold,
             marked: 0,
+            count_starting: *count_starting,
         }),
         QueueSpec::Red { gentle, ecn, .. } => {
             let r = red_family(q, limit, path, rate_bps)?;

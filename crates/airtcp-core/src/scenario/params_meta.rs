@@ -462,6 +462,7 @@ pub const PARAMS: &[Param] = &[
     p(Q, ANYQ, "limit", "int", "packets or bytes", "100", ONE_UP, "Buffer size in the queue's unit (at most 10^7 packets or 10^11 bytes)."),
     p(Q, ANYQ, "unit", "choice", "", "packets", one_of(&["packets", "bytes"]), "Unit of limit and thresholds."),
     p(Q, "ecn_threshold", "mark_threshold", "int", "packets or bytes", REQ, ANY, "Mark CE (drop if not ECN-capable) above this occupancy."),
+    p(Q, "ecn_threshold", "count_starting", "bool", "", "false", ANY, "Point-to-point links: a packet whose transmission starts at an arrival's instant still counts toward the occupancy (ns-3's order of equal-time events)."),
     p(Q, RED3, "min_threshold", "float", "packets or bytes", "5", NONNEG, "Average queue where marking starts (x mean_packet_size in a byte queue)."),
     p(Q, "mecn wmecn", "mid_threshold", "float", "packets or bytes", "10", NONNEG, "Middle threshold: min < mid < max."),
     p(Q, RED3, "max_threshold", "float", "packets or bytes", "15", NONNEG, "Average queue where marking reaches max_p (above min, at most limit)."),

@@ -30,6 +30,9 @@ tagged_enum! {
             #[serde(default)]
             unit: QueueUnit,
             mark_threshold: u64,
+            /// A packet whose transmission starts at the arrival's instant still counts.
+            #[serde(default)]
+            count_starting: bool,
         },
         Red = "red" {
             #[serde(default = "default_queue_limit")]
