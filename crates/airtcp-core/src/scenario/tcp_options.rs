@@ -188,6 +188,12 @@ pub fn tcp_config(o: &TcpOptions) -> Result<TcpConfig, (String, String)> {
             ["grow", "hold"],
             &mut c.disorder_hold,
         ),
+        (
+            "sack_list",
+            &o.sack_list,
+            ["ranges", "ns3"],
+            &mut c.sack_list_ns3,
+        ),
     ] {
         if let Some(name) = name {
             *flag = match names.iter().position(|n| n == name) {

@@ -60,6 +60,11 @@ pub struct TcpConfig {
     /// window nor restarts the retransmission timer (`disorder_acks = "hold"`, ns-3.44's
     /// CA_DISORDER), rather than counting as any new ACK.
     pub disorder_hold: bool,
+    /// The receiver's SACK blocks are ns-3.44's list (`sack_list = "ns3"`: `TcpRxBuffer::
+    /// UpdateSackList`, each new out-of-order segment's block first, merged only with the
+    /// listed blocks it adjoins, at most four kept) rather than the ranges it holds, the one
+    /// with the latest arrival first (RFC 2018).
+    pub sack_list_ns3: bool,
     /// What an ACK's SACK blocks add to its size beyond `header` (`ack_options`).
     pub sack_bytes: SackBytes,
     /// Delayed duplicate ACKs (Vaidya et al.): the receiver holds the third and later
@@ -363,6 +368,8 @@ impl Profile {
                 // TcpSocketBase::ProcessAck: such an ACK leaves the socket in CA_DISORDER
                 // (DupAck), where it calls neither IncreaseWindow nor NewAck.
                 disorder_hold: true,
+                // TcpRxBuffer::UpdateSackList / ClearSackList.
+                sack_list_ns3: true,
                 // TcpHeader::CalculateHeaderLength: the options' sizes summed, padded to 4.
                 sack_bytes: SackBytes::Ns3,
                 // TcpTxBuffer: m_retrans is cleared only by SetSentListLost (a timeout) and
@@ -441,6 +448,7 @@ impl Default for TcpConfig {
             pacing_ns3: false,
             timeout_resend_below_sack: false,
             disorder_hold: false,
+            sack_list_ns3: false,
             sack_bytes: SackBytes::None,
             dda_delay: None,
             // Off, as in the seed reproductions' configuration; the stack profiles turn it on.

@@ -120,6 +120,8 @@ pub struct TcpReceiver {
     ce_acks: Option<CeAckState>,
     /// An ACK made ahead of the segment being handled (a CE-state change), sent first.
     early_ack: Option<TcpHeader>,
+    /// `sack_list = "ns3"`: the blocks reported, most recent first (ns-3's `m_sackList`).
+    sack_list: Option<Vec<(u64, u64)>>,
     pub stats: ReceiverStats,
 }
 
@@ -169,6 +171,7 @@ impl TcpReceiver {
             last_wnd: None,
             ce_acks: None,
             early_ack: None,
+            sack_list: cfg.sack_list_ns3.then(Vec::new),
             stats: ReceiverStats::default(),
         }
     }
@@ -331,6 +334,11 @@ impl TcpReceiver {
                 self.last_ooo = None;
             }
             out.delivered = self.rcv_nxt - before;
+            if let Some(list) = &mut self.sack_list {
+                // ns-3's ClearSackList: blocks now below the cumulative point go.
+                let rcv_nxt = self.rcv_nxt;
+                list.retain(|b| b.1 > rcv_nxt);
+            }
             // The hole (if any) is filled: held duplicates are no longer needed.
             self.dupacks_dropped += self.held as u64;
             self.dup_count = 0;
@@ -354,6 +362,9 @@ impl TcpReceiver {
                 self.delack_deadline = Some(now + self.delack_timeout);
             }
         } else {
+            if self.sack_list.is_some() {
+                self.ns3_sack_block(start, end);
+            }
             self.insert_ooo(start, end);
             if let Some(c) = &mut self.ce_acks {
                 // A gap: ns-3 acknowledges at once (CA_EVENT_NON_DELAYED_ACK).
@@ -420,6 +431,48 @@ impl TcpReceiver {
         }
     }
 
+    /// ns-3's `TcpRxBuffer::Add` and `UpdateSackList` for an out-of-order segment: the part
+    /// not held yet becomes the first block, merged with listed blocks it adjoins exactly;
+    /// four blocks at most are kept.
+    fn ns3_sack_block(&mut self, start: u64, end: u64) {
+        let (mut head, mut tail) = (start, end);
+        for &(s, e) in &self.ooo {
+            if s <= head && head < e {
+                head = e;
+            }
+            if s < tail && tail <= e {
+                tail = s;
+            }
+        }
+        let Some(list) = &mut self.sack_list else {
+            return;
+        };
+        if head >= tail {
+            return;
+        }
+        list.insert(0, (head, tail));
+        let mut i = 1;
+        while i < list.len() {
+            let (b, c) = (list[0], list[i]);
+            let merged = if b.0 == c.1 {
+                Some((c.0, b.1))
+            } else if b.1 == c.0 {
+                Some((b.0, c.1))
+            } else {
+                None
+            };
+            match merged {
+                Some(m) => {
+                    list.remove(i);
+                    list[0] = m;
+                    i = 1;
+                }
+                None => i += 1,
+            }
+        }
+        list.truncate(4);
+    }
+
     fn insert_ooo(&mut self, start: u64, end: u64) {
         let pos = self.ooo.partition_point(|r| r.1 < start);
         let mut s = start;
@@ -474,6 +527,13 @@ impl TcpReceiver {
                 // ns-3 sets this once the handshake is done.
                 self.unacked_segments = self.delack_count.saturating_sub(1);
             }
+            return h;
+        }
+        if let Some(list) = self.sack_list.as_ref().filter(|_| self.sack) {
+            for (k, &(start, end)) in list.iter().take(MAX_SACK_BLOCKS).enumerate() {
+                h.sack[k] = SackBlock { start, end };
+            }
+            h.n_sack = list.len().min(MAX_SACK_BLOCKS) as u8;
             return h;
         }
         if self.sack && !self.ooo.is_empty() {
@@ -886,4 +946,35 @@ mod tests {
         }
         assert_eq!(acks, [(2000, false), (2000, false), (5000, true)]);
     }
+
+    #[test]
+    fn ns3_sack_list_keeps_recent_blocks_and_merges_only_adjacent_listed_ones() {
+        // ns-3's TcpRxBuffer::UpdateSackList: each out-of-order segment's block goes first,
+        // merged with listed blocks it adjoins; four are kept, so a run whose older part was
+        // dropped from the list is reported without it. RFC 2018's ranges report the whole
+        // run held.
+        let blocks = |ns3: bool| {
+            let mut r = TcpReceiver::new(&TcpConfig {
+                sack: true,
+                sack_list_ns3: ns3,
+                ..Default::default()
+            });
+            // Holes at 0 and every other segment: 1, 3, 5, 7, 9 arrive, then 2 (joins 1
+            // and 3), then 10 (adjoins 9).
+            for k in [1u64, 3, 5, 7, 9, 2, 10] {
+                r.on_segment(k * MS, &seg(k * 1000), Ecn::NOT_ECT);
+            }
+            let h = r.make_ack(20 * MS);
+            h.sack[..h.n_sack as usize]
+                .iter()
+                .map(|b| (b.start / 1000, b.end / 1000))
+                .collect::<Vec<_>>()
+        };
+        // ns-3: after 9 the list is [9] [7] [5] [3] (1 dropped as the fifth); 2 adjoins 3
+        // only, as 1 is no longer listed: [2,4) [9] [7] [5]; 10 joins 9: [9,11) [2,4) [7].
+        assert_eq!(blocks(true), [(9, 11), (2, 4), (7, 8)]);
+        // RFC 2018 ranges: the latest arrival's range first, then the highest.
+        assert_eq!(blocks(false), [(9, 11), (7, 8), (5, 6)]);
+    }
+
 }

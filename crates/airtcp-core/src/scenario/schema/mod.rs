@@ -659,6 +659,8 @@ pub struct TcpOptions {
     /// "grow" or "hold": an advancing ACK with new SACK information outside recovery
     /// (docs/tcp_profiles.md).
     pub disorder_acks: Option<String>,
+    /// "ranges" or "ns3": the receiver's SACK blocks (docs/tcp_profiles.md).
+    pub sack_list: Option<String>,
     /// "none", "ns3" or "linux": what SACK blocks add to an ACK's size.
     pub ack_options: Option<String>,
     pub dda_delay: Option<Duration>,
@@ -750,6 +752,7 @@ impl TcpOptions {
                     .disorder_acks
                     .clone()
                     .or_else(|| base.disorder_acks.clone()),
+                sack_list: self.sack_list.clone().or_else(|| base.sack_list.clone()),
                 ack_options: self
                     .ack_options
                     .clone()
