@@ -976,5 +976,4 @@ mod tests {
         // RFC 2018 ranges: the latest arrival's range first, then the highest.
         assert_eq!(blocks(false), [(9, 11), (7, 8), (5, 6)]);
     }
-
 }
