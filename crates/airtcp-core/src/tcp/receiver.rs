@@ -862,15 +862,21 @@ mod tests {
         assert_eq!(r.make_ack(3).ecn_echo, 0b10, "reset after each ACK");
     }
 
-    /// The ACKs a DCTCP receiver sends for segments 0, 1, 2, 3 of which 2 and 3 carry CE,
-    /// each as (ack, ECE echoed).
-    fn ce_acks(mode: CeAcks) -> Vec<(u64, bool)> {
+    /// A receiver with delayed ACKs of two and DCTCP's CE-state ACKs.
+    fn dctcp_rx(mode: CeAcks) -> TcpReceiver {
         let mut r = TcpReceiver::new(&TcpConfig {
             delayed_ack: true,
             delack_count: 2,
             ..Default::default()
         });
         r.set_ce_state_acks(mode);
+        r
+    }
+
+    /// The ACKs a DCTCP receiver sends for segments 0, 1, 2, 3 of which 2 and 3 carry CE,
+    /// each as (ack, ECE echoed).
+    fn ce_acks(mode: CeAcks) -> Vec<(u64, bool)> {
+        let mut r = dctcp_rx(mode);
         let mut acks = Vec::new();
         for (k, ecn) in [Ecn::ECT0, Ecn::ECT0, Ecn::CE, Ecn::CE]
             .into_iter()
@@ -899,12 +905,7 @@ mod tests {
 
     #[test]
     fn dctcp_receiver_sends_the_owed_ack_first_with_the_old_state() {
-        let mut r = TcpReceiver::new(&TcpConfig {
-            delayed_ack: true,
-            delack_count: 2,
-            ..Default::default()
-        });
-        r.set_ce_state_acks(CeAcks::Rfc);
+        let mut r = dctcp_rx(CeAcks::Rfc);
         r.on_segment(0, &seg(0), Ecn::ECT0);
         // Segment 1 turns CE on while segment 0 waits for a delayed ACK: that ACK goes
         // first without ECE, then segment 1's at once with it.
@@ -925,12 +926,7 @@ mod tests {
         // that segment (2000 here, though segment 2 is held for a delayed ACK), restarts the
         // delayed-ACK count, and the CE segment is then held as usual: segments 2-4 go in one
         // ACK with ECE.
-        let mut r = TcpReceiver::new(&TcpConfig {
-            delayed_ack: true,
-            delack_count: 2,
-            ..Default::default()
-        });
-        r.set_ce_state_acks(CeAcks::Ns3);
+        let mut r = dctcp_rx(CeAcks::Ns3);
         let mut acks = Vec::new();
         for (k, ecn) in [Ecn::ECT0, Ecn::ECT0, Ecn::ECT0, Ecn::CE, Ecn::CE]
             .into_iter()

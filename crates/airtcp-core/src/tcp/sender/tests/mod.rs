@@ -467,6 +467,20 @@ impl CongestionControl for Paced {
     }
 }
 
+/// A NewReno sender paced at `rate` bits/s, ns-3's pacing timer or not, with a window of ten
+/// segments and an initial window of 0 (ns-3 paces from the first segment then).
+fn paced_sender(ns3: bool, rate: f64) -> TcpSender {
+    let cfg = TcpConfig {
+        initial_cwnd: 0,
+        pacing_ns3: ns3,
+        ..Default::default()
+    };
+    let mut s = TcpSender::new(cfg, Box::new(Paced(rate)), RecoveryKind::NewReno, 0);
+    s.st.cwnd = 10_000;
+    s.set_app_end(u64::MAX);
+    s
+}
+
 #[test]
 fn pacing_spaces_segments_and_asks_for_the_clock() {
     let cfg = TcpConfig {
@@ -500,14 +514,7 @@ fn ns3_pacing_times_the_payload_and_a_resend_leaves_a_running_gap() {
     for (ns3, after_resend) in [(false, 2080 * US), (true, MS)] {
         // An initial window of 0 in the configuration: ns-3 paces from the first segment
         // (it does not pace the initial window; see ns3_does_not_pace_the_initial_window).
-        let cfg = TcpConfig {
-            initial_cwnd: 0,
-            pacing_ns3: ns3,
-            ..Default::default()
-        };
-        let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
-        s.st.cwnd = 10_000;
-        s.set_app_end(u64::MAX);
+        let mut s = paced_sender(ns3, 8e6);
         s.emit(0, 0, false);
         let first = if ns3 { MS } else { 1040 * US };
         assert_eq!(s.pacer.next_send, first, "ns3 = {ns3}");
@@ -544,14 +551,7 @@ fn ns3_timeout_cancels_the_pacing_timer() {
     // TcpSocketBase::ReTxTimeout cancels the pacing timer before SendPendingData, so the
     // head goes out at the timeout; with slots it waits for its slot.
     for ns3 in [false, true] {
-        let cfg = TcpConfig {
-            initial_cwnd: 0,
-            pacing_ns3: ns3,
-            ..Default::default()
-        };
-        let mut s = TcpSender::new(cfg, Box::new(Paced(4e3)), RecoveryKind::NewReno, 0);
-        s.st.cwnd = 10_000;
-        s.set_app_end(u64::MAX);
+        let mut s = paced_sender(ns3, 4e3);
         assert_eq!(drain(&mut s, 0).len(), 1);
         // One 1000-byte payload at 4 kb/s holds the next send for two seconds.
         assert!(s.pacer.next_send >= 2 * SEC);
@@ -571,14 +571,7 @@ fn ns3_pacing_timer_still_runs_for_an_ack_at_its_expiry() {
     // (a link delay earlier), so SendPendingData finds the timer running and sends nothing;
     // the timer's own event then sends. A tie otherwise frees the segment at once.
     for ns3 in [false, true] {
-        let cfg = TcpConfig {
-            initial_cwnd: 0,
-            pacing_ns3: ns3,
-            ..Default::default()
-        };
-        let mut s = TcpSender::new(cfg, Box::new(Paced(8e6)), RecoveryKind::NewReno, 0);
-        s.st.cwnd = 10_000;
-        s.set_app_end(u64::MAX);
+        let mut s = paced_sender(ns3, 8e6);
         assert_eq!(drain(&mut s, 0).len(), 1);
         let at = s.pacer.next_send;
         assert_eq!(
