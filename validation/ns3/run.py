@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--per", default=",".join(f"{p:g}" for p in PERS), help="comma-separated PERs")
     ap.add_argument("--flows", default=",".join(map(str, FLOWS)), help="1, 5 or both")
-    ap.add_argument("--seeds", type=int, default=100, help="most seeds a point gets")
+    ap.add_argument("--seeds", type=int, default=200, help="most seeds a point gets")
     ap.add_argument("--min-seeds", type=int, default=5, help="fewest seeds, and the batch size")
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
