@@ -300,6 +300,31 @@ def test_airtcp_alone_reruns_exactly_the_seeds_ns3_has(monkeypatch):
     assert sorted(stored, key=int) == ["1", "2", "3", "5", "8"]
 
 
+def test_a_new_build_runs_airtcp_at_every_stored_ns3_seed_before_the_rule(monkeypatch):
+    # Both sides, a core build without runs: airtcp first runs every seed ns-3 has (here 30,
+    # a narrow interval the rule would have met at 5), so the table keeps its seed sets.
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    s = ns3_run.BY_NAME["newreno"]
+    nk = ns3_run.ns3_key(s, 1, 0.05, 60.0)
+    res = {"ns3": {nk: {str(k): {"goodput_bps": 1.0e6} for k in range(1, 31)}}, "airtcp": {}}
+    ran = []
+
+    def fake(args):
+        ran.append(args[4])
+        return {"goodput_bps": 1.0e6 * (1 + 0.001 * args[4]), "build": "abc"}
+
+    monkeypatch.setattr(ns3_run, "airtcp_goodput", fake)
+    monkeypatch.setattr(ns3_run, "ns3_goodput", lambda _: pytest.fail("ns-3 needs no run"))
+    monkeypatch.setattr(ns3_run, "ProcessPoolExecutor", ThreadPoolExecutor)
+    a = SimpleNamespace(
+        side="both", seeds=200, min_seeds=5, duration=60.0, jobs=1, tcp=[], store=False
+    )
+    ns3_run.run_points([(s, "newreno", 1, 0.05)], res, "abc", None, a)
+    assert sorted(ran) == list(range(1, 31))
+
+
 def test_extra_tcp_lines_reach_every_airtcp_run_and_are_not_stored(monkeypatch, tmp_path):
     from concurrent.futures import ThreadPoolExecutor
     from types import SimpleNamespace

@@ -585,6 +585,14 @@ def run_points(points: list, res: dict, core: str, exe: Path, a) -> None:
                     have = [k for k in seeds if k in ai]
                     ga = gn = [ai[k]["goodput_bps"] for k in have]
                 else:
+                    # A new core build first runs airtcp at every seed ns-3 has, so that its
+                    # table compares the same seed sets before the rule asks for more.
+                    lacking = [k for k in ns if k not in ai and int(k) <= a.seeds]
+                    if lacking:
+                        for k in lacking:
+                            args = (cc, per, f, a.duration, int(k), s.tcp, s.ecn_k)
+                            jobs.append((ai, k, airtcp_goodput, args))
+                        continue
                     have = [k for k in seeds if k in ns and k in ai]
                     ga = [ai[k]["goodput_bps"] for k in have]
                     gn = [ns[k]["goodput_bps"] for k in have]
