@@ -127,3 +127,15 @@ def test_media_lists_each_presets_values(capsys):
     # Exactly the keys whose default the table gives as the preset's.
     preset_keys = {r["key"] for r in airtcp.params("media") if r["default"] == "preset"}
     assert set(lines) - {"key"} == preset_keys
+
+
+def test_defaults_list_every_tcp_key_of_the_table():
+    # A [tcp] key added to the table must reach airtcp.defaults() too, for every profile
+    # (`profile` names one; `dda_delay` is off unless set).
+    keys = {r["key"] for r in airtcp.params("tcp") if r["path"].startswith("tcp.")}
+    d = airtcp.defaults()
+    for tcp in [d["tcp"], *d["profiles"].values()]:
+        assert keys - set(tcp) == {"dda_delay", "profile"}
+    assert d["profiles"]["ns3"]["disorder_acks"] == "hold"
+    assert d["profiles"]["ns3"]["sack_list"] == "ns3"
+    assert d["tcp"]["disorder_acks"] == "grow" and d["tcp"]["sack_list"] == "ranges"

@@ -191,6 +191,11 @@ fn tcp_json(c: &TcpConfig) -> Value {
             },
         ),
         ("ack_options", c.sack_bytes.name()),
+        (
+            "disorder_acks",
+            if c.disorder_hold { "hold" } else { "grow" },
+        ),
+        ("sack_list", if c.sack_list_ns3 { "ns3" } else { "ranges" }),
     ];
     let obj = v.as_object_mut().expect("an object literal");
     for (k, val) in timer {

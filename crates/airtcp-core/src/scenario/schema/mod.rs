@@ -717,51 +717,11 @@ pub struct TcpOptions {
 impl TcpOptions {
     /// `self` with every unset key taken from `base`.
     pub fn or(&self, base: &TcpOptions) -> TcpOptions {
+        // Copy fields take `Option::or`; the string choices are cloned.
         macro_rules! pick {
-            ($($f:ident),*) => { TcpOptions {
-                profile: self.profile.clone().or_else(|| base.profile.clone()),
-                recover_guard: self
-                    .recover_guard
-                    .clone()
-                    .or_else(|| base.recover_guard.clone()),
-                rto_formula: self
-                    .rto_formula
-                    .clone()
-                    .or_else(|| base.rto_formula.clone()),
-                cut_basis: self.cut_basis.clone().or_else(|| base.cut_basis.clone()),
-                acked_count: self.acked_count.clone().or_else(|| base.acked_count.clone()),
-                window_growth: self
-                    .window_growth
-                    .clone()
-                    .or_else(|| base.window_growth.clone()),
-                recovery: self.recovery.clone().or_else(|| base.recovery.clone()),
-                rto_on_new_ack: self
-                    .rto_on_new_ack
-                    .clone()
-                    .or_else(|| base.rto_on_new_ack.clone()),
-                rtt_sampling: self
-                    .rtt_sampling
-                    .clone()
-                    .or_else(|| base.rtt_sampling.clone()),
-                pacing: self.pacing.clone().or_else(|| base.pacing.clone()),
-                timeout_resend: self
-                    .timeout_resend
-                    .clone()
-                    .or_else(|| base.timeout_resend.clone()),
-                disorder_acks: self
-                    .disorder_acks
-                    .clone()
-                    .or_else(|| base.disorder_acks.clone()),
-                sack_list: self.sack_list.clone().or_else(|| base.sack_list.clone()),
-                ack_options: self
-                    .ack_options
-                    .clone()
-                    .or_else(|| base.ack_options.clone()),
-                prr_variant: self
-                    .prr_variant
-                    .clone()
-                    .or_else(|| base.prr_variant.clone()),
+            ($($f:ident),*; $($c:ident),*) => { TcpOptions {
                 $($f: self.$f.or(base.$f),)*
+                $($c: self.$c.clone().or_else(|| base.$c.clone()),)*
             } };
         }
         pick!(
@@ -800,7 +760,22 @@ impl TcpOptions {
             exit_ack_grows,
             ack_first_segment,
             ts_echo_earliest,
-            pipe_keeps_retransmissions
+            pipe_keeps_retransmissions;
+            profile,
+            recover_guard,
+            rto_formula,
+            cut_basis,
+            acked_count,
+            window_growth,
+            recovery,
+            rto_on_new_ack,
+            rtt_sampling,
+            pacing,
+            timeout_resend,
+            disorder_acks,
+            sack_list,
+            ack_options,
+            prr_variant
         )
     }
 }
