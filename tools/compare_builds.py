@@ -70,7 +70,9 @@ def build(rev: str | None, example: str = "seeds") -> Path:
         if sha.returncode:
             sys.exit(f"error: {rev!r} is not a commit of this repository")
         sha_s = sha.stdout.strip()[:12]
-        src, target = OUT / f"tree-{sha_s}", OUT / "target"
+        # A target directory per revision: with one shared by the worktrees cargo took the
+        # first revision's build for the others (the same binary measured under each name).
+        src, target = OUT / f"tree-{sha_s}", OUT / f"target-{sha_s}"
         if not src.exists():
             OUT.mkdir(parents=True, exist_ok=True)
             subprocess.run(
@@ -100,7 +102,7 @@ def build(rev: str | None, example: str = "seeds") -> Path:
     )
     exe = target / "release" / "examples" / example
     if rev is not None:
-        # Both builds may share a target directory: keep this one's binary apart.
+        # Kept under the revision's name, where the measuring scripts look.
         kept = OUT / f"{example}-{rev.replace('/', '_')}"
         kept.write_bytes(exe.read_bytes())
         kept.chmod(0o755)
