@@ -9,8 +9,8 @@
  * arrival spacing:
  *
  * - Eq. 1 per ACK: Bw_sample = d / (t - t_prev), d the bytes the ACK reports delivered (a
- *   duplicate ACK one MSS, a cumulative ACK its advance less what duplicates already
- *   counted), over at least RTT_min / 8: the kernel takes ACKs in batches (a socket's
+ *   duplicate ACK one MSS, a window update none, a cumulative ACK its advance less what
+ *   duplicates already counted), over at least RTT_min / 8: the kernel takes ACKs in batches (a socket's
  *   backlog while the sending process holds it, a softirq's run), so consecutive ACKs can be
  *   microseconds apart though their segments arrived a packet time apart; ACKs closer than
  *   that join the next sample. The first ACK only starts the clock;
@@ -44,6 +44,7 @@ struct ewr {
 	__u32 snd_una;
 	__u32 accounted;
 	__u32 rtt_min_us;
+	__u32 first;       /* d of the first ACK, which only starts the clock */
 };
 
 enum { EWR_LINEAR, EWR_WAIT, EWR_CONGESTION };
@@ -58,6 +59,9 @@ struct ewr_record {
 	__u32 branches[3]; /* losses by branch of (c) */
 	__u64 samples;
 	__u64 est_sum;     /* Bw_est summed over the samples, for its mean */
+	__u64 sampled_bytes; /* Eq. 1's d summed over the samples */
+	__u64 sampled_us;    /* and their intervals */
+	__u64 unsampled;     /* d of the first ACK and of those pending now */
 };
 
 struct {
@@ -107,6 +111,7 @@ void BPF_PROG(ewr_init, struct sock *sk)
 	e->snd_una = tp->snd_una;
 	e->accounted = 0;
 	e->rtt_min_us = 0;
+	e->first = 0;
 	tp->snd_cwnd = 2;
 	bpf_map_update_elem(&ewr_records, &key, &zero, BPF_ANY);
 }
@@ -121,7 +126,10 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 	__u64 d, sample, gap;
 
 	e->snd_una = tp->snd_una;
-	if (advance == 0) {
+	if (advance == 0 && (flags & CA_ACK_WIN_UPDATE)) {
+		/* A window update, not a duplicate (the kernel's own test): nothing delivered. */
+		d = 0;
+	} else if (advance == 0) {
 		d = tp->mss_cache;
 		e->accounted += tp->mss_cache;
 	} else {
@@ -130,15 +138,22 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 	}
 	if (e->last_ack_us == 0) {
 		e->last_ack_us = now;
+		e->first = d;
 		return;
 	}
 	/* ACKs closer than the shortest sample interval join the next sample. */
 	gap = e->rtt_min_us ? e->rtt_min_us / MIN_GAP_DIV : 1000;
 	if (now < e->last_ack_us + gap) {
+		struct ewr_record *r = record(sk);
+
 		e->pending += d;
+		if (r)
+			r->unsampled = e->first + e->pending;
 		return;
 	}
-	sample = (d + e->pending) * USEC_PER_SEC / (now - e->last_ack_us);
+	d += e->pending;
+	gap = now - e->last_ack_us;
+	sample = d * USEC_PER_SEC / gap;
 	e->pending = 0;
 	e->last_ack_us = now;
 	if (e->est == 0)
@@ -151,6 +166,9 @@ void BPF_PROG(ewr_in_ack_event, struct sock *sk, __u32 flags)
 	if (r) {
 		r->samples++;
 		r->est_sum += e->est;
+		r->sampled_bytes += d;
+		r->sampled_us += gap;
+		r->unsampled = e->first;
 		r->est = e->est;
 		r->rtt_min_us = e->rtt_min_us;
 		r->mss = tp->mss_cache;

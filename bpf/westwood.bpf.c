@@ -78,14 +78,18 @@ void BPF_PROG(ww_init, struct sock *sk)
 	bpf_map_update_elem(&ww_records, &key, &zero, BPF_ANY);
 }
 
-/* Bytes this ACK reports delivered (the simulated scheme's rule). */
-static __always_inline __u32 delivered(struct sock *sk, struct westwood *w)
+/* Bytes this ACK reports delivered (the simulated scheme's rule). A non-advancing ACK that
+ * moves the window is a window update, not a duplicate (the kernel's own test), and reports
+ * nothing. */
+static __always_inline __u32 delivered(struct sock *sk, struct westwood *w, __u32 flags)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	__u32 advance = tp->snd_una - w->snd_una;
 	__u32 d;
 
 	w->snd_una = tp->snd_una;
+	if (advance == 0 && (flags & CA_ACK_WIN_UPDATE))
+		return 0;
 	if (advance == 0) {
 		w->accounted += tp->mss_cache;
 		return tp->mss_cache;
@@ -104,7 +108,7 @@ void BPF_PROG(ww_in_ack_event, struct sock *sk, __u32 flags)
 	__u32 srtt = tp->srtt_us >> 3;
 	__u64 elapsed, b;
 
-	w->win_bytes += delivered(sk, w);
+	w->win_bytes += delivered(sk, w, flags);
 	if (w->win_start_us == 0) {
 		w->win_start_us = now;
 		return;
