@@ -310,6 +310,12 @@ impl TcpReceiver {
         {
             self.ts_recent = h.ts_val;
         }
+        // Taken from every segment, so that a change that came with an old or out-of-order
+        // segment (acknowledged at once anyway) does not carry over to the next one.
+        let ce_now = self
+            .ce_acks
+            .as_mut()
+            .is_some_and(|c| std::mem::take(&mut c.ack_now));
         let (start, end) = (h.seq, h.seq + h.len as u64);
         let before = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
@@ -348,10 +354,6 @@ impl TcpReceiver {
             self.stats.delivered_bytes += out.delivered;
             self.unacked_segments += 1;
             // Filling a hole is acknowledged at once (RFC 5681 4.2).
-            let ce_now = self
-                .ce_acks
-                .as_mut()
-                .is_some_and(|c| std::mem::take(&mut c.ack_now));
             out.ack_now =
                 had_hole || !self.delayed || self.unacked_segments >= self.delack_count || ce_now;
             if let Some(c) = &mut self.ce_acks {
@@ -374,7 +376,7 @@ impl TcpReceiver {
             // third and later ones to give link-level retransmission time to fill the hole.
             self.dup_count += 1;
             match self.dda_delay {
-                Some(d) if self.dup_count >= 3 && !self.dda_released => {
+                Some(d) if self.dup_count >= 3 && !self.dda_released && !ce_now => {
                     self.held += 1;
                     self.dda_deadline.get_or_insert(now + d);
                     out.ack_now = false;
@@ -917,6 +919,20 @@ mod tests {
         let b = r.poll_ack(MS).unwrap();
         assert_eq!((b.ack, b.has(flags::ECE)), (2000, true));
         assert!(r.poll_ack(MS).is_none());
+    }
+
+    #[test]
+    fn dctcp_receiver_change_on_an_old_segment_does_not_carry_over() {
+        // Segments 0-1 are acknowledged together; a copy of segment 0 turns CE on and is
+        // acknowledged at once as old. Segment 2 keeps the state and is held for the next
+        // delayed ACK, not acknowledged at once for the copy's change.
+        let mut r = dctcp_rx(CeAcks::Rfc);
+        r.on_segment(0, &seg(0), Ecn::ECT0);
+        assert!(r.on_segment(MS, &seg(1000), Ecn::ECT0).ack_now);
+        r.make_ack(MS);
+        assert!(r.on_segment(2 * MS, &seg(0), Ecn::CE).ack_now);
+        r.make_ack(2 * MS);
+        assert!(!r.on_segment(3 * MS, &seg(2000), Ecn::CE).ack_now);
     }
 
     #[test]
