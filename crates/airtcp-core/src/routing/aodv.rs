@@ -434,6 +434,11 @@ impl Aodv {
         // NODE_TRAVERSAL_TIME.
         let min_life = (2 * self.cfg.net_traversal_time())
             .saturating_sub(2 * hops as Time * self.cfg.node_traversal_time);
+        // ns-3 keeps the flag of an entry it has (an invalid route, or one in search: its
+        // discovery makes one), and makes a new entry valid.
+        let keeps = !self.cfg.rreq_revives;
+        let searching = keeps && self.discoveries.contains_key(&m.orig);
+        let existed = self.table.contains_key(&m.orig);
         let rev = self.table.entry(m.orig).or_insert(Entry {
             seq: m.orig_seq,
             valid_seq: true,
@@ -449,12 +454,16 @@ impl Aodv {
         rev.valid_seq = true;
         rev.next = from;
         rev.hops = hops;
-        rev.expires = if rev.valid {
+        rev.expires = if rev.valid || keeps {
             rev.expires.max(now + min_life)
         } else {
             now + min_life
         };
-        rev.valid = true;
+        rev.valid = if keeps {
+            !searching && (rev.valid || !existed)
+        } else {
+            true
+        };
         if !self.cfg.hear_revives {
             // ns-3's RecvRequest revives the route to the neighbour the (first copy of the)
             // RREQ came from, as UpdateRouteToNeighbor does not: valid, without a number,
@@ -479,6 +488,11 @@ impl Aodv {
                 ack: false,
             };
             self.send(now, from, Msg::Rrep(rrep), out);
+            return;
+        }
+        if self.cfg.rreq_loop_drop && self.table.get(&m.dst).is_some_and(|e| e.next == from) {
+            // ns-3's RecvRequest: a reply over this entry would go back where the RREQ came
+            // from, so the RREQ is neither answered nor passed on.
             return;
         }
         // 6.6.2: an intermediate node answers from an active route whose valid sequence
@@ -566,7 +580,15 @@ impl Aodv {
         if !updated && !self.cfg.relay_every_rrep {
             return; // 6.7: nothing new for the originator either
         }
-        let Some(rev) = self.active(m.orig, now) else {
+        let back = if self.cfg.rreq_revives {
+            self.active(m.orig, now)
+        } else {
+            // ns-3's RecvReply: any entry for the originator that is not in search.
+            self.table
+                .get(&m.orig)
+                .filter(|_| !self.discoveries.contains_key(&m.orig))
+        };
+        let Some(rev) = back else {
             return; // no way back: the reply dies here
         };
         let toward_orig = rev.next;

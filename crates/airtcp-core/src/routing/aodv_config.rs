@@ -58,6 +58,16 @@ pub struct Config {
     /// the first copy of a RREQ from it makes the route valid without a number for
     /// ACTIVE_ROUTE_TIMEOUT (ns-3's `RecvRequest`).
     pub hear_revives: bool,
+    /// A RREQ makes the route back to its originator valid (RFC 3561 6.2, 6.5); false
+    /// updates an existing entry's number, next hop, hop count and lifetime but leaves it
+    /// invalid if it was, and one for a destination this node is searching for stays in
+    /// search (ns-3's `RecvRequest` keeps the entry's flag); a RREP then goes back over such
+    /// an entry as ns-3's `RecvReply` does, unless this node is searching for the originator.
+    pub rreq_revives: bool,
+    /// A RREQ for a destination whose entry here (valid or not) has the RREQ's sender as
+    /// next hop is dropped, neither answered nor relayed (ns-3's `RecvRequest`, against a
+    /// loop); RFC 3561 6.5 has no such rule.
+    pub rreq_loop_drop: bool,
     /// Unicast control messages (RREP, RERR, RREP-ACK) are routed as data: one for a
     /// neighbour without an active route waits while a RREQ is flooded for it (ns-3 sends
     /// them through its own `RouteOutput`, whose missing route means the loopback and a
@@ -154,6 +164,8 @@ impl Default for Config {
             seq_on_break: true,
             relay_every_rrep: false,
             hear_revives: true,
+            rreq_revives: true,
+            rreq_loop_drop: false,
             control_routed: false,
             rrep_ack: false,
             hello_suppress: HelloSuppress::Broadcast,

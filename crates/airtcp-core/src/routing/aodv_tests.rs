@@ -888,3 +888,60 @@ fn forwarding_data_keeps_the_routes_to_both_neighbours_and_both_ends_alive() {
         assert_eq!(a.table[&n(d)].expires, 3900 * MS, "route to n{d}");
     }
 }
+
+#[test]
+fn without_rreq_revives_an_invalid_route_back_stays_invalid_and_still_carries_the_rrep() {
+    for revives in [true, false] {
+        let mut a = node(2);
+        a.cfg.rreq_revives = revives;
+        // An invalid route to 0 (kept for its number), then 0's RREQ for 3 through 1.
+        a.update(0, n(0), Some(1), 4, n(4), 3000 * MS);
+        let e = a.table.get_mut(&n(0)).unwrap();
+        (e.valid, e.expires) = (false, 10_000 * MS);
+        let mut q = rreq(0, 7, 3, 5, 0);
+        q.orig_seq = 2;
+        recv(&mut a, MS, 1, Msg::Rreq(q));
+        let e = &a.table[&n(0)];
+        assert_eq!((e.next, e.hops, e.seq), (n(1), 1, 2), "updated either way");
+        // RFC 3561 6.5 makes it valid; ns-3's RecvRequest keeps the entry's flag.
+        assert_eq!(
+            a.active(n(0), MS).is_some(),
+            revives,
+            "rreq_revives = {revives}"
+        );
+        // 3's reply goes back to 0 through 1 either way (ns-3's RecvReply asks only that
+        // the entry is not in search).
+        let s = sent(&recv(&mut a, 2 * MS, 3, destination_reply(3, 9, 0)));
+        assert!(
+            matches!(s[..], [(to, Msg::Rrep(ref r))] if to == n(1) && r.orig == n(0)),
+            "rreq_revives = {revives}: {s:?}"
+        );
+    }
+    // A new entry is valid under both rules.
+    let mut a = node(2);
+    a.cfg.rreq_revives = false;
+    recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)));
+    assert!(a.active(n(0), MS).is_some());
+}
+
+#[test]
+fn rreq_loop_drop_ignores_a_rreq_from_the_next_hop_toward_its_destination() {
+    for drop in [false, true] {
+        let mut a = node(2);
+        a.cfg.rreq_loop_drop = drop;
+        // 2 routes to 3 through 1; 0's RREQ for 3 comes from 1.
+        a.update(0, n(3), Some(5), 2, n(1), 3000 * MS);
+        let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0))));
+        if drop {
+            assert!(s.is_empty(), "neither answered nor relayed: {s:?}");
+        } else {
+            // RFC 3561 6.6.2: answered from the active route.
+            assert!(
+                matches!(s[..], [(to, Msg::Rrep(ref r))] if to == n(1) && r.dst == n(3)),
+                "{s:?}"
+            );
+        }
+        // The reverse route is made first in both.
+        assert!(a.active(n(0), MS).is_some());
+    }
+}

@@ -122,6 +122,11 @@ pub struct RoutingSpec {
     /// AODV: hearing from a neighbour refreshes the route to it (RFC 3561 6.2); false: only
     /// its RREQs and HELLOs do (ns-3).
     pub hear_revives: Option<bool>,
+    /// AODV: a RREQ makes the route back to its originator valid (RFC 3561 6.5); false
+    /// leaves an invalid or searched-for entry so (ns-3).
+    pub rreq_revives: Option<bool>,
+    /// AODV: drop a RREQ whose destination's entry has its sender as next hop (ns-3).
+    pub rreq_loop_drop: Option<bool>,
     /// AODV: unicast control messages are routed as data, waiting for a discovery (ns-3).
     pub control_routed: Option<bool>,
     /// AODV: intermediate replies for a one-hop destination ask for a RREP-ACK (ns-3).
@@ -178,6 +183,8 @@ impl RoutingSpec {
             seq_on_break,
             relay_every_rrep,
             hear_revives,
+            rreq_revives,
+            rreq_loop_drop,
             control_routed,
             rrep_ack,
             hello_suppress,
