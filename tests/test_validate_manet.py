@@ -187,6 +187,7 @@ def test_aodv_keys_set_only_aodv_and_ns3_side_keys_ns3_runs(tmp_path):
     assert ns3["hello_suppress"] == "rreq_defer"
     assert ns3["rerr_no_route"] == "toward_source" and ns3["rerr_routes"] == "all"
     assert ns3["control_routed"] and ns3["rrep_ack"] and ns3["hear_revives"] is False
+    assert ns3["rreq_revives"] is False and ns3["rreq_loop_drop"] is True
     try:
         vm.AODV_KEYS.update({"link_feedback": False})
         assert vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["routing"] == {

@@ -73,13 +73,15 @@ AODV_KEYS: dict = {}
 # (SendRerrWhenNoRouteToForward), RERRs for every route through a broken neighbour or a
 # RERR's sender, valid or not, at every MAC give-up (SendRerrWhenBreaksLinkToNextHop,
 # RecvError), unicast control messages routed as data (RouteOutput's loopback), RREP-ACKs
-# (SendReplyByIntermediateNode), and neighbour routes revived by RREQs and HELLOs only
-# (UpdateRouteToNeighbor updating a copy, RecvRequest).
+# (SendReplyByIntermediateNode), neighbour routes revived by RREQs and HELLOs only
+# (UpdateRouteToNeighbor updating a copy, RecvRequest), a RREQ leaving the route back to its
+# originator invalid or in search as it was, and a RREQ dropped when the entry for its
+# destination points back at its sender (both RecvRequest).
 AODV_NS3 = (
     "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
     "seq_on_break=false,relay_every_rrep=true,hello_suppress=rreq_defer,"
     "rerr_no_route=toward_source,rerr_routes=all,control_routed=true,rrep_ack=true,"
-    "hear_revives=false"
+    "hear_revives=false,rreq_revives=false,rreq_loop_drop=true"
 )
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.
