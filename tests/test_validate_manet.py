@@ -305,3 +305,16 @@ def test_random_waypoint_aodv_table_lists_each_seed_both_ran():
         "| 1 | 0.500 | 170000 | 0.400 | 160000 |",
         "| 2 | 0.900 | 70000 | 0.950 | 50000 |",
     ]
+
+
+def test_tables_use_the_first_seeds_asked_for():
+    # Seeds 1-3 stored for a chain point and a random-waypoint point: --seeds 2 tables seeds
+    # 1-2 of the chain, --cbr-seeds 1 seed 1 of the random waypoint, whatever else is stored.
+    points = {
+        "chain|4|aodv": {"1": {"g": 1}, "2": {"g": 2}, "3": {"g": 3}},
+        "cbr|50|aodv|pause0": {"1": {"p": 1}, "2": {"p": 2}, "3": {"p": 3}},
+    }
+    got = vm.first_seeds(points, 2, 1)
+    assert sorted(got["chain|4|aodv"]) == ["1", "2"]
+    assert sorted(got["cbr|50|aodv|pause0"]) == ["1"]
+    assert vm.first_seeds(points, 10**9, 10**9) == points

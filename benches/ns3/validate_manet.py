@@ -533,10 +533,23 @@ def compare(a: list[float], n: list[float], target: float) -> str:
     return f"{r:.3f} [{lo:.3f}, {hi:.3f}] {ok}"
 
 
-def tables(res: dict, build: str) -> str:
+def first_seeds(points: dict, seeds: int, cbr_seeds: int) -> dict:
+    """Each point's runs of seeds 1..N (N = `cbr_seeds` for the random waypoint, `seeds` for
+    the rest), so that a table states the seeds it was asked for whatever else is stored."""
+    return {
+        k: {
+            s: v
+            for s, v in runs.items()
+            if int(s) <= (cbr_seeds if k.startswith("cbr|") else seeds)
+        }
+        for k, runs in points.items()
+    }
+
+
+def tables(res: dict, build: str, seeds: int = 10**9, cbr_seeds: int = 10**9) -> str:
     # Rows ns-3's AODV setting does not touch (static, OLSR) come from the main side.
-    ns = {**res["ns3"], **res.get(ns3_side(), {})}
-    ai = res["airtcp"].get(build, {})
+    ns = first_seeds({**res["ns3"], **res.get(ns3_side(), {})}, seeds, cbr_seeds)
+    ai = first_seeds(res["airtcp"].get(build, {}), seeds, cbr_seeds)
     out = []
 
     def col(side: dict, key: str, field: str) -> list[float]:
@@ -687,8 +700,12 @@ def points(parts: list[str], pauses: list[float]) -> list[tuple[str, int, str, f
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="chain,cbr,walk")
-    ap.add_argument("--seeds", type=int, default=10, help="chain and walk")
-    ap.add_argument("--cbr-seeds", type=int, default=5)
+    ap.add_argument(
+        "--seeds", type=int, default=10, help="chain and walk: seeds 1..N run and tabled"
+    )
+    ap.add_argument(
+        "--cbr-seeds", type=int, default=5, help="random waypoint: seeds 1..N run and tabled"
+    )
     ap.add_argument(
         "--pauses", default="0", help="cbr pause times, s (Broch: 0,30,60,120,300,600,900)"
     )
@@ -771,7 +788,7 @@ def main(argv: list[str] | None = None) -> int:
                     r = run_airtcp(kind, size, routing, seed, pause)
                     store(a.results, "airtcp", key, seed, r, build)
             print(f"seed {seed}: done", file=sys.stderr, flush=True)
-    print(tables(load(a.results), build))
+    print(tables(load(a.results), build, a.seeds, a.cbr_seeds))
     return 0
 
 
