@@ -9,9 +9,10 @@
  * arrival spacing:
  *
  * - Eq. 1 per ACK: Bw_sample = d / (t - t_prev), d the bytes the ACK reports delivered (a
- *   duplicate ACK one MSS, a window update none, a cumulative ACK its advance less what
- *   duplicates already counted), over at least RTT_min / 8: the kernel takes ACKs in batches (a socket's
- *   backlog while the sending process holds it, a softirq's run), so consecutive ACKs can be
+ *   duplicate ACK one MSS, a window update (opening the window or carrying data) none, a
+ *   cumulative ACK its advance less what duplicates already counted), over at least
+ *   RTT_min / 8: the kernel takes ACKs in batches (a socket's backlog while the sending
+ *   process holds it, a softirq's run), so consecutive ACKs can be
  *   microseconds apart though their segments arrived a packet time apart; ACKs closer than
  *   that join the next sample. The first ACK only starts the clock;
  * - Eq. 2: Bw_est = 0.7 Bw_est + 0.3 Bw_sample, the first sample taken whole (delta_1 = 0);

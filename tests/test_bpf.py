@@ -86,11 +86,12 @@ def test_ewr_judges_random_losses_as_not_congestion(progs):
     assert linear + wait >= 10
     assert congestion == 0
     # Eq. 1 counts every byte once: its samples' bytes, the first ACK's (it only starts the
-    # clock) and those still pending make what the receiver got, less the last few segments
-    # of the close, whose ACKs the program did not see (two or three on this path).
+    # clock) and those still pending make what the receiver got (the FIN's ACK may add one),
+    # less a few segments the program's ACKs do not cover (one to three in every run here,
+    # read at once or half a second later; docs/bpf.md).
     mss = rec["mss"]
     counted = rec["sampled_bytes"] + rec["unsampled"]
-    assert rep["received"] - 4 * mss <= counted <= rep["received"]
+    assert rep["received"] - 4 * mss <= counted <= rep["received"] + 1
     # Eq. 2's estimate, averaged over the samples, lies between the rate the connection
     # delivered while ACKs came and the bottleneck's. Not at the delivered rate: a window that
     # does not fill the path returns its ACKs in trains at the bottleneck's spacing with an

@@ -113,6 +113,12 @@ impl Aodv {
         self.table.get(&dst).filter(|e| e.valid && e.expires > now)
     }
 
+    /// The entry for `dst` that ns-3's table would still hold at `now`: any but an invalid
+    /// one past its DELETE_PERIOD (ns-3 purges before every lookup; airtcp at its timeout).
+    fn held_entry(&self, dst: NodeId, now: Time) -> Option<&Entry> {
+        self.table.get(&dst).filter(|e| e.valid || e.expires > now)
+    }
+
     /// When an originated RREQ may go out at or after `now` (at most `rreq_ratelimit` in any
     /// second); None without a limit.
     fn rreq_free_at(&mut self, now: Time) -> Option<Time> {
@@ -363,6 +369,11 @@ impl Aodv {
             d.retries += 1;
         } else {
             self.stats.discoveries_failed += 1;
+            if !self.cfg.rreq_revives && self.active(dst, now).is_none() {
+                // ns-3 deletes the searched-for entry when it gives up (RouteRequestTimerExpire),
+                // so that the destination's next RREQ makes a new, valid route to it.
+                self.table.remove(&dst);
+            }
             self.drop_control(now, Some(dst));
             for pkt in self.held.take(dst) {
                 self.stats.held_expired += 1;
@@ -434,11 +445,16 @@ impl Aodv {
         // NODE_TRAVERSAL_TIME.
         let min_life = (2 * self.cfg.net_traversal_time())
             .saturating_sub(2 * hops as Time * self.cfg.node_traversal_time);
-        // ns-3 keeps the flag of an entry it has (an invalid route, or one in search: its
-        // discovery makes one), and makes a new entry valid.
+        // ns-3 keeps the flag of an entry it holds: an active route stays valid, an invalid
+        // one invalid, one in search (its discovery makes one) in search; a new entry, or one
+        // ns-3 would have deleted (invalid past its DELETE_PERIOD), is made valid.
         let keeps = !self.cfg.rreq_revives;
-        let searching = keeps && self.discoveries.contains_key(&m.orig);
-        let existed = self.table.contains_key(&m.orig);
+        let was_active = self.active(m.orig, now).is_some();
+        let held = self.held_entry(m.orig, now).is_some();
+        let searching = self.discoveries.contains_key(&m.orig);
+        if keeps && !held {
+            self.table.remove(&m.orig);
+        }
         let rev = self.table.entry(m.orig).or_insert(Entry {
             seq: m.orig_seq,
             valid_seq: true,
@@ -454,13 +470,13 @@ impl Aodv {
         rev.valid_seq = true;
         rev.next = from;
         rev.hops = hops;
-        rev.expires = if rev.valid || keeps {
+        rev.expires = if was_active || (keeps && held) {
             rev.expires.max(now + min_life)
         } else {
             now + min_life
         };
         rev.valid = if keeps {
-            !searching && (rev.valid || !existed)
+            was_active || (!held && !searching)
         } else {
             true
         };
@@ -490,7 +506,7 @@ impl Aodv {
             self.send(now, from, Msg::Rrep(rrep), out);
             return;
         }
-        if self.cfg.rreq_loop_drop && self.table.get(&m.dst).is_some_and(|e| e.next == from) {
+        if self.cfg.rreq_loop_drop && self.held_entry(m.dst, now).is_some_and(|e| e.next == from) {
             // ns-3's RecvRequest: a reply over this entry would go back where the RREQ came
             // from, so the RREQ is neither answered nor passed on.
             return;
@@ -583,10 +599,10 @@ impl Aodv {
         let back = if self.cfg.rreq_revives {
             self.active(m.orig, now)
         } else {
-            // ns-3's RecvReply: any entry for the originator that is not in search.
-            self.table
-                .get(&m.orig)
-                .filter(|_| !self.discoveries.contains_key(&m.orig))
+            // ns-3's RecvReply: any entry it holds for the originator that is not in search
+            // (a discovery here with no active route).
+            self.held_entry(m.orig, now)
+                .filter(|e| (e.valid && e.expires > now) || !self.discoveries.contains_key(&m.orig))
         };
         let Some(rev) = back else {
             return; // no way back: the reply dies here
@@ -598,7 +614,12 @@ impl Aodv {
         if let Some(n) = self.table.get_mut(&from) {
             n.add_precursor(toward_orig);
         }
-        self.refresh(m.orig, now, self.cfg.active_route_timeout);
+        if self.cfg.rreq_revives {
+            self.refresh(m.orig, now, self.cfg.active_route_timeout);
+        } else if let Some(e) = self.table.get_mut(&m.orig) {
+            // ns-3's RecvReply lengthens the entry's lifetime whatever its flag.
+            e.expires = e.expires.max(now + self.cfg.active_route_timeout);
+        }
         let fwd = Rrep {
             hops,
             ack: false,

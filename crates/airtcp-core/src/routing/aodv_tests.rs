@@ -945,3 +945,91 @@ fn rreq_loop_drop_ignores_a_rreq_from_the_next_hop_toward_its_destination() {
         assert!(a.active(n(0), MS).is_some());
     }
 }
+
+#[test]
+fn without_rreq_revives_a_searched_for_originator_stays_in_search() {
+    let keeps = |a: &mut Aodv| a.cfg.rreq_revives = false;
+    // 2 is discovering 0 when 0's own RREQ (for 3) comes through 1: ns-3's in-search entry
+    // keeps its flag, so no route to 0 is active and 3's reply for 0 is not passed on.
+    let mut a = node(2);
+    keeps(&mut a);
+    a.discover(0, n(0));
+    recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)));
+    assert!(a.active(n(0), MS).is_none());
+    assert!(sent(&recv(&mut a, 2 * MS, 3, destination_reply(3, 9, 0))).is_empty());
+    // RFC 3561: the RREQ makes the route valid and the reply goes back through 1.
+    let mut a = node(2);
+    a.discover(0, n(0));
+    recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)));
+    assert!(a.active(n(0), MS).is_some());
+    let s = sent(&recv(&mut a, 2 * MS, 3, destination_reply(3, 9, 0)));
+    assert!(matches!(s[..], [(to, Msg::Rrep(_))] if to == n(1)), "{s:?}");
+    // A route that became active during the search (a HELLO from 0) stays active.
+    let mut a = node(2);
+    keeps(&mut a);
+    a.discover(0, n(0));
+    recv(&mut a, MS, 0, hello_from(0, 4));
+    recv(&mut a, 2 * MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)));
+    assert!(a.active(n(0), 2 * MS).is_some());
+}
+
+#[test]
+fn without_rreq_revives_lifetimes_and_deleted_entries_follow_ns3() {
+    let mut a = node(2);
+    a.cfg.rreq_revives = false;
+    // An invalid entry to be deleted at 10 s keeps that lifetime (the longer one).
+    a.update(0, n(0), Some(1), 4, n(4), 3000 * MS);
+    let e = a.table.get_mut(&n(0)).unwrap();
+    (e.valid, e.expires) = (false, 10_000 * MS);
+    recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)));
+    assert_eq!(a.table[&n(0)].expires, 10_000 * MS);
+    assert!(a.active(n(0), MS).is_none());
+    // One past its deletion time is gone in ns-3: the next RREQ makes a new, valid route.
+    let e = a.table.get_mut(&n(0)).unwrap();
+    e.expires = 5 * MS;
+    recv(&mut a, 6 * MS, 1, Msg::Rreq(rreq(0, 8, 3, 5, 0)));
+    assert!(a.active(n(0), 6 * MS).is_some());
+}
+
+#[test]
+fn rreq_loop_drop_counts_an_invalid_entry_too() {
+    let mut a = node(2);
+    a.cfg.rreq_loop_drop = true;
+    a.update(0, n(3), Some(5), 2, n(1), 3000 * MS);
+    let e = a.table.get_mut(&n(3)).unwrap();
+    (e.valid, e.expires) = (false, 10_000 * MS);
+    // Without the rule 2 relays the RREQ; with it, the invalid entry through 1 stops it.
+    assert!(sent(&recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 7, 3, 5, 0)))).is_empty());
+    a.cfg.rreq_loop_drop = false;
+    let s = sent(&recv(&mut a, MS, 1, Msg::Rreq(rreq(0, 8, 3, 5, 0))));
+    assert!(matches!(s[..], [(_, Msg::Rreq(_))]), "{s:?}");
+}
+
+#[test]
+fn without_rreq_revives_a_failed_discovery_deletes_its_entry() {
+    // ns-3's RouteRequestTimerExpire deletes the searched-for route when it gives up; airtcp
+    // keeps an entry (with what it knows of the number) under RFC 3561's rules.
+    for revives in [true, false] {
+        let mut a = Aodv::new(
+            n(0),
+            Config {
+                hello: false,
+                max_jitter: 0,
+                rreq_revives: revives,
+                ..Config::default()
+            },
+            Rng::new(1),
+        );
+        // An invalid entry for 5 (no number), kept long past the discovery.
+        a.update(0, n(5), None, 2, n(4), MS);
+        let e = a.table.get_mut(&n(5)).unwrap();
+        (e.valid, e.expires) = (false, 100_000 * MS);
+        let (_, _, _, dropped) = failed_discovery(&mut a);
+        assert!(dropped.is_some());
+        assert_eq!(
+            a.table.contains_key(&n(5)),
+            revives,
+            "rreq_revives = {revives}"
+        );
+    }
+}

@@ -936,6 +936,24 @@ mod tests {
     }
 
     #[test]
+    fn dctcp_change_of_ce_state_is_not_held_by_dda() {
+        // DDA holds the third and later duplicate ACKs; a duplicate whose segment changed the
+        // CE state goes at once (RFC 8257 3.2), the next unchanged one is held again.
+        let mut r = TcpReceiver::new(&TcpConfig {
+            dda_delay: Some(50 * MS),
+            ..Default::default()
+        });
+        r.set_ce_state_acks(CeAcks::Rfc);
+        r.on_segment(0, &seg(0), Ecn::ECT0);
+        r.make_ack(0);
+        assert!(r.on_segment(1, &seg(2000), Ecn::ECT0).ack_now);
+        assert!(r.on_segment(2, &seg(3000), Ecn::ECT0).ack_now);
+        assert!(!r.on_segment(3, &seg(4000), Ecn::ECT0).ack_now, "held");
+        assert!(r.on_segment(4, &seg(5000), Ecn::CE).ack_now, "CE on");
+        assert!(!r.on_segment(5, &seg(6000), Ecn::CE).ack_now, "held again");
+    }
+
+    #[test]
     fn ns3_dctcp_receiver_acks_the_point_before_the_previous_segment() {
         // ns-3.44's CeState0to1 runs before the segment is added, with m_priorRcvNxt taken at
         // the previous segment's arrival, so the owed ACK carries the cumulative point before
