@@ -752,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
         "HELLO loss alone, as the pre-filled ARP cache left it (manet.cc --l2Feedback=0)",
     )
     a = ap.parse_args(argv)
+    if a.seeds < 1 or a.cbr_seeds < 1:
+        ap.error("--seeds and --cbr-seeds must be at least 1")
     NS3_L2_FEEDBACK[0] = a.ns3_l2_feedback == "on"
     AODV_KEYS.update(aodv_keys(a.aodv))
     TCP_KEYS.update(tcp_keys(a.airtcp_tcp))

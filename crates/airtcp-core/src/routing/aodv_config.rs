@@ -61,8 +61,11 @@ pub struct Config {
     /// A RREQ makes the route back to its originator valid (RFC 3561 6.2, 6.5); false
     /// updates an existing entry's number, next hop, hop count and lifetime but leaves it
     /// invalid if it was, and one for a destination this node is searching for stays in
-    /// search (ns-3's `RecvRequest` keeps the entry's flag); a RREP then goes back over such
-    /// an entry as ns-3's `RecvReply` does, unless this node is searching for the originator.
+    /// search (ns-3's `RecvRequest` keeps the entry's flag). With it, ns-3's table rules
+    /// that go with that flag: an invalid entry past DELETE_PERIOD counts as none (ns-3
+    /// purges before each lookup); a RREP goes back over any entry for its originator not in
+    /// search and lengthens its lifetime whatever its flag (`RecvReply`); a discovery that
+    /// gives up deletes its destination's entry (`RouteRequestTimerExpire`).
     pub rreq_revives: bool,
     /// A RREQ for a destination whose entry here (valid or not) has the RREQ's sender as
     /// next hop is dropped, neither answered nor relayed (ns-3's `RecvRequest`, against a
