@@ -294,3 +294,87 @@ fn media_errors_name_the_field() {
     sc["media"][0]["guard"] = json!("3ms");
     assert!(err(&sc).starts_with("media[0].guard: must be shorter than the slot"));
 }
+
+/// `a` sends CBR packets of 500 bytes to `b` 10 m away from 1 s, one every `gap_us`, on the
+/// `ns3` preset (11 Mbit/s, no RTS) with the given channel access; returns the start of each
+/// of a's frames and of b's ACKs (s), from the arrival times the rssi series records.
+fn cbr_frames(access: &str, gap_us: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let sc = json!({
+        "name": "access", "duration": 1.2, "seed": seed,
+        "nodes": [{"name": "a", "position": [0.0, 0.0]}, {"name": "b", "position": [10.0, 0.0]}],
+        "media": [{"name": "air", "kind": "wifi", "preset": "ns3", "access": access}],
+        "flows": [{"name": "f", "src": "a", "dst": "b", "start": "1s",
+                   "app": {"kind": "cbr", "rate": format!("{}bps", 4000.0 * 1e6 / gap_us),
+                           "packet_size": 500}}],
+        "trace": {"rssi": ["air"]},
+    });
+    let r = run(&sc);
+    let delay = 10.0 / 299_792_458.0;
+    let starts = |at: &str| -> Vec<f64> {
+        r["series"]["rssi"][at]["t"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap() - delay)
+            .collect()
+    };
+    (starts("b@air"), starts("a@air"))
+}
+
+#[test]
+fn ns3_access_sends_a_packet_reaching_an_idle_medium_after_difs_and_ns2_draws_a_backoff() {
+    // 802.11-2016 10.3.4.2 as ns-3's ChannelAccessManager applies it: the medium has been
+    // idle since the last exchange (100 ms earlier), the post-backoff has run out, so each
+    // packet goes exactly DIFS (50 us) after it is generated.
+    let (data, _) = cbr_frames("ns3", 100_000.0, 2);
+    assert_eq!(data.len(), 2, "packets at 1.0 and 1.1 s");
+    for (i, s) in data.iter().enumerate() {
+        let gen = 1.0 + 0.1 * i as f64;
+        assert!((s - gen - 50e-6).abs() < 2e-9, "frame {i} at {s}");
+    }
+    // ns-2's rule: a fresh backoff for every packet, in whole slots (20 us), drawn anew.
+    let mut offsets = Vec::new();
+    for seed in 1..=4 {
+        let (data, _) = cbr_frames("ns2", 100_000.0, seed);
+        for (i, s) in data.iter().enumerate() {
+            let slots = (s - 1.0 - 0.1 * i as f64) / 20e-6;
+            assert!((slots - slots.round()).abs() < 1e-4 && slots.round() <= 31.0);
+            offsets.push(slots.round() as i64);
+        }
+    }
+    offsets.sort();
+    offsets.dedup();
+    assert!(offsets.len() > 2, "backoffs drawn: {offsets:?}");
+}
+
+#[test]
+fn ns3_access_makes_a_packet_wait_out_the_backoff_drawn_after_the_last_exchange() {
+    // Packets every 1.25 ms: each arrives about 400 us after the last ACK ended, while the
+    // backoff drawn at that ACK (DIFS and 0-31 slots, ns-3's post-backoff) may still run.
+    // A frame then starts at the ACK's end + DIFS + whole slots; once it has run out, DIFS
+    // after the packet. `a` counts from the ACK's end as it arrives (10 m later).
+    let ack = 192e-6 + 14.0 * 8.0 / 11e6 + 10.0 / 299_792_458.0;
+    let (data, acks) = cbr_frames("ns3", 1250.0, 5);
+    assert!(data.len() >= 150 && acks.len() >= data.len() - 1);
+    let (mut waited, mut immediate) = (0, 0);
+    for i in 1..data.len() {
+        let gen = 1.0 + 1.25e-3 * i as f64;
+        let s = data[i];
+        if (s - gen - 50e-6).abs() < 2e-9 {
+            immediate += 1;
+            continue;
+        }
+        let slots = (s - acks[i - 1] - ack - 50e-6) / 20e-6;
+        assert!(
+            s > gen
+                && (slots - slots.round()).abs() < 1e-3
+                && (0.0..=31.0).contains(&slots.round()),
+            "frame {i} at {s}: {slots} slots after its DIFS"
+        );
+        waited += 1;
+    }
+    assert!(
+        waited > 20 && immediate > 20,
+        "{waited} waited, {immediate} at once"
+    );
+}

@@ -366,6 +366,7 @@ pub const PARAMS: &[Param] = &[
     p(MED, W, "preamble_snr_db", "float", "dB", "4", Range::Within(-50.0, true, 100.0, true), "Minimum SNR for a preamble to be detected (sinr)."),
     p(MED, W, "rx_sensitivity_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "Weakest signal that counts as interference (sinr)."),
     p(MED, W, "cca_ed_threshold_dbm", "float", "dBm", "preset", Range::Within(-250.0, true, 100.0, true), "A sensed signal whose preamble cannot be detected from its power holds the medium only from this energy up (sinr; ns-3 CcaEdThreshold)."),
+    p(MED, W, "access", "choice", "", "preset", one_of(&["ns2", "ns3"]), "Channel access: ns2 draws a backoff for every packet; ns3 draws one after every transmission (post-backoff) and sends a packet reaching an empty queue on an idle medium after DIFS."),
     p(MED, W, "fading", "table", "", NONE, ANY, "Per-frame small-scale fading of every pair (off by default)."),
     p(MED, W, "rate_control", "table", "", NONE, ANY, "Per-station rate adaptation (default: every data frame at rate)."),
     p(MED, "wifi tdma", "slot", "duration", S, "preset", ANY, "Slot time (wifi, up to 1 s) or slot length (tdma: required, > 0)."),

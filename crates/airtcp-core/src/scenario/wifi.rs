@@ -3,7 +3,8 @@
 
 use super::build::{err, finite_in, R};
 use super::schema::{
-    FadingModel, MediumSpec, PropagationKind, RateManagerKind, ReceptionKind, WifiPreset,
+    AccessKind, FadingModel, MediumSpec, PropagationKind, RateManagerKind, ReceptionKind,
+    WifiPreset,
 };
 use super::units::{Duration, Rate, Size};
 use crate::device::wifi::{rate_set, MinstrelRates, RateControl, Reception, WifiParams};
@@ -40,6 +41,7 @@ struct Preset {
     long_retry: u8,
     mac_overhead: u64,
     ofdm: bool,
+    access: AccessKind,
 }
 
 fn preset(p: WifiPreset) -> Preset {
@@ -66,6 +68,7 @@ fn preset(p: WifiPreset) -> Preset {
         long_retry: 4,
         mac_overhead: 28,
         ofdm: false,
+        access: AccessKind::Ns2,
     };
     // ns-3.44: YansWifiPhy (TxPowerStart/End 16.0206 dBm, RxNoiseFigure 7 dB, RxSensitivity
     // -101 dBm, CcaEdThreshold -62 dBm, ThresholdPreambleDetectionModel Threshold 4 dB and
@@ -97,6 +100,7 @@ fn preset(p: WifiPreset) -> Preset {
         long_retry: 7,
         mac_overhead: 36,
         ofdm: false,
+        access: AccessKind::Ns3,
     };
     match p {
         WifiPreset::Ns2 => ns2,
@@ -438,6 +442,7 @@ pub(super) fn wifi_params(m: &MediumSpec, p: &str) -> R<(WifiParams, RadioModel)
         ),
         cca_ed_w,
         ofdm,
+        post_backoff: m.access.unwrap_or(ps.access) == AccessKind::Ns3,
         rate_control,
         rates,
     };
@@ -620,6 +625,7 @@ pub fn preset_values() -> Vec<(String, Vec<(&'static str, String)>)> {
                 ("rts_threshold", s.rts_threshold.to_string()),
                 ("long_retry_limit", s.long_retry.to_string()),
                 ("mac_overhead", s.mac_overhead.to_string()),
+                ("access", name(serde_json::json!(s.access))),
             ];
             (name(serde_json::to_value(p).expect("serializes")), values)
         })

@@ -17,8 +17,10 @@
 //! sense); RTS/CTS for frames above the RTS threshold; a link ACK after SIFS for every
 //! unicast data frame; short and long retry limits; a duplicate filter on (sender,
 //! sequence number) so a frame resent because its ACK was lost is acknowledged, not
-//! delivered twice. Every packet waits DIFS and a fresh backoff before its first attempt, as
-//! ns-2's MAC does.
+//! delivered twice. Channel access as ns-2's MAC does it (a fresh backoff before every
+//! packet's first attempt) or as ns-3's DCF does (`WifiParams::post_backoff`: the backoff
+//! drawn when an attempt ends counts down with or without a packet, and a packet reaching an
+//! empty queue after it, on an idle medium, goes after DIFS).
 //!
 //! What a station does is decided from what it has sensed and decoded only; the simulator's
 //! knowledge (why an attempt failed) is kept for the drop cause and the counters.
@@ -172,39 +174,91 @@ impl WifiNet {
         let st = &mut self.stations[s];
         st.gen = (st.gen + 1) & LOW;
         st.access_at = st.bo_from + st.bo_slots as Time * slot;
-        ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+        // A backoff with nothing to send (ns-3's post-backoff) needs no event: a packet that
+        // arrives reads where its countdown stands (`try_start`).
+        st.armed = !(self.p.post_backoff && st.cur.is_none() && st.fifo.is_empty());
+        if st.armed {
+            ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+        }
+    }
+
+    /// Move the next queued packet into the exchange; false when none waits.
+    fn load_next(&mut self, s: usize, ctx: &mut DevCtx) -> bool {
+        let st = &mut self.stations[s];
+        st.note_queue(ctx.now);
+        let Some(pkt) = st.fifo.pop() else {
+            return false;
+        };
+        let to = st.next.pop_front().expect("next hop per queued packet");
+        let seq = st.next_seq;
+        st.next_seq = st.next_seq.wrapping_add(1);
+        st.cur = Some(Cur {
+            pkt,
+            hdr: *ctx.pool.get(pkt),
+            to,
+            seq,
+            short: 0,
+            long: 0,
+            delivered: false,
+            rate: 0,
+            fail: None,
+        });
+        true
     }
 
     /// Begin contending for the medium if the station has a packet and nothing under way.
-    fn try_start(&mut self, s: usize, ctx: &mut DevCtx) {
+    /// `arrival`: a packet just reached an empty queue, which under ns-3's access goes out
+    /// after DIFS without a backoff when the medium is idle (the last backoff has run out,
+    /// or the station would be backing off already).
+    fn try_start(&mut self, s: usize, ctx: &mut DevCtx, arrival: bool) {
         let now = ctx.now;
         {
             let st = &mut self.stations[s];
+            if st.backing_off && !st.armed && !st.fifo.is_empty() {
+                // A post-backoff counted without an event, and now a packet to send: arm it,
+                // or note that it has run out.
+                if st.access_at > now {
+                    st.armed = true;
+                    ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+                    return;
+                }
+                st.backing_off = false;
+                st.bo_slots = 0;
+            }
             if st.state != State::Idle || st.backing_off {
                 return;
             }
-            if st.cur.is_none() {
-                st.note_queue(now);
-                let Some(pkt) = st.fifo.pop() else { return };
-                let to = st.next.pop_front().expect("next hop per queued packet");
-                let seq = st.next_seq;
-                st.next_seq = st.next_seq.wrapping_add(1);
-                st.cur = Some(Cur {
-                    pkt,
-                    hdr: *ctx.pool.get(pkt),
-                    to,
-                    seq,
-                    short: 0,
-                    long: 0,
-                    delivered: false,
-                    rate: 0,
-                    fail: None,
-                });
-            }
-            st.bo_slots = st.rng.below(st.cw as u64 + 1) as u32;
-            st.backing_off = true;
         }
-        self.stations[s].bo_from = self.free_at(s).max(now);
+        if self.stations[s].cur.is_none() && !self.load_next(s, ctx) {
+            return;
+        }
+        let st = &mut self.stations[s];
+        // ns-3's test is whether the medium is busy at the arrival (ChannelAccessManager::
+        // IsBusy: receiving, sending, NAV or CCA), not whether DIFS has passed.
+        let immediate =
+            self.p.post_backoff && arrival && st.busy_until <= now && st.nav_until <= now;
+        st.bo_slots = if immediate {
+            0
+        } else {
+            st.rng.below(st.cw as u64 + 1) as u32
+        };
+        st.backing_off = true;
+        let floor = if immediate { now + self.p.difs } else { now };
+        self.stations[s].bo_from = self.free_at(s).max(floor);
+        self.arm_access(s, ctx);
+    }
+
+    /// An attempt ended (delivered, failed or given up; a broadcast sent). ns-3's access
+    /// draws the next backoff now, with or without a packet waiting; ns-2's at the next packet.
+    fn release(&mut self, s: usize, ctx: &mut DevCtx) {
+        if !self.p.post_backoff {
+            self.try_start(s, ctx, false);
+            return;
+        }
+        let st = &mut self.stations[s];
+        st.bo_slots = st.rng.below(st.cw as u64 + 1) as u32;
+        st.backing_off = true;
+        self.stations[s].bo_from = self.free_at(s).max(ctx.now);
         self.arm_access(s, ctx);
     }
 
@@ -231,6 +285,14 @@ impl WifiNet {
     /// The medium's free time moved (NAV, EIFS): restart the countdown from it.
     fn restart_countdown(&mut self, r: usize, ctx: &mut DevCtx) {
         if !self.stations[r].backing_off {
+            return;
+        }
+        let st = &mut self.stations[r];
+        if self.p.post_backoff && st.cur.is_none() && st.fifo.is_empty() && st.access_at <= ctx.now
+        {
+            // A post-backoff without an event that has already run out.
+            st.backing_off = false;
+            st.bo_slots = 0;
             return;
         }
         self.stations[r].bo_from = self.free_at(r).max(ctx.now);
@@ -517,7 +579,7 @@ impl WifiNet {
             }
             Kind::Cts | Kind::Ack => {
                 self.stations[s].state = State::Idle;
-                self.try_start(s, ctx);
+                self.try_start(s, ctx, false);
             }
             Kind::Bcast => {
                 // Nothing to wait for: the frame is done, every receiver has its copy.
@@ -527,7 +589,7 @@ impl WifiNet {
                 if let Some(c) = st.cur.take() {
                     ctx.out.push(DevOut::Sent(c.pkt));
                 }
-                self.try_start(s, ctx);
+                self.release(s, ctx);
             }
         }
         self.free.push(fid);
@@ -631,7 +693,7 @@ impl WifiNet {
                         let rc = &self.p.rate_control;
                         self.stations[r].peers[f.from as usize].on_success(rc, top);
                     }
-                    self.try_start(r, ctx);
+                    self.release(r, ctx);
                 }
             }
             Kind::Bcast => {}
@@ -718,6 +780,14 @@ impl WifiNet {
     }
 
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
+        if self.stations[s].cur.is_none() && !self.load_next(s, ctx) {
+            // ns-3's backoff ran out with nothing to send: the next packet to arrive on an
+            // idle medium goes after DIFS.
+            let st = &mut self.stations[s];
+            st.backing_off = false;
+            st.bo_slots = 0;
+            return;
+        }
         if let Some((to, first)) = self.stations[s]
             .cur
             .map(|c| (c.to, c.short == 0 && c.long == 0))
@@ -845,10 +915,10 @@ impl WifiNet {
                 st.stats.drops[cause.index()] += 1;
                 ctx.out.push(DevOut::Drop(c.pkt, cause));
             }
-            self.try_start(s, ctx);
+            self.release(s, ctx);
         } else {
             st.cw = (2 * st.cw + 1).min(p.cw_max);
-            self.try_start(s, ctx);
+            self.release(s, ctx);
         }
     }
 
@@ -888,6 +958,7 @@ impl WifiNet {
             }
         }
         st.note_queue(now);
+        let arrival = st.cur.is_none() && st.fifo.is_empty();
         let size = ctx.pool.get(id).size;
         if front {
             st.fifo.push_front(id, size);
@@ -897,7 +968,7 @@ impl WifiNet {
             st.next.push_back(to);
         }
         st.stats.max_queue = st.stats.max_queue.max(st.fifo.len() as u64);
-        self.try_start(s, ctx);
+        self.try_start(s, ctx, arrival);
     }
 
     /// Packets station `s` holds: queued, or in an exchange and not yet delivered.

@@ -64,6 +64,12 @@ pub struct WifiParams {
     /// Frames are OFDM: their payload fills whole 4 µs symbols (with 16 service and 6 tail
     /// bits), as 802.11a/g send them.
     pub ofdm: bool,
+    /// Channel access as ns-3's DCF (`ChannelAccessManager`, `Txop`) does it: a backoff is
+    /// drawn when a transmission ends, whether or not a packet waits, and counts down on the
+    /// idle medium (post-backoff); a packet reaching an empty queue when that countdown is
+    /// over and the medium is idle goes out after DIFS without a backoff (802.11-2016
+    /// 10.3.4.2). `false`: ns-2's MAC, a fresh backoff for every packet.
+    pub post_backoff: bool,
     /// How each station picks the rate of its data frames (constant: `data_rate`).
     pub rate_control: RateControl,
     /// The rates a manager picks from, ascending, `data_rate` the last.
@@ -181,6 +187,7 @@ mod tests {
             preamble_snr: 10f64.powf(0.4),
             cca_ed_w,
             ofdm: false,
+            post_backoff: false,
             rate_control: RateControl::Constant,
             rates: vec![2_000_000],
         }

@@ -150,6 +150,9 @@ pub struct Station {
     /// When the countdown of `bo_slots` (re)started, and when it will end.
     pub(super) bo_from: Time,
     pub(super) access_at: Time,
+    /// An ACCESS event is scheduled for `access_at` (a post-backoff with nothing to send has
+    /// none).
+    pub(super) armed: bool,
     pub(super) gen: u32,
     pub(super) state: State,
     pub(super) busy_until: Time,
@@ -203,6 +206,7 @@ impl Station {
             bo_slots: 0,
             bo_from: 0,
             access_at: 0,
+            armed: false,
             gen: 0,
             state: State::Idle,
             busy_until: 0,

@@ -318,6 +318,18 @@ pub enum ReceptionKind {
     Sinr,
 }
 
+/// How a station contends for the medium (docs/mac.md).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessKind {
+    /// ns-2's MAC: DIFS and a fresh backoff before every packet's first attempt.
+    Ns2,
+    /// ns-3's DCF: a backoff drawn at the end of every transmission counts down whether or
+    /// not a packet waits; a packet reaching an empty queue after it, on an idle medium, goes
+    /// after DIFS without one.
+    Ns3,
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum PropagationKind {
@@ -378,6 +390,8 @@ pub struct MediumSpec {
     /// Energy that holds the medium busy without a detected preamble (`sinr`; ns-3's
     /// `CcaEdThreshold`).
     pub cca_ed_threshold_dbm: Option<f64>,
+    /// Channel access rules (`ns2`, `ns3`; default: the preset's).
+    pub access: Option<AccessKind>,
     /// Rate of ACK frames (default: the preset's rule).
     pub ack_rate: Option<Rate>,
     /// Per-frame fading of every pair (off by default).
@@ -444,6 +458,7 @@ impl MediumSpec {
             preamble_snr_db,
             rx_sensitivity_dbm,
             cca_ed_threshold_dbm,
+            access,
             ack_rate,
             fading,
             rate_control,
