@@ -162,6 +162,10 @@ impl DevSched for Scheduler<Ev> {
     fn dev_at(&mut self, at: Time, tie: Tie, dev: DevId, ev: DevEv) {
         self.at_tied(at, tie, Ev::Dev(dev, ev));
     }
+    #[inline(always)]
+    fn reserve(&mut self) -> u64 {
+        Scheduler::reserve(self)
+    }
 }
 
 /// The context a device is called with, borrowing the simulation's fields one by one (a

@@ -87,6 +87,9 @@ pub struct LossNote {
 /// type (devices do not know it). `tie` places the event among others at the same instant.
 pub trait DevSched {
     fn dev_at(&mut self, at: Time, tie: Tie, dev: DevId, ev: DevEv);
+    /// A place among the events scheduled at an instant, taken now for an event scheduled
+    /// later (`Tie::Reserved`).
+    fn reserve(&mut self) -> u64;
 }
 
 /// What a device may touch while it handles a call: the clock, the event heap (its own events
@@ -110,6 +113,20 @@ impl<S: DevSched + ?Sized> DevCtx<'_, S> {
     #[inline]
     pub fn at(&mut self, at: Time, dev: DevId, ev: DevEv) {
         self.sched.dev_at(at, Tie::Scheduled, dev, ev);
+    }
+
+    /// Take the place among same-instant events that [`DevCtx::at`] would take now, for
+    /// [`DevCtx::at_reserved`] to use later.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.sched.reserve()
+    }
+
+    /// Schedule `ev` for `dev` at `at` in the place reserved as `seq`: the same order of
+    /// events as scheduling it when `seq` was reserved.
+    #[inline]
+    pub fn at_reserved(&mut self, at: Time, seq: u64, dev: DevId, ev: DevEv) {
+        self.sched.dev_at(at, Tie::Reserved(seq), dev, ev);
     }
 
     /// Schedule the end of a transmission of `dev` (it runs before other events at `at`);

@@ -24,6 +24,9 @@ pub enum Tie {
     Arrival(u32),
     /// Any other event, in the order scheduled.
     Scheduled,
+    /// An event placed as if scheduled when its number was reserved
+    /// ([`Scheduler::reserve`]): a timer pushed late takes the place an early push would have.
+    Reserved(u64),
 }
 
 struct Entry<E> {
@@ -92,6 +95,17 @@ impl<E: Copy> Scheduler<E> {
         self.at_tied(at, Tie::Scheduled, ev);
     }
 
+    /// Take the next place in the order of scheduled events without scheduling anything: an
+    /// event scheduled later with `Tie::Reserved` of it stands among the others at its
+    /// instant as if it had been scheduled now.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        debug_assert!(seq < 1 << 62, "sequence numbers exhausted");
+        seq
+    }
+
     /// Schedule `ev` at `at`, placed among events at the same instant by `tie`.
     #[inline]
     pub fn at_tied(&mut self, at: Time, tie: Tie, ev: E) {
@@ -99,10 +113,9 @@ impl<E: Copy> Scheduler<E> {
         let low = match tie {
             Tie::End(d) => d as u64,
             Tie::Arrival(d) => 1 << 62 | d as u64,
-            Tie::Scheduled => {
-                let seq = self.next_seq;
-                self.next_seq += 1;
-                debug_assert!(seq < 1 << 62, "sequence numbers exhausted");
+            Tie::Scheduled => 2 << 62 | self.reserve(),
+            Tie::Reserved(seq) => {
+                debug_assert!(seq < self.next_seq, "a number not reserved");
                 2 << 62 | seq
             }
         };
@@ -236,6 +249,22 @@ mod tests {
                 "second scheduled"
             ]
         );
+    }
+
+    #[test]
+    fn a_reserved_place_orders_as_if_scheduled_when_reserved() {
+        let mut s = Scheduler::new();
+        s.at(5, "a");
+        let seq = s.reserve();
+        s.at(5, "c");
+        s.at(4, "earlier");
+        // Pushed last, placed between "a" and "c": where `at` would have put it at `reserve`.
+        s.at_tied(5, Tie::Reserved(seq), "b");
+        let mut out = vec![];
+        while let Some((_, e)) = s.pop_before(u64::MAX) {
+            out.push(e);
+        }
+        assert_eq!(out, ["earlier", "a", "b", "c"]);
     }
 
     #[test]

@@ -178,7 +178,44 @@ impl WifiNet {
         // arrives reads where its countdown stands (`try_start`).
         st.armed = !(self.p.post_backoff && st.cur.is_none() && st.fifo.is_empty());
         if st.armed {
-            ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+            Self::schedule_access(st, ctx);
+        }
+    }
+
+    /// The ACCESS event of the countdown just armed (`access_at`, the station's `gen`). Its
+    /// place among same-instant events is taken now; it is pushed now only if no wake-up is
+    /// pending at or before `access_at` (most restarts push it later: each frame a station
+    /// hears while counting down restarts its countdown).
+    fn schedule_access(st: &mut Station, ctx: &mut DevCtx) {
+        st.arm_seq = ctx.reserve();
+        st.arm_gen = st.gen;
+        match st.wake {
+            Some(t) if t <= st.access_at => st.wake_exact = false,
+            _ => Self::push_access(st, ctx),
+        }
+    }
+
+    fn push_access(st: &mut Station, ctx: &mut DevCtx) {
+        st.wake_id = (st.wake_id + 1) & LOW;
+        st.wake = Some(st.access_at);
+        st.wake_exact = true;
+        ctx.at_reserved(st.access_at, st.arm_seq, st.dev, code(ACCESS, st.wake_id));
+    }
+
+    /// The pending ACCESS event fired: the countdown's own (its access, if still current) or
+    /// an earlier one, which pushes the countdown's.
+    fn on_wake(&mut self, s: usize, ctx: &mut DevCtx) {
+        let st = &mut self.stations[s];
+        st.wake = None;
+        // What the armed event, scheduled when armed, would find: stale if the generation
+        // moved on or the countdown stopped.
+        if st.arm_gen != st.gen || !st.backing_off || !st.armed {
+            return;
+        }
+        if st.wake_exact {
+            self.on_access(s, ctx);
+        } else {
+            Self::push_access(st, ctx);
         }
     }
 
@@ -219,7 +256,7 @@ impl WifiNet {
                 // or note that it has run out.
                 if st.access_at > now {
                     st.armed = true;
-                    ctx.at(st.access_at, st.dev, code(ACCESS, st.gen));
+                    Self::schedule_access(st, ctx);
                     return;
                 }
                 st.backing_off = false;
@@ -925,8 +962,8 @@ impl WifiNet {
     fn handle(&mut self, s: usize, ctx: &mut DevCtx, v: u32) {
         let (kind, low) = (v >> 29, v & LOW);
         match kind {
-            ACCESS if low == self.stations[s].gen && self.stations[s].backing_off => {
-                self.on_access(s, ctx)
+            ACCESS if low == self.stations[s].wake_id && self.stations[s].wake.is_some() => {
+                self.on_wake(s, ctx)
             }
             TIMEOUT
                 if low == self.stations[s].gen

@@ -154,6 +154,16 @@ pub struct Station {
     /// none).
     pub(super) armed: bool,
     pub(super) gen: u32,
+    /// The countdown's ACCESS event is placed as if scheduled when it was armed (`arm_seq`,
+    /// with the station's `gen` then), but pushed only when due: a countdown that every
+    /// frame heard pushes later is not rescheduled each time. `wake` is the time of the one
+    /// pushed (numbered `wake_id`), `wake_exact` whether it is the armed event itself; one
+    /// pushed earlier than the armed time wakes the station to push that.
+    pub(super) arm_seq: u64,
+    pub(super) arm_gen: u32,
+    pub(super) wake: Option<Time>,
+    pub(super) wake_id: u32,
+    pub(super) wake_exact: bool,
     pub(super) state: State,
     pub(super) busy_until: Time,
     pub(super) nav_until: Time,
@@ -208,6 +218,11 @@ impl Station {
             access_at: 0,
             armed: false,
             gen: 0,
+            arm_seq: 0,
+            arm_gen: 0,
+            wake: None,
+            wake_id: 0,
+            wake_exact: false,
             state: State::Idle,
             busy_until: 0,
             nav_until: 0,
