@@ -1,6 +1,6 @@
 """Write the golden files: the scenario JSON and the complete result JSON of fixed runs.
 
-The Rust test `crates/airtcp-core/tests/golden.rs` reruns each scenario and requires the
+The Rust test `crates/airtcp-core/tests/suite/golden.rs` reruns each scenario and requires the
 result to be byte-identical. A change that is meant to move results regenerates them with
 `python tools/make_golden.py` in its own commit, saying which figures moved.
 """

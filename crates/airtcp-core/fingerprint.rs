@@ -1,8 +1,8 @@
 // The part of a source file that decides what the simulator does, for the build fingerprint
-// (`build.rs`; tested in `tests/fingerprint.rs`): the whole file, less a unit-test module that
-// closes it, so that editing unit tests does not mark stored results as stale. Only a module
-// that is provably last is left out (`#[cfg(test)]` at the start of a line, then `mod name {`,
-// its braces balanced to the end of the file); anything else is kept whole.
+// (`build.rs`; tested in `tests/suite/fingerprint.rs`): the whole file, less a unit-test
+// module that closes it, so that editing unit tests does not mark stored results as stale.
+// Only a module that is provably last is left out (`#[cfg(test)]` at the start of a line, then
+// `mod name {`, its braces balanced to the end of the file); anything else is kept whole.
 
 /// `text` without a trailing `#[cfg(test)] mod ... { ... }` block.
 pub fn fingerprinted(text: &str) -> &str {
@@ -119,8 +119,8 @@ fn block_end(s: &str) -> Option<usize> {
 }
 
 /// A file of unit tests only, which its parent declares behind `#[cfg(test)]` (checked in
-/// `tests/fingerprint.rs`): `*_tests.rs`, or a file in a `tests` directory under `src`. Left out
-/// of the fingerprint whole, as a closing test module is.
+/// `tests/suite/fingerprint.rs`): `*_tests.rs`, or a file in a `tests` directory under `src`.
+/// Left out of the fingerprint whole, as a closing test module is.
 pub fn test_only_file(rel: &str) -> bool {
     let rel = rel.replace('\\', "/");
     let mut dirs = rel.split('/').rev().skip(1);

@@ -296,7 +296,7 @@ def _sig(v: float | None) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# fixed experiments: the single path of crates/airtcp-core/tests/common (S – R1 – R2 – D)
+# fixed experiments: the single path of tests/suite/common in airtcp-core (S – R1 – R2 – D)
 
 
 def path_toml(
@@ -342,7 +342,7 @@ def _run_toml(text: str) -> Any:
 
 
 def _validation_padhye() -> str:
-    """tests/newreno.rs `goodput_under_random_loss_matches_padhye_model`: NewReno, 300 s,
+    """tests/suite/newreno.rs `goodput_under_random_loss_matches_padhye_model`: NewReno, 300 s,
     4 MiB receive window, seeds 1–4, goodput over eq. (33) of Padhye et al."""
     from .papers.padhye import model_goodput_bps
 
@@ -361,7 +361,7 @@ def _validation_padhye() -> str:
 
 
 def _lrt_path() -> str:
-    """tests/lrt.rs: NewReno, LRT (3 link retries) and LRT + DDA (30 ms) at 1, 2, 5 % PER."""
+    """tests/suite/lrt.rs: NewReno, LRT (3 link retries) and LRT + DDA (30 ms) at 1, 2, 5 % PER."""
     rows = []
     for per, seed in ((0.01, 1), (0.02, 2), (0.05, 3)):
         tcp = 'rcv_window = "1MiB"'
@@ -387,7 +387,7 @@ def _lrt_path() -> str:
 
 
 def _snoop_path() -> str:
-    """tests/snoop.rs: NewReno with and without the Snoop agent at R2 at 1, 2, 5 % PER,
+    """tests/suite/snoop.rs: NewReno with and without the Snoop agent at R2 at 1, 2, 5 % PER,
     seeds 1-4 at each."""
     rows = []
     tcp = 'rcv_window = "1MiB"'
@@ -427,7 +427,7 @@ def _snoop_path() -> str:
 
 
 def _recovery_share() -> str:
-    """tests/recovery.rs: one bulk flow, 120 s, seeds 1-3, SACK profiles at 5, 10, 20 % PER:
+    """tests/suite/recovery.rs: one bulk flow, 120 s, seeds 1-3, SACK profiles at 5, 10, 20 % PER:
     timeouts among loss events (fast-recovery entries, timeouts, probe-repaired losses)."""
     variants = [
         ("linux", 'profile = "linux"'),
@@ -477,7 +477,7 @@ def _recovery_share() -> str:
 
 
 def _bbr_random_loss() -> str:
-    """tests/bbr.rs: one flow, 100 Mbps access, 10 Mbps bottleneck, 16 MiB receive window,
+    """tests/suite/bbr.rs: one flow, 100 Mbps access, 10 Mbps bottleneck, 16 MiB receive window,
     60 s, seed 1; BBR against NewReno, and with RACK-TLP against SACK, at 1, 2 and 5 % loss."""
     capacity = 10e6 * 1000 / 1040
     base = 'rcv_window = "16MiB"'
@@ -516,7 +516,7 @@ def _bbr_random_loss() -> str:
 
 
 def _bbr_states() -> str:
-    """tests/bbr.rs `states_run_startup_drain_probe_bw_then_probe_rtt`: two BBR flows (the
+    """tests/suite/bbr.rs `states_run_startup_drain_probe_bw_then_probe_rtt`: two BBR flows (the
     second starting 1 ms after the first) on the clean path for 40 s, seed 1: when each
     state begins, and each PROBE_RTT visit with its length."""
     text = path_toml(
@@ -554,7 +554,7 @@ def _bbr_states() -> str:
 
 
 def _bbr_clean_path() -> str:
-    """tests/bbr.rs: one flow alone on the clean path for 30 s (seed 1): goodput, BtlBw and
+    """tests/suite/bbr.rs: one flow alone on the clean path for 30 s (seed 1): goodput, BtlBw and
     the bottleneck queue after 5 s (10 ms samples; BBR's only while in ``probe_bw``), beside
     CUBIC and NewReno on the same path."""
     import numpy as np
@@ -601,29 +601,30 @@ def _bbr_clean_path() -> str:
 #: fixed experiments by region name: (what the region's note says it comes from, renderer)
 _EXPERIMENTS: dict[str, tuple[str, Callable[[], str]]] = {
     "validation/padhye-path": (
-        "the scenario of `crates/airtcp-core/tests/newreno.rs` "
+        "the scenario of `crates/airtcp-core/tests/suite/newreno.rs` "
         "(`goodput_under_random_loss_matches_padhye_model`)",
         _validation_padhye,
     ),
-    "lrt/path": ("the scenario of `crates/airtcp-core/tests/lrt.rs`", _lrt_path),
+    "lrt/path": ("the scenario of `crates/airtcp-core/tests/suite/lrt.rs`", _lrt_path),
     "snoop/path": (
-        "the scenario of `crates/airtcp-core/tests/snoop.rs` (seeds 1-4 at each PER)",
+        "the scenario of `crates/airtcp-core/tests/suite/snoop.rs` (seeds 1-4 at each PER)",
         _snoop_path,
     ),
     "bbr/clean-path": (
-        "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 30 s)",
+        "the scenario of `crates/airtcp-core/tests/suite/bbr.rs` (one seed of 30 s)",
         _bbr_clean_path,
     ),
     "bbr/states": (
-        "the scenario of `crates/airtcp-core/tests/bbr.rs` (two flows, one seed of 40 s)",
+        "the scenario of `crates/airtcp-core/tests/suite/bbr.rs` (two flows, one seed of 40 s)",
         _bbr_states,
     ),
     "bbr/random-loss": (
-        "the scenario of `crates/airtcp-core/tests/bbr.rs` (one seed of 60 s at each loss rate)",
+        "the scenario of `crates/airtcp-core/tests/suite/bbr.rs` "
+        "(one seed of 60 s at each loss rate)",
         _bbr_random_loss,
     ),
     "tcp/recovery-share": (
-        "the scenario of `crates/airtcp-core/tests/recovery.rs` (three seeds of 120 s each)",
+        "the scenario of `crates/airtcp-core/tests/suite/recovery.rs` (three seeds of 120 s each)",
         _recovery_share,
     ),
 }

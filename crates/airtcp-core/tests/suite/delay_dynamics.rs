@@ -2,7 +2,7 @@
 //! against the queueing delay, YeAH's Q_max. The readings are quoted in
 //! docs/schemes/<scheme>.md.
 
-mod common;
+use crate::common;
 use airtcp_core::RunResult;
 use common::Path;
 

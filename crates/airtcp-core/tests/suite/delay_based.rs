@@ -1,6 +1,6 @@
 //! Vegas and Veno end to end.
 
-mod common;
+use crate::common;
 use common::{mean_goodput, Path};
 
 #[test]

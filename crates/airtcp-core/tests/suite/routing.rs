@@ -7,7 +7,7 @@ use airtcp_core::ids::NodeId;
 use airtcp_core::{RunResult, Sim};
 use serde_json::{json, Value};
 
-mod common;
+use crate::common;
 use common::run_err as err;
 
 fn run(sc: &Value) -> Value {

@@ -2,7 +2,7 @@
 //! the node that could know of them: the receiving end of a link that reports damaged frames,
 //! or the sending end of a link whose ARQ gave up.
 
-mod common;
+use crate::common;
 use common::Path;
 
 fn toml(agent_at: Option<&str>, per: f64, arq: Option<u32>, seed: u64) -> String {

@@ -1,7 +1,7 @@
 //! Scenario tests of NewReno end to end: link utilization, the Padhye model under random loss,
 //! determinism, packet conservation.
 
-mod common;
+use crate::common;
 use common::Path;
 
 #[test]

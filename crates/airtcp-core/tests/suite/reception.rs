@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-mod common;
+use crate::common;
 use common::{mac_row as mac, run_err as err, run_value as run};
 
 fn count(m: &Value, k: &str) -> f64 {

@@ -4,7 +4,7 @@
 //! response function under periodic loss. The readings are quoted in
 //! docs/schemes/<scheme>.md.
 
-mod common;
+use crate::common;
 use airtcp_core::RunResult;
 use common::Path;
 

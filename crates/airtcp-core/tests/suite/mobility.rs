@@ -1,7 +1,7 @@
 //! Moving stations on an 802.11 medium: a station that walks out of range loses its link and
 //! regains it when it walks back; the medium reads positions when each frame starts.
 
-mod common;
+use crate::common;
 use airtcp_core::FileAccess;
 use serde_json::{json, Value};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! SACK recovery repairs several losses of one window in about one RTT; NewReno repairs one
 //! hole per RTT.
 
-mod common;
+use crate::common;
 use common::Path;
 
 fn run(cc: &'static str) -> airtcp_core::stats::FlowResult {

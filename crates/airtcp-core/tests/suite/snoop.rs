@@ -1,6 +1,6 @@
 //! Snoop at the base station repairs last-hop losses locally.
 
-mod common;
+use crate::common;
 use common::Path;
 
 fn run(snoop: bool, per: f64, seed: u64) -> airtcp_core::RunResult {

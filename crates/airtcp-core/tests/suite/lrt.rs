@@ -1,6 +1,6 @@
 //! Link-layer retransmission (per-hop ARQ) with delayed duplicate ACKs (DDA).
 
-mod common;
+use crate::common;
 use common::Path;
 
 fn run(arq: bool, dda: bool, per: f64, seed: u64) -> airtcp_core::RunResult {

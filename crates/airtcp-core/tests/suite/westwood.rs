@@ -1,6 +1,6 @@
 //! Westwood and Westwood+ end to end: the bandwidth estimate and the gain under random loss.
 
-mod common;
+use crate::common;
 use common::{mean_goodput, Path};
 
 #[test]

@@ -1,6 +1,6 @@
 //! ECN-capable TCP (RFC 3168) against a router that marks every ECN-capable packet.
 
-mod common;
+use crate::common;
 use common::Path;
 
 #[test]

@@ -1,7 +1,7 @@
 //! CUBIC end to end: between losses the window follows W(t) of RFC 9438, concave up to W_max
 //! and convex past it.
 
-mod common;
+use crate::common;
 use common::Path;
 
 #[test]

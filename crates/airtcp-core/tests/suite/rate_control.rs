@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-mod common;
+use crate::common;
 use common::{mac_row as mac, run_err as err, run_value as run};
 
 /// One TCP bulk flow a -> b over `dist` metres under the `ns3` preset (11 Mbit/s top rate,

@@ -1,7 +1,7 @@
 //! The build fingerprint leaves out a unit-test module that closes a source file, and nothing
 //! else.
 
-include!("../fingerprint.rs");
+include!("../../fingerprint.rs");
 
 #[test]
 fn a_closing_test_module_is_left_out() {

@@ -3,7 +3,7 @@
 //! ranges, nested tables) is either refused with an error naming a field or runs with packets
 //! conserved; the core never panics.
 
-mod common;
+use crate::common;
 use airtcp_core::scenario;
 use common::Path;
 use proptest::prelude::*;

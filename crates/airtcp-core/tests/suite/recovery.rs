@@ -3,7 +3,7 @@
 //! where the `ns3` profile (RFC 6675 and PRR only) still waits on it for lost
 //! retransmissions and tail losses.
 
-mod common;
+use crate::common;
 use common::Path;
 
 struct Share {

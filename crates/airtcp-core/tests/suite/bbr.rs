@@ -2,7 +2,7 @@
 //! utilization, the order of its states, the queue it keeps, and goodput under random loss.
 //! The figures are quoted in docs/schemes/bbr.md.
 
-mod common;
+use crate::common;
 use airtcp_core::RunResult;
 use common::Path;
 

@@ -1,7 +1,7 @@
 //! Property test: a finite transfer delivers every byte exactly once and in order, whatever
 //! the loss of data and ACKs and the link parameters.
 
-mod common;
+use crate::common;
 use common::Path;
 use proptest::prelude::*;
 

@@ -1,6 +1,6 @@
 //! LEDBAT and TCP-LP yielding to a standard flow, DCTCP's queue at its marking threshold. Margins are stated in docs/schemes/<scheme>.md.
 
-mod common;
+use crate::common;
 use common::{shares, Path};
 
 #[test]

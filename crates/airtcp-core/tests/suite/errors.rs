@@ -1,6 +1,6 @@
 //! Bad scenarios produce errors that name the field path and the offending value.
 
-mod common;
+use crate::common;
 use airtcp_core::{run_toml, ScenarioError};
 use common::Path;
 

@@ -1,6 +1,6 @@
 //! Channel error models against their closed forms, and SNR traces from files.
 
-mod common;
+use crate::common;
 use airtcp_core::link::error::gilbert_closed_form;
 use airtcp_core::FileAccess;
 use common::Path;

@@ -1,7 +1,7 @@
 //! TCP Hybla end to end: RTT fairness on a shared bottleneck. The readings are quoted in
 //! docs/schemes/hybla.md.
 
-mod common;
+use crate::common;
 
 /// Goodput of the long flow over the short one's, and the bottleneck's mean queueing delay
 /// (s): a 25 ms flow (rho = 1) and a 100 ms flow (rho = 4), both `cc`, into one 10 Mb/s

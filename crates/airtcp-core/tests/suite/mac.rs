@@ -4,7 +4,7 @@
 use airtcp_core::device::bianchi::fhss;
 use serde_json::{json, Value};
 
-mod common;
+use crate::common;
 use common::run_err as err;
 
 fn run(sc: &Value) -> Value {

@@ -1,6 +1,6 @@
 //! UDP applications send at their configured rates.
 
-mod common;
+use crate::common;
 use common::Path;
 
 fn udp(app: &str, duration: f64) -> airtcp_core::RunResult {

@@ -1,7 +1,7 @@
 //! The high-speed schemes end to end, each against a statement of its source. The margins and
 //! readings are stated in docs/schemes/<scheme>.md.
 
-mod common;
+use crate::common;
 use common::Path;
 
 /// A 200 Mbps, 100 ms path (BDP 2500 segments, SACK) losing data packets at random with
