@@ -359,8 +359,13 @@ _SCRIPT = r"""
   var routes = document.querySelectorAll("#routes polyline");
   var showcs = document.getElementById("showcs");
   var frame = 0;
+  // Frames drawn so far, on the body as data-drawn: a looping animation may be back at its
+  // first frame, and this says whether it played at all.
+  var drawn = 0;
   function draw(f) {
     frame = f;
+    drawn += 1;
+    document.body.setAttribute("data-drawn", String(drawn));
     D.nodes.forEach(function (n) {
       var p = D.pos[n][f];
       groups[n].setAttribute("transform", "translate(" + sx(p[0]) + "," + sy(p[1]) + ")");
