@@ -318,3 +318,62 @@ def test_tables_use_the_first_seeds_asked_for():
     assert sorted(got["chain|4|aodv"]) == ["1", "2"]
     assert sorted(got["cbr|50|aodv|pause0"]) == ["1"]
     assert vm.first_seeds(points, 10**9, 10**9) == points
+
+
+def _timeline_module():
+    spec = importlib.util.spec_from_file_location(
+        "manet_timeline", ROOT / "benches/ns3/manet_timeline.py"
+    )
+    tl = importlib.util.module_from_spec(spec)
+    sys.modules["manet_timeline"] = tl  # its dataclass looks its module up
+    spec.loader.exec_module(tl)
+    return tl
+
+
+def test_calm_stretch_ends_at_the_first_timeout_and_pools_per_minute():
+    tl = _timeline_module()
+    side = tl.Side("x")
+    # New ACKs at the source (node 0) every 0.1 s from 30 s, a 0.45 s gap after 31.0 s, then
+    # none after 32.0 s: the timeout at 32.6 s ends the calm stretch 0.6 s after the last
+    # new ACK. A duplicate ACK (31.2 s) is no new ACK. The relay (node 1) drops the ACK for
+    # 12000 at 31.05 s; one at least as new reaches the source 0.4 s later.
+    acks = [(30.0 + 0.1 * i, 1000 * (i + 1)) for i in range(11)]
+    acks += [(31.45, 3000 * 10), (31.2, 1000 * 11)]
+    acks += [(31.45 + 0.11 * i, 30000 + 1000 * i) for i in range(1, 6)]
+    for t, a in sorted(acks):
+        side.events.append((t, 0, "rx", 0, a, 0))
+    side.events.append((31.05, 1, "drop_ip_2", 0, 12000, 0))
+    # The sink (node 2) asks for a route in both long gaps; the first time its neighbour
+    # (node 1) answers at once, the second time only after 0.6 s, too late to count.
+    side.events += [(31.1, 2, "rreq", "bcast"), (31.15, 1, "rrep", "n2")]
+    side.events += [(32.1, 2, "rreq", "bcast"), (32.7, 1, "rrep", "10.0.0.3")]
+    side.events.sort(key=lambda e: e[0])
+    side.timeouts = [32.6, 33.5]
+    c = tl.calm_stretch(side, 0, 2, 30.0, 40.0)
+    assert c["entered"] and abs(c["calm_s"] - 2.6) < 1e-9
+    last_new = 31.45 + 0.11 * 5
+    assert abs(c["rto_at_entry"] - (32.6 - last_new)) < 1e-9
+    assert sum(g >= 0.4 for g in c["gaps"]) == 2  # 31.0 -> 31.45 and the last one, cut at 32.6
+    assert abs(max(c["gaps"]) - (32.6 - last_new)) < 1e-9
+    assert len(c["repairs"]) == 1 and abs(c["repairs"][0] - 0.4) < 1e-9
+    assert (c["long_gaps_asked"], c["long_gaps_unanswered"]) == (2, 1)
+    # A run without a timeout stays calm to the end and contributes no entry.
+    quiet = tl.Side("y")
+    quiet.events = [(30.0 + 0.2 * i, 0, "rx", 0, 1000 * (i + 1), 0) for i in range(50)]
+    q = tl.calm_stretch(quiet, 0, 2, 30.0, 40.0)
+    assert not q["entered"] and q["rto_at_entry"] is None and q["calm_s"] == 10.0
+    p = tl.pooled_states([c, q])
+    assert p["entries"] == 1 and abs(p["calm_s"] - 12.6) < 1e-9
+    assert abs(p["entries_per_min"] - 60 / 12.6) < 1e-9
+    assert abs(p["gaps_per_min"][0.4] - 2 * 60 / 12.6) < 1e-9
+    assert p["repairs"] == 1 and abs(p["repair_median"] - 0.4) < 1e-9
+    assert (p["long_gaps_asked"], p["long_gaps_unanswered"]) == (2, 1)
+
+
+def test_rate_ratio_interval_follows_the_event_counts():
+    tl = _timeline_module()
+    r, lo, hi = tl.rate_ratio(35, 1053.0, 29, 1461.0)
+    assert abs(r - (35 / 1053) / (29 / 1461)) < 1e-12
+    assert lo < r < hi and lo > 1.0  # 35 events against 29 in 1.4x the time
+    r2, lo2, hi2 = tl.rate_ratio(350, 1053.0, 290, 1461.0)
+    assert abs(r2 - r) < 1e-12 and lo < lo2 < r2 < hi2 < hi  # ten times the events, narrower

@@ -12,6 +12,12 @@ segments it sent again afterwards that the sink already had (go-back-N).
     python benches/ns3/manet_timeline.py --kind chain --hops 4 --seed 1 --until 45
     python benches/ns3/manet_timeline.py --kind walk --seed 1 --from 65 --until 90 --events
     python benches/ns3/manet_timeline.py ... --aodv ns3 --tcp ns3rules
+    python benches/ns3/manet_timeline.py --hops 4 --seeds 1-40 --until 90 --states
+
+``--states`` pools the seeds instead: a chain run is calm (no timeout) until its first
+timeout, after which timeouts mostly follow one another to the run's end; it compares how
+often each simulator leaves the calm state, and the ACK gaps and route repairs of the calm
+stretches that lead there.
 
 Not in CI (ns-3 must be built; see benches/ns3/README.md).
 """
@@ -342,6 +348,108 @@ def breaks_line(breaks: list) -> str:
     )
 
 
+# --- calm and cascade ---------------------------------------------------------------------
+
+GAP_MARKS = (0.3, 0.4, 0.5)
+
+
+def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
+    """One run's calm stretch, from ``lo`` to its first timeout (``hi`` without one): its
+    length, whether it ended in a timeout and the time from the last new ACK to it (the RTO
+    in force), the gaps between new ACKs at the source in it (the last one cut at the
+    timeout), and its ACK route breaks (``analyse``) with how long each took to mend."""
+    first = min([t for t in side.timeouts if lo <= t <= hi] + [hi])
+    best, new = -1, []
+    for e in side.events:
+        if e[1] == src and e[2] == "rx" and len(e) > 5 and e[4] > best and e[0] <= first:
+            best = e[4]
+            new.append(e[0])
+    new = [t for t in new if t >= lo]
+    ends = [*new, first] if first < hi else new
+    mended = [d for t, d in analyse(side, src, sink, lo, first)["breaks"] if t + d < first - 1e-9]
+    # Gaps of 0.4 s or more with a RREQ from the sink in them: was its first one answered
+    # (a RREP to the sink from its neighbour on the chain within 0.5 s)? Neighbours are named
+    # n<i> in airtcp's events and by address (10.0.0.<i+1>) in ns-3's.
+    to_sink = (f"n{sink}", f"10.0.0.{sink + 1}")
+    asked = unanswered = 0
+    for a, b in zip(ends, ends[1:], strict=False):
+        if b - a < 0.4:
+            continue
+        rreq = next(
+            (e[0] for e in side.events if a < e[0] < b and e[1] == sink and e[2] == "rreq"), None
+        )
+        if rreq is None:
+            continue
+        asked += 1
+        unanswered += not any(
+            rreq < e[0] < rreq + 0.5 and e[1] == sink - 1 and e[2] == "rrep" and e[3] in to_sink
+            for e in side.events
+        )
+    return {
+        "calm_s": first - lo,
+        "entered": first < hi,
+        "rto_at_entry": first - new[-1] if first < hi and new else None,
+        "gaps": [b - a for a, b in zip(ends, ends[1:], strict=False)],
+        "repairs": mended,
+        "long_gaps_asked": asked,
+        "long_gaps_unanswered": unanswered,
+    }
+
+
+def pooled_states(runs: list[dict]) -> dict:
+    """The calm stretches of several runs pooled: time, entries into the cascade per minute
+    of calm, gaps of at least each of ``GAP_MARKS`` per minute, the repairs' median and 90th
+    percentile, and the median RTO at entry."""
+    calm = sum(r["calm_s"] for r in runs)
+    minutes = calm / 60.0 if calm > 0 else float("nan")
+    entries = sum(r["entered"] for r in runs)
+    gaps = [g for r in runs for g in r["gaps"]]
+    rep = sorted(d for r in runs for d in r["repairs"])
+    rto = sorted(r["rto_at_entry"] for r in runs if r["rto_at_entry"] is not None)
+
+    def q(v: list, p: float) -> float | None:
+        return v[round(p * (len(v) - 1))] if v else None
+
+    return {
+        "runs": len(runs),
+        "calm_s": calm,
+        "entries": entries,
+        "entries_per_min": entries / minutes,
+        "gaps_per_min": {m: sum(g >= m for g in gaps) / minutes for m in GAP_MARKS},
+        "repairs": len(rep),
+        "repairs_per_min": len(rep) / minutes,
+        "repair_median": q(rep, 0.5),
+        "repair_p90": q(rep, 0.9),
+        "rto_at_entry_median": q(rto, 0.5),
+        "long_gaps_asked": sum(r["long_gaps_asked"] for r in runs),
+        "long_gaps_unanswered": sum(r["long_gaps_unanswered"] for r in runs),
+    }
+
+
+def rate_ratio(a: int, ta: float, b: int, tb: float) -> tuple[float, float, float]:
+    """Ratio of two Poisson rates (a events in ta, b in tb) with its 95% interval from the
+    normal approximation of the log ratio (standard error sqrt(1/a + 1/b))."""
+    import math
+
+    r = (a / ta) / (b / tb)
+    se = math.sqrt(1 / a + 1 / b)
+    return r, r * math.exp(-1.96 * se), r * math.exp(1.96 * se)
+
+
+def states_line(name: str, p: dict) -> str:
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f} ms"  # noqa: E731
+    gaps = ", ".join(f">= {m:g} s {v:.2f}" for m, v in p["gaps_per_min"].items())
+    return (
+        f"{name:6} {p['runs']} runs, calm {p['calm_s']:.0f} s; {p['entries']} left it "
+        f"({p['entries_per_min']:.2f} a minute of calm), RTO then median "
+        f"{ms(p['rto_at_entry_median'])}; gaps between new ACKs a minute: {gaps}; "
+        f"{p['repairs']} ACK route breaks ({p['repairs_per_min']:.1f} a minute), mended in "
+        f"median {ms(p['repair_median'])}, 90th percentile {ms(p['repair_p90'])}; "
+        f"of the gaps >= 0.4 s with a RREQ from the sink, {p['long_gaps_unanswered']} of "
+        f"{p['long_gaps_asked']} saw its first one unanswered"
+    )
+
+
 def parse_seeds(text: str) -> list[int]:
     out: list[int] = []
     for part in text.split(","):
@@ -363,16 +471,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--side", choices=("both", "ns3", "airtcp"), default="both")
     ap.add_argument("--summary", action="store_true", help="one line per seed and side")
     ap.add_argument("--events", action="store_true", help="print every event as well")
+    ap.add_argument(
+        "--states", action="store_true", help="calm stretches pooled over the seeds, per side"
+    )
     a = ap.parse_args(argv)
     vm.AODV_KEYS.update(vm.aodv_keys(a.aodv))
     tcp = vm.tcp_keys(a.tcp)
     src, sink = 0, a.hops
+    calm: dict[str, list] = {}
     for seed in parse_seeds(a.seeds):
         sides = []
         if a.side != "airtcp":
             sides.append(ns3_side(a.kind, a.hops, seed, a.until))
         if a.side != "ns3":
             sides.append(airtcp_side(a.kind, a.hops, seed, a.until, tcp))
+        if a.states:
+            for s in sides:
+                calm.setdefault(s.name, []).append(calm_stretch(s, src, sink, a.lo, a.until))
+            print(f"seed {seed} done", file=sys.stderr, flush=True)
+            continue
         for s in sides:
             r = analyse(s, src, sink, a.lo, a.until)
             gaps = [g for g in r["gaps"] if g[1] - g[0] > a.gap]
@@ -400,6 +517,14 @@ def main(argv: list[str] | None = None) -> int:
                 for e in s.events:
                     if e[0] >= a.lo and e[2] != "hello":
                         print(f"    {e[0]:.4f} n{e[1]} " + " ".join(map(str, e[2:])))
+    pooled = {name: pooled_states(runs) for name, runs in calm.items()}
+    for name, p in pooled.items():
+        print(states_line(name, p))
+    if len(pooled) == 2:
+        x, y = pooled["ns-3"], pooled["airtcp"]
+        if x["entries"] and y["entries"]:
+            r, lo_, hi_ = rate_ratio(x["entries"], x["calm_s"], y["entries"], y["calm_s"])
+            print(f"entries a minute of calm, ns-3 / airtcp: {r:.2f} [{lo_:.2f}, {hi_:.2f}]")
     return 0
 
 
