@@ -234,13 +234,18 @@ def test_ns3_choices_count_rreq_retries_as_ns3_does_and_tcp_keys_reach_the_scena
     assert "recover_guard" not in vm.airtcp_scenario("chain", 4, "aodv", 1, 0.0, 90.0)["tcp"]
 
 
-def test_timeline_reads_airtcp_packet_traces_of_a_chain():
+def _timeline_module():
     spec = importlib.util.spec_from_file_location(
         "manet_timeline", ROOT / "benches/ns3/manet_timeline.py"
     )
     tl = importlib.util.module_from_spec(spec)
     sys.modules["manet_timeline"] = tl  # its dataclass looks its module up
     spec.loader.exec_module(tl)
+    return tl
+
+
+def test_timeline_reads_airtcp_packet_traces_of_a_chain():
+    tl = _timeline_module()
     side = tl.airtcp_side("chain", 2, 1, vm.CHAIN_START + 3.0, {})
     ev = side.events
     sent = {e[3] for e in ev if e[1] == 0 and e[2] == "tx" and e[5]}
@@ -318,16 +323,6 @@ def test_tables_use_the_first_seeds_asked_for():
     assert sorted(got["chain|4|aodv"]) == ["1", "2"]
     assert sorted(got["cbr|50|aodv|pause0"]) == ["1"]
     assert vm.first_seeds(points, 10**9, 10**9) == points
-
-
-def _timeline_module():
-    spec = importlib.util.spec_from_file_location(
-        "manet_timeline", ROOT / "benches/ns3/manet_timeline.py"
-    )
-    tl = importlib.util.module_from_spec(spec)
-    sys.modules["manet_timeline"] = tl  # its dataclass looks its module up
-    spec.loader.exec_module(tl)
-    return tl
 
 
 def test_calm_stretch_ends_at_the_first_timeout_and_pools_per_minute():
