@@ -372,3 +372,19 @@ def test_rate_ratio_interval_follows_the_event_counts():
     assert lo < r < hi and lo > 1.0  # 35 events against 29 in 1.4x the time
     r2, lo2, hi2 = tl.rate_ratio(350, 1053.0, 290, 1461.0)
     assert abs(r2 - r) < 1e-12 and lo < lo2 < r2 < hi2 < hi  # ten times the events, narrower
+
+
+def test_a_named_key_set_can_be_changed_key_by_key():
+    ns3 = vm.aodv_keys("ns3")
+    changed = vm.aodv_keys("ns3,jitter=9.9ms")
+    assert changed == {**ns3, "jitter": "9.9ms"}
+    # A later item wins over the set's own value.
+    assert vm.aodv_keys("ns3,rreq_retries=2")["rreq_retries"] == 2
+    # Stored key by key, as the same keys written out in full would be.
+    assert vm.variant_suffix(False, changed, "", {}) == vm.variant_suffix(
+        False, vm.aodv_keys(vm.AODV_NS3 + ",jitter=9.9ms"), "", {}
+    )
+    assert vm.tcp_keys("ns3rules,reno_sack=false") == {
+        **vm.tcp_keys("ns3rules"),
+        "reno_sack": False,
+    }

@@ -89,9 +89,15 @@ NS3_L2_FEEDBACK = [True]
 
 
 def aodv_keys(text: str) -> dict:
-    """``k=v,...`` (or ``ns3``, ns-3's choices) as routing keys with TOML-like values."""
+    """``k=v,...`` as routing keys with TOML-like values; an item ``ns3`` stands for ns-3's
+    choices, which later items may change (``ns3,jitter=9.9ms``)."""
+    return _keys(text, "ns3", AODV_NS3)
+
+
+def _keys(text: str, name: str, named: str) -> dict:
     out: dict = {}
-    for item in filter(None, (AODV_NS3 if text == "ns3" else text).split(",")):
+    items = filter(None, text.split(","))
+    for item in (x for i in items for x in (named.split(",") if i.strip() == name else [i])):
         k, _, v = item.partition("=")
         val: object = v
         if v in ("true", "false"):
@@ -139,8 +145,8 @@ def variant_suffix(aodv_ns3: bool, aodv: dict, tcp_arg: str, tcp: dict) -> str:
 
 
 def tcp_keys(text: str) -> dict:
-    """``k=v,...`` (or ``ns3rules``) as [tcp] keys."""
-    return aodv_keys(TCP_NS3RULES if text == "ns3rules" else text)
+    """``k=v,...`` as [tcp] keys; an item ``ns3rules`` stands for ns-3's TCP rules."""
+    return _keys(text, "ns3rules", TCP_NS3RULES)
 
 
 def ns3_side() -> str:
