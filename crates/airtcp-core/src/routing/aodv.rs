@@ -62,8 +62,9 @@ pub struct Aodv {
     /// `control_routed`: unicast control messages waiting for a route to the neighbour
     /// they are for: (since, to, message).
     held_ctrl: Vec<(Time, NodeId, Msg)>,
-    /// Broadcasts waiting for their jitter: (due, message), in order sent.
-    outbox: Vec<(Time, Msg)>,
+    /// Messages waiting for their jitter: (due, unicast destination or None to broadcast,
+    /// message), in order sent.
+    outbox: Vec<(Time, Option<NodeId>, Msg)>,
     /// Neighbours heard from (HELLO or any control message): when their link counts as lost.
     neighbours: BTreeMap<NodeId, Time>,
     next_hello: Time,
@@ -209,19 +210,34 @@ impl Aodv {
             // ns-3 notes the time when the RREQ is handed to its jitter, not when it leaves.
             self.last_rreq = Some(now);
         }
-        let due = if jittered {
-            now + jitter(&mut self.rng, self.cfg.max_jitter)
+        let originated_rreq = matches!(&msg, Msg::Rreq(r) if r.orig == self.me);
+        let due = if jittered || (self.cfg.jitter_ns3 && originated_rreq) {
+            now + self.draw_jitter()
         } else {
             now
         };
-        self.outbox.push((due, msg));
+        self.outbox.push((due, None, msg));
+    }
+
+    /// A broadcast's jitter: uniform below `max_jitter`, or ns-3's whole milliseconds.
+    fn draw_jitter(&mut self) -> Time {
+        if self.cfg.jitter_ns3 {
+            const MS: Time = 1_000_000;
+            MS * self.rng.below(self.cfg.max_jitter / MS + 1)
+        } else {
+            jitter(&mut self.rng, self.cfg.max_jitter)
+        }
     }
 
     fn flush_outbox(&mut self, now: Time, out: &mut Vec<Act>) {
         let mut k = 0;
         while k < self.outbox.len() {
             if self.outbox[k].0 <= now {
-                let (_, msg) = self.outbox.remove(k);
+                let (_, to, msg) = self.outbox.remove(k);
+                if let Some(to) = to {
+                    self.send(now, to, msg, out);
+                    continue;
+                }
                 // The node's own HELLOs do not count: with a jittered interval the last one
                 // is often just under HELLO_INTERVAL old and would cancel every other HELLO.
                 if msg.kind() != "hello" {
@@ -235,6 +251,12 @@ impl Aodv {
                 k += 1;
             }
         }
+    }
+
+    /// ns-3 jitters a RERR it unicasts to a single precursor as it jitters broadcasts.
+    pub(super) fn send_jittered(&mut self, now: Time, to: NodeId, msg: Msg) {
+        let due = now + self.draw_jitter();
+        self.outbox.push((due, Some(to), msg));
     }
 
     fn send(&mut self, now: Time, to: NodeId, msg: Msg, out: &mut Vec<Act>) {
@@ -822,7 +844,7 @@ impl Protocol for Aodv {
                         }
                         self.next_hello = now + self.cfg.hello_interval
                             - self.cfg.max_jitter.min(self.cfg.hello_interval) / 2
-                            + jitter(&mut self.rng, self.cfg.max_jitter);
+                            + self.draw_jitter();
                     }
                     HelloSuppress::RreqDefer => match self.last_rreq.take() {
                         Some(t) => self.next_hello = (t + self.cfg.hello_interval).max(now),

@@ -71,6 +71,10 @@ pub struct Config {
     /// next hop is dropped, neither answered nor relayed (ns-3's `RecvRequest`, against a
     /// loop); RFC 3561 6.5 has no such rule.
     pub rreq_loop_drop: bool,
+    /// ns-3's jitter: a whole number of milliseconds from 0 to `max_jitter` (each equally
+    /// likely), and on the RREQs a node originates too (RFC 5148's continuous jitter, on
+    /// relayed messages only, otherwise).
+    pub jitter_ns3: bool,
     /// Unicast control messages (RREP, RERR, RREP-ACK) are routed as data: one for a
     /// neighbour without an active route waits while a RREQ is flooded for it (ns-3 sends
     /// them through its own `RouteOutput`, whose missing route means the loopback and a
@@ -169,6 +173,7 @@ impl Default for Config {
             hear_revives: true,
             rreq_revives: true,
             rreq_loop_drop: false,
+            jitter_ns3: false,
             control_routed: false,
             rrep_ack: false,
             hello_suppress: HelloSuppress::Broadcast,

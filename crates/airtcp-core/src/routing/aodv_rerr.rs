@@ -74,7 +74,11 @@ impl Aodv {
         if let [one] = pre[..] {
             if self.active(one, now).is_some() {
                 self.rerr_times.push_back(now);
-                self.send(now, one, rerr, out);
+                if self.cfg.jitter_ns3 {
+                    self.send_jittered(now, one, rerr);
+                } else {
+                    self.send(now, one, rerr, out);
+                }
             }
         } else if pre.iter().any(|&p| self.active(p, now).is_some()) {
             self.broadcast(now, rerr, true);

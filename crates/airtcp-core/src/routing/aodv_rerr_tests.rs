@@ -257,3 +257,86 @@ fn rerr_routes_all_reports_every_route_through_the_neighbour_at_every_give_up() 
     }
     assert_eq!(total, 10);
 }
+
+/// When (ns) a node with `jitter_ns3` set sends what `act` starts, and to whom: at once, or
+/// at its next timeout.
+fn first_send(a: &mut Aodv, act: impl FnOnce(&mut Aodv, &mut Vec<Act>)) -> (Time, NodeId) {
+    let mut out = Vec::new();
+    act(a, &mut out);
+    if let Some((to, _)) = sent(&out).first() {
+        return (0, *to);
+    }
+    let t = a.poll_timeout().expect("a message waits for its jitter");
+    let mut out = Vec::new();
+    a.timeout(t, &mut out);
+    let s = sent(&out);
+    assert_eq!(s.len(), 1, "{s:?}");
+    (t, s[0].0)
+}
+
+fn jittered_node(me: u32, seed: u64, ns3: bool) -> Aodv {
+    let cfg = Config {
+        hello: false,
+        max_jitter: 10 * MS,
+        rreq_ratelimit: 0,
+        jitter_ns3: ns3,
+        rerr_routes: RerrRoutes::All,
+        ..Config::default()
+    };
+    Aodv::new(n(me), cfg, Rng::new(seed))
+}
+
+#[test]
+fn ns3_jitter_is_whole_milliseconds_and_delays_originated_rreqs() {
+    // ns-3's `GetInteger(0, 10)` milliseconds: the 11 whole values, nothing between.
+    let mut a = jittered_node(0, 1, true);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..2000 {
+        let j = a.draw_jitter();
+        assert_eq!(j % MS, 0, "{j}");
+        seen.insert(j / MS);
+    }
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        (0..=10).collect::<Vec<_>>()
+    );
+    // A RREQ the node originates waits for that jitter too (ns-3's `SendRequest`); without
+    // the setting it leaves at once, and the RFC 5148 jitter is continuous.
+    let mut delayed = 0;
+    for seed in 1..=20 {
+        let mut a = jittered_node(0, seed, true);
+        let (t, to) = first_send(&mut a, |a, out| {
+            assert_eq!(a.route(0, PacketId(1), n(0), n(5), out), Route::Held);
+        });
+        assert_eq!(to, BROADCAST);
+        assert!(t % MS == 0 && t <= 10 * MS, "{t}");
+        delayed += (t > 0) as u32;
+        let mut b = jittered_node(0, seed, false);
+        let (t, _) = first_send(&mut b, |b, out| {
+            b.route(0, PacketId(1), n(0), n(5), out);
+        });
+        assert_eq!(t, 0);
+        assert_ne!(b.draw_jitter() % MS, 0, "continuous");
+    }
+    assert!(delayed >= 15, "{delayed} of 20 delayed");
+}
+
+#[test]
+fn ns3_jitter_delays_a_rerr_unicast_to_its_only_precursor() {
+    // ns-3's `SendRerrMessage` schedules a RERR to a single precursor after the same jitter
+    // as its broadcasts.
+    let mut delayed = 0;
+    for seed in 1..=20 {
+        let mut a = jittered_node(2, seed, true);
+        a.update(0, n(1), None, 1, n(1), 3000 * MS);
+        a.update(0, n(3), None, 1, n(3), 3000 * MS);
+        a.update(0, n(5), Some(8), 2, n(3), 3000 * MS);
+        a.table.get_mut(&n(5)).unwrap().precursors = vec![n(1)];
+        let (t, to) = first_send(&mut a, |a, out| a.link_failed(MS, n(3), out));
+        assert_eq!(to, n(1));
+        let t = t.saturating_sub(MS);
+        assert!(t % MS == 0 && t <= 10 * MS, "{t}");
+        delayed += (t > 0) as u32;
+    }
+    assert!(delayed >= 15, "{delayed} of 20 delayed");
+}

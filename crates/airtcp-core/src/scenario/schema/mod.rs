@@ -127,6 +127,8 @@ pub struct RoutingSpec {
     pub rreq_revives: Option<bool>,
     /// AODV: drop a RREQ whose destination's entry has its sender as next hop (ns-3).
     pub rreq_loop_drop: Option<bool>,
+    /// AODV: ns-3's jitter: whole milliseconds, on the RREQs a node originates as well.
+    pub jitter_ns3: Option<bool>,
     /// AODV: unicast control messages are routed as data, waiting for a discovery (ns-3).
     pub control_routed: Option<bool>,
     /// AODV: intermediate replies for a one-hop destination ask for a RREP-ACK (ns-3).
@@ -185,6 +187,7 @@ impl RoutingSpec {
             hear_revives,
             rreq_revives,
             rreq_loop_drop,
+            jitter_ns3,
             control_routed,
             rrep_ack,
             hello_suppress,
