@@ -388,3 +388,17 @@ def test_a_named_key_set_can_be_changed_key_by_key():
         **vm.tcp_keys("ns3rules"),
         "reno_sack": False,
     }
+
+
+def test_timeline_names_a_bad_seed_list_and_a_bad_key_before_running(capsys):
+    import pytest
+
+    tl = _timeline_module()
+    with pytest.raises(SystemExit):
+        tl.main(["--seeds", "x", "--side", "airtcp"])
+    assert "--seeds: expected" in capsys.readouterr().err
+    try:
+        with pytest.raises(SystemExit, match=r"^error: --aodv: routing\.bogus"):
+            tl.main(["--seeds", "1", "--side", "airtcp", "--aodv", "ns3,bogus=1"])
+    finally:
+        vm.AODV_KEYS.clear()

@@ -475,11 +475,19 @@ def main(argv: list[str] | None = None) -> int:
         "--states", action="store_true", help="calm stretches pooled over the seeds, per side"
     )
     a = ap.parse_args(argv)
+    try:
+        seeds = parse_seeds(a.seeds)
+    except ValueError:
+        ap.error(f"--seeds: expected e.g. 1 or 1-10 or 1,3-5, got {a.seeds!r}")
     vm.AODV_KEYS.update(vm.aodv_keys(a.aodv))
     tcp = vm.tcp_keys(a.tcp)
+    if a.side != "ns3":
+        vm.TCP_KEYS.update(tcp)
+        vm.check_airtcp()  # a mistyped key is named before any run
+        vm.TCP_KEYS.clear()
     src, sink = 0, a.hops
     calm: dict[str, list] = {}
-    for seed in parse_seeds(a.seeds):
+    for seed in seeds:
         sides = []
         if a.side != "airtcp":
             sides.append(ns3_side(a.kind, a.hops, seed, a.until))

@@ -95,6 +95,7 @@ def aodv_keys(text: str) -> dict:
 
 
 def _keys(text: str, name: str, named: str) -> dict:
+    """``text``'s items as keys, the item ``name`` expanded to the set ``named``."""
     out: dict = {}
     items = filter(None, text.split(","))
     for item in (x for i in items for x in (named.split(",") if i.strip() == name else [i])):
@@ -772,6 +773,8 @@ def main(argv: list[str] | None = None) -> int:
             print(breakdown(kind, size, routing, a.breakdown, pause), flush=True)
         return 0
     build = airtcp_build() + variant_suffix(a.aodv == "ns3", AODV_KEYS, a.airtcp_tcp, TCP_KEYS)
+    if a.table_only and (AODV_KEYS or TCP_KEYS):
+        check_airtcp()  # a mistyped key is named, not tabled as a variant never run
     if not a.table_only:
         exe = build_ns3() if a.side != "airtcp" else None
         if a.print_command:
