@@ -81,7 +81,7 @@ AODV_NS3 = (
     "hello_from=all,gratuitous_rrep=true,on_break=keep,data_liveness=true,rreq_retries=1,"
     "seq_on_break=false,relay_every_rrep=true,hello_suppress=rreq_defer,"
     "rerr_no_route=toward_source,rerr_routes=all,control_routed=true,rrep_ack=true,"
-    "hear_revives=false,rreq_revives=false,rreq_loop_drop=true"
+    "hear_revives=false,rreq_revives=false,rreq_loop_drop=true,jitter_ns3=true"
 )
 # ns-3's AODV with link-layer feedback (ARP entries it accepts, the default) or without, as
 # the first runs had it: stored under their own side key.

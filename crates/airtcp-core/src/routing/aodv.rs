@@ -210,8 +210,7 @@ impl Aodv {
             // ns-3 notes the time when the RREQ is handed to its jitter, not when it leaves.
             self.last_rreq = Some(now);
         }
-        let originated_rreq = matches!(&msg, Msg::Rreq(r) if r.orig == self.me);
-        let due = if jittered || (self.cfg.jitter_ns3 && originated_rreq) {
+        let due = if jittered {
             now + self.draw_jitter()
         } else {
             now
@@ -222,7 +221,6 @@ impl Aodv {
     /// A broadcast's jitter: uniform below `max_jitter`, or ns-3's whole milliseconds.
     fn draw_jitter(&mut self) -> Time {
         if self.cfg.jitter_ns3 {
-            const MS: Time = 1_000_000;
             MS * self.rng.below(self.cfg.max_jitter / MS + 1)
         } else {
             jitter(&mut self.rng, self.cfg.max_jitter)
@@ -328,7 +326,9 @@ impl Aodv {
         }
         let until = now + self.cfg.path_discovery_time();
         self.seen.push((self.me, self.rreq_id, until));
-        self.broadcast(now, Msg::Rreq(rreq), false);
+        // ns-3's SendRequest jitters the RREQs it originates; RFC 5148 jitters relays only.
+        let jittered = self.cfg.jitter_ns3;
+        self.broadcast(now, Msg::Rreq(rreq), jittered);
     }
 
     /// Start a discovery for `dst` (6.4): TTL_START, or the last known hop count plus

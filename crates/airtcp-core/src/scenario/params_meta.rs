@@ -536,7 +536,7 @@ pub const PARAMS: &[Param] = &[
     p(RT, "", "relay_every_rrep", "bool", "", "false", ANY, "AODV: a relay passes on every RREP it can route back (ns-3), not only one that created or updated its forward route (RFC 3561 6.7)."),
     p(RT, "", "hear_revives", "bool", "", "true", ANY, "AODV: hearing from a neighbour refreshes or revives the route to it (RFC 3561 6.2); false leaves a one-hop route with a valid sequence number as it is, but for a RREQ or HELLO from it (ns-3)."),
     p(RT, "", "rreq_revives", "bool", "", "true", ANY, "AODV: a RREQ makes the route back to its originator valid (RFC 3561 6.5); false updates an existing entry but leaves it invalid, or in search, as it was, and a RREP goes back over such an entry (ns-3)."),
-    p(RT, "", "jitter_ns3", "bool", "", "false", ANY, "AODV: ns-3's jitter, a whole number of milliseconds from 0 to `jitter`, on originated RREQs as well."),
+    p(RT, "", "jitter_ns3", "bool", "", "false", ANY, "AODV: ns-3's jitter, a whole number of milliseconds from 0 to `jitter`, also on originated RREQs and on a RERR unicast to its only precursor."),
     p(RT, "", "rreq_loop_drop", "bool", "", "false", ANY, "AODV: a RREQ for a destination whose entry (valid or not) has the RREQ's sender as next hop is dropped, neither answered nor relayed (ns-3; RFC 3561 has no such rule)."),
     p(RT, "", "control_routed", "bool", "", "false", ANY, "AODV: unicast RREPs, RERRs and RREP-ACKs are routed as data, one for a neighbour without an active route waiting for a discovery of it (ns-3)."),
     p(RT, "", "rrep_ack", "bool", "", "false", ANY, "AODV: an intermediate reply for a destination one hop away asks for a RREP-ACK, which the next node sends back (ns-3)."),

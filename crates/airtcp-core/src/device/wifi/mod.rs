@@ -259,8 +259,7 @@ impl WifiNet {
                     Self::schedule_access(st, ctx);
                     return;
                 }
-                st.backing_off = false;
-                st.bo_slots = 0;
+                st.backoff_ran_out();
             }
             if st.state != State::Idle || st.backing_off {
                 return;
@@ -328,8 +327,7 @@ impl WifiNet {
         if self.p.post_backoff && st.cur.is_none() && st.fifo.is_empty() && st.access_at <= ctx.now
         {
             // A post-backoff without an event that has already run out.
-            st.backing_off = false;
-            st.bo_slots = 0;
+            st.backoff_ran_out();
             return;
         }
         self.stations[r].bo_from = self.free_at(r).max(ctx.now);
@@ -818,11 +816,7 @@ impl WifiNet {
 
     fn on_access(&mut self, s: usize, ctx: &mut DevCtx) {
         if self.stations[s].cur.is_none() && !self.load_next(s, ctx) {
-            // ns-3's backoff ran out with nothing to send: the next packet to arrive on an
-            // idle medium goes after DIFS.
-            let st = &mut self.stations[s];
-            st.backing_off = false;
-            st.bo_slots = 0;
+            self.stations[s].backoff_ran_out();
             return;
         }
         if let Some((to, first)) = self.stations[s]

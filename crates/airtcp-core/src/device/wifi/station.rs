@@ -241,6 +241,13 @@ impl Station {
         }
     }
 
+    /// The backoff ran out with nothing to send (ns-3's post-backoff): the next packet to
+    /// reach the queue on an idle medium goes after DIFS.
+    pub(super) fn backoff_ran_out(&mut self) {
+        self.backing_off = false;
+        self.bo_slots = 0;
+    }
+
     pub(super) fn note_queue(&mut self, now: Time) {
         let dt = now.saturating_sub(self.stats.queue_last_change) as u128;
         self.stats.queue_area += self.fifo.len() as u128 * dt;
