@@ -342,6 +342,8 @@ def test_calm_stretch_ends_at_the_first_timeout_and_pools_per_minute():
     # (node 1) answers at once, the second time only after 0.6 s, too late to count.
     side.events += [(31.1, 2, "rreq", "bcast"), (31.15, 1, "rrep", "n2")]
     side.events += [(32.1, 2, "rreq", "bcast"), (32.7, 1, "rrep", "10.0.0.3")]
+    # The second one got as far as the relay, which passed it on, and no RREP came in time.
+    side.events.append((32.15, 1, "rreq", "bcast"))
     side.events.sort(key=lambda e: e[0])
     side.timeouts = [32.6, 33.5]
     c = tl.calm_stretch(side, 0, 2, 30.0, 40.0)
@@ -352,6 +354,7 @@ def test_calm_stretch_ends_at_the_first_timeout_and_pools_per_minute():
     assert abs(max(c["gaps"]) - (32.6 - last_new)) < 1e-9
     assert len(c["repairs"]) == 1 and abs(c["repairs"][0] - 0.4) < 1e-9
     assert (c["long_gaps_asked"], c["long_gaps_unanswered"]) == (2, 1)
+    assert c["unanswered_how"] == {"relayed as far as n1, no RREP": 1}
     # A run without a timeout stays calm to the end and contributes no entry.
     quiet = tl.Side("y")
     quiet.events = [(30.0 + 0.2 * i, 0, "rx", 0, 1000 * (i + 1), 0) for i in range(50)]
@@ -363,6 +366,24 @@ def test_calm_stretch_ends_at_the_first_timeout_and_pools_per_minute():
     assert abs(p["gaps_per_min"][0.4] - 2 * 60 / 12.6) < 1e-9
     assert p["repairs"] == 1 and abs(p["repair_median"] - 0.4) < 1e-9
     assert (p["long_gaps_asked"], p["long_gaps_unanswered"]) == (2, 1)
+    assert p["unanswered_how"] == {"relayed as far as n1, no RREP": 1}
+
+
+def test_rreq_fate_names_the_farthest_relay_and_a_rrep_within_the_window():
+    tl = _timeline_module()
+    side = tl.Side("x")
+    # Sink n4: n3 and n2 relay, n1 answers with a RREP; a RREQ from n1 after the window
+    # does not count, nor does the sink's own retry.
+    side.events = [
+        (10.0, 4, "rreq", "bcast"),
+        (10.01, 3, "rreq", "bcast"),
+        (10.02, 2, "rreq", "bcast"),
+        (10.03, 1, "rrep", "n2"),
+        (10.1, 4, "rreq", "bcast"),
+        (10.0 + tl.FATE_WINDOW + 0.01, 1, "rreq", "bcast"),
+    ]
+    assert tl.rreq_fate(side, 4, 10.0) == "relayed as far as n2, a RREP sent"
+    assert tl.rreq_fate(side, 4, 20.0) == "not relayed, no RREP"
 
 
 def test_rate_ratio_interval_follows_the_event_counts():

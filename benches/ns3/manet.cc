@@ -356,6 +356,53 @@ MacDrop(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
     }
 }
 
+// --phyTx=FILE: every frame a PHY starts to send, "ns node kind psdu_bytes" a line (kind rts,
+// cts, ack, bcast or data), and every broadcast it receives ("rx") or drops ("rxdrop" and
+// the reason's number), to compare channel access and reception with airtcp's pcaps.
+static std::ofstream g_phyTx;
+
+static void
+PhyRxBcast(std::string context, Ptr<const Packet> p, const char* ev, int reason)
+{
+    WifiMacHeader h;
+    if (p->PeekHeader(h) == 0 || !h.IsData() || !h.GetAddr1().IsGroup())
+    {
+        return;
+    }
+    const uint32_t node = std::stoul(context.substr(10, context.find('/', 10) - 10));
+    g_phyTx << Simulator::Now().GetNanoSeconds() << " " << node << " " << ev << " "
+            << p->GetSize() << " " << reason << "\n";
+}
+
+static void
+PhyRxEndTrace(std::string context, Ptr<const Packet> p)
+{
+    PhyRxBcast(context, p, "rx", -1);
+}
+
+static void
+PhyRxDropTrace(std::string context, Ptr<const Packet> p, WifiPhyRxfailureReason reason)
+{
+    PhyRxBcast(context, p, "rxdrop", static_cast<int>(reason));
+}
+
+static void
+PhyTxStart(std::string context, WifiConstPsduMap psdus, WifiTxVector txVector, double watts)
+{
+    const uint32_t node = std::stoul(context.substr(10, context.find('/', 10) - 10));
+    for (const auto& [id, psdu] : psdus)
+    {
+        const WifiMacHeader& h = psdu->GetHeader(0);
+        const char* kind = h.IsRts()   ? "rts"
+                           : h.IsCts() ? "cts"
+                           : h.IsAck() ? "ack"
+                           : h.GetAddr1().IsGroup() ? "bcast"
+                                                    : "data";
+        g_phyTx << Simulator::Now().GetNanoSeconds() << " " << node << " " << kind << " "
+                << psdu->GetSize() << "\n";
+    }
+}
+
 // The MAC's data-frame drops with the dropping node (from the trace context's path).
 static void
 MacDropTimeline(std::string context, WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
@@ -526,6 +573,8 @@ main(int argc, char* argv[])
     cmd.AddValue("timeline",
                  "chain/walk: write the TCP flow's and AODV's events, one a line, to this file",
                  timeline);
+    std::string phyTx;
+    cmd.AddValue("phyTx", "write every frame a PHY starts to send, one a line, to this file", phyTx);
     cmd.Parse(argc, argv);
     if (duration <= 0)
     {
@@ -666,6 +715,16 @@ main(int argc, char* argv[])
     Config::ConnectWithoutContext("/NodeList/*/$ns3::Ipv4L3Protocol/Drop", MakeCallback(&IpDrop));
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
                                   MakeCallback(&MacDrop));
+    if (!phyTx.empty())
+    {
+        g_phyTx.open(phyTx);
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
+                        MakeCallback(&PhyTxStart));
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyRxEnd",
+                        MakeCallback(&PhyRxEndTrace));
+        Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyRxDrop",
+                        MakeCallback(&PhyRxDropTrace));
+    }
     if (!timeline.empty() && tcpScenario)
     {
         g_timeline.open(timeline);

@@ -31,6 +31,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -372,6 +373,7 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
     # n<i> in airtcp's events and by address (10.0.0.<i+1>) in ns-3's.
     to_sink = (f"n{sink}", f"10.0.0.{sink + 1}")
     asked = unanswered = 0
+    how: Counter = Counter()
     for a, b in zip(ends, ends[1:], strict=False):
         if b - a < 0.4:
             continue
@@ -381,10 +383,12 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
         if rreq is None:
             continue
         asked += 1
-        unanswered += not any(
+        if not any(
             rreq < e[0] < rreq + 0.5 and e[1] == sink - 1 and e[2] == "rrep" and e[3] in to_sink
             for e in side.events
-        )
+        ):
+            unanswered += 1
+            how[rreq_fate(side, sink, rreq)] += 1
     return {
         "calm_s": first - lo,
         "entered": first < hi,
@@ -393,7 +397,22 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
         "repairs": mended,
         "long_gaps_asked": asked,
         "long_gaps_unanswered": unanswered,
+        "unanswered_how": how,
     }
+
+
+FATE_WINDOW = 0.2
+
+
+def rreq_fate(side: Side, sink: int, at: float) -> str:
+    """How far the sink's RREQ sent at ``at`` got on the chain within ``FATE_WINDOW``: the
+    node nearest the source that relayed a RREQ (nodes are numbered from the source), and
+    whether any node sent a RREP (a RREQ from another originator in that window would count
+    too; on the chain the sink's discovery is most often alone)."""
+    near = [e for e in side.events if at < e[0] < at + FATE_WINDOW and e[1] != sink]
+    relays = [e[1] for e in near if e[2] == "rreq"]
+    reach = f"relayed as far as n{min(relays)}" if relays else "not relayed"
+    return reach + (", a RREP sent" if any(e[2] == "rrep" for e in near) else ", no RREP")
 
 
 def pooled_states(runs: list[dict]) -> dict:
@@ -423,6 +442,7 @@ def pooled_states(runs: list[dict]) -> dict:
         "rto_at_entry_median": q(rto, 0.5),
         "long_gaps_asked": sum(r["long_gaps_asked"] for r in runs),
         "long_gaps_unanswered": sum(r["long_gaps_unanswered"] for r in runs),
+        "unanswered_how": sum((r.get("unanswered_how", Counter()) for r in runs), Counter()),
     }
 
 
@@ -447,6 +467,11 @@ def states_line(name: str, p: dict) -> str:
         f"median {ms(p['repair_median'])}, 90th percentile {ms(p['repair_p90'])}; "
         f"of the gaps >= 0.4 s with a RREQ from the sink, {p['long_gaps_unanswered']} of "
         f"{p['long_gaps_asked']} saw its first one unanswered"
+        + (
+            " (" + "; ".join(f"{k}: {v}" for k, v in sorted(p["unanswered_how"].items())) + ")"
+            if p.get("unanswered_how")
+            else ""
+        )
     )
 
 
