@@ -423,3 +423,48 @@ def test_timeline_names_a_bad_seed_list_and_a_bad_key_before_running(capsys):
             tl.main(["--seeds", "1", "--side", "airtcp", "--aodv", "ns3,bogus=1"])
     finally:
         vm.AODV_KEYS.clear()
+
+
+def _air_module():
+    _timeline_module()  # manet_air imports it by name
+    spec = importlib.util.spec_from_file_location("manet_air", ROOT / "benches/ns3/manet_air.py")
+    air = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(air)
+    return air
+
+
+def test_same_slot_pairs_count_close_starts_of_different_stations_only():
+    air = _air_module()
+    w = air.WINDOW
+    frames = [
+        (1.0, 1, "rreq"),
+        (1.0 + 0.667e-6, 2, "rts"),  # same slot as the RREQ: a pair
+        (1.0 + 0.9e-6, 1, "data"),  # the same station: no pair with the RREQ
+        (2.0, 3, "bcast"),
+        (2.0 + w * 1.5, 2, "rts"),  # too late: sensed
+        (3.0, 0, "cts"),  # a response, not a contention start
+        (3.0 + 1e-7, 1, "rts"),
+        (9.0, 1, "rts"),  # outside the span
+        (9.0, 2, "rts"),
+    ]
+    c = air.same_slot(frames, 0.0, 5.0)
+    # The RREQ pairs with the RTS, and that RTS with the later data frame of station 1.
+    assert c["starts"] == 6 and c["pairs"] == 2
+    assert (c["rreq"], c["rreq_in_pair"]) == (1, 1)
+    assert (c["bcast"], c["bcast_in_pair"]) == (1, 0)
+
+
+def test_rreq_reception_counts_each_neighbour_once_with_the_drop_reason():
+    air = _air_module()
+    sent = [(1.0, 2), (2.0, 0), (50.0, 2)]  # the last one outside the span
+    got = {
+        1: [(1.0 + 0.9e-3, 2, "rx"), (2.0 + 1e-6, None, "txing")],
+        3: [(1.0 + 1e-6, None, "preamble_detect_failure")],
+    }
+    c = air.rreq_reception(sent, got, 4, 0.0, 10.0)
+    # RREQ 1 from n2: n1 received it, n3 dropped it; RREQ 2 from n0: n1 was sending.
+    assert c["pairs"] == 3 and c["lost"] == 2
+    assert c["lost:preamble_detect_failure"] == 1 and c["lost:txing"] == 1
+    # An "rx" from another sender does not count for this one.
+    c2 = air.rreq_reception([(1.0, 2)], {1: [(1.0 + 0.9e-3, 0, "rx")]}, 3, 0.0, 10.0)
+    assert (c2["pairs"], c2["lost"], c2["lost:no_event"]) == (1, 1, 1)
