@@ -468,3 +468,24 @@ def test_rreq_reception_counts_each_neighbour_once_with_the_drop_reason():
     # An "rx" from another sender does not count for this one.
     c2 = air.rreq_reception([(1.0, 2)], {1: [(1.0 + 0.9e-3, 0, "rx")]}, 3, 0.0, 10.0)
     assert (c2["pairs"], c2["lost"], c2["lost:no_event"]) == (1, 1, 1)
+
+
+def test_first_rreq_outcomes_join_the_timeline_with_the_frames_on_the_air():
+    air = _air_module()
+    tl = sys.modules["manet_timeline"]
+    side = tl.Side("x")
+    # New ACKs at the source every 0.1 s, with two gaps of 0.5 s (after 30.5 and 31.5 s) and
+    # the sink (node 2) asking for a route in each; the first answer comes at once.
+    times = [30.0 + 0.1 * i for i in range(6)] + [31.0 + 0.1 * i for i in range(6)]
+    times += [32.0 + 0.1 * i for i in range(6)]
+    side.events = [(t, 0, "rx", 0, 1000 * (i + 1), 0) for i, t in enumerate(times)]
+    side.events += [(30.6, 2, "rreq", "bcast"), (30.62, 1, "rrep", "n2")]
+    side.events += [(31.6, 2, "rreq", "bcast")]
+    side.events.sort(key=lambda e: e[0])
+    sent = [(30.605, 2), (31.61, 2)]
+    got = {1: [(30.605 + 0.9e-3, 2, "rx"), (31.61 + 1e-6, None, "txing")]}
+    c = air.first_rreq_outcomes(side, sent, got, 2, 30.0, 40.0)
+    assert c == {("answered", "rx"): 1, ("not relayed, no RREP", "txing"): 1}
+    # A RREQ that never reaches the air within the window is said so.
+    c2 = air.first_rreq_outcomes(side, [], got, 2, 30.0, 40.0)
+    assert c2 == {("answered", "not_on_air"): 1, ("not relayed, no RREP", "not_on_air"): 1}

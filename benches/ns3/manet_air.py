@@ -94,6 +94,32 @@ def rreq_reception(sent: list, got: dict, nodes: int, lo: float, hi: float) -> C
     return out
 
 
+# The sink's RREQ leaves its IP layer (the timeline's time) and starts on the air after the
+# jitter and the frames queued before it.
+FIRST_RREQ_ON_AIR = 0.1
+
+
+def first_rreq_outcomes(side: mt.Side, sent: list, got: dict, sink: int, lo: float, hi: float):
+    """The sink's first RREQ in each long gap of the calm stretch (``calm_stretch``), by
+    whether it was answered (else how far it got, ``rreq_fate``) and by what the sink's
+    neighbour toward the source made of its frame: "rx", a drop reason, "lost" (airtcp:
+    not delivered) or "not_on_air" (no start found within ``FIRST_RREQ_ON_AIR``)."""
+    out: Counter = Counter()
+    calm = mt.calm_stretch(side, 0, sink, lo, hi)
+    for at, answered in calm["first_rreqs"]:
+        fate = "answered" if answered else mt.rreq_fate(side, sink, at)
+        starts = [t for t, x in sent if x == sink and at - 1e-3 <= t <= at + FIRST_RREQ_ON_AIR]
+        if not starts:
+            out[(fate, "not_on_air")] += 1
+            continue
+        t0 = starts[0]
+        ev = [e for e in got.get(sink - 1, []) if e[1] in (sink, None)]
+        ev = [e for e in ev if t0 <= e[0] <= t0 + RX_WITHIN]
+        outcome = "rx" if any(e[2] == "rx" for e in ev) else (ev[0][2] if ev else "lost")
+        out[(fate, outcome)] += 1
+    return out
+
+
 def ns3_air(hops: int, seed: int, until: float) -> tuple[list, list, dict]:
     exe = vm.build_ns3()
     cmd = vm.ns3_command(exe, "chain", hops, "aodv", seed, 0.0)
@@ -175,6 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--until", type=float, default=vm.CHAIN_END)
     ap.add_argument("--aodv", default="", help="airtcp's AODV keys, as validate_manet.py")
     ap.add_argument("--tcp", default="", help="airtcp's [tcp] keys k=v,... or ns3rules")
+    ap.add_argument(
+        "--first-rreqs",
+        action="store_true",
+        help="also the sink's first RREQ per long gap of the calm stretch: answered or how far "
+        "it got, and what its neighbour's PHY made of it (runs the timelines as well)",
+    )
     a = ap.parse_args(argv)
     try:
         seeds = mt.parse_seeds(a.seeds)
@@ -185,18 +217,32 @@ def main(argv: list[str] | None = None) -> int:
     vm.TCP_KEYS.update(tcp)
     vm.check_airtcp()  # a mistyped key is named before any run
     vm.TCP_KEYS.clear()
-    tot = {"ns-3": [Counter(), Counter()], "airtcp": [Counter(), Counter()]}
+    tot = {"ns-3": [Counter(), Counter(), Counter()], "airtcp": [Counter(), Counter(), Counter()]}
     for seed in seeds:
-        for name, run in (
-            ("ns-3", lambda s: ns3_air(a.hops, s, a.until)),
-            ("airtcp", lambda s: airtcp_air(a.hops, s, a.until, tcp)),
+        for name, run, timeline in (
+            (
+                "ns-3",
+                lambda s: ns3_air(a.hops, s, a.until),
+                lambda s: mt.ns3_side("chain", a.hops, s, a.until),
+            ),
+            (
+                "airtcp",
+                lambda s: airtcp_air(a.hops, s, a.until, tcp),
+                lambda s: mt.airtcp_side("chain", a.hops, s, a.until, tcp),
+            ),
         ):
             frames, sent, got = run(seed)
             tot[name][0].update(same_slot(frames, a.lo, a.until))
             tot[name][1].update(rreq_reception(sent, got, a.hops + 1, a.lo, a.until))
+            if a.first_rreqs:
+                side = timeline(seed)
+                tot[name][2].update(first_rreq_outcomes(side, sent, got, a.hops, a.lo, a.until))
         print(f"seed {seed} done", file=sys.stderr)
-    for name, (slot, rx) in tot.items():
+    for name, (slot, rx, firsts) in tot.items():
         print(summary(name, slot, rx))
+        if a.first_rreqs:
+            items = "; ".join(f"{f} / {o}: {n}" for (f, o), n in sorted(firsts.items()))
+            print(f"{'':6} the sink's first RREQs in long gaps (fate / its neighbour): {items}")
     return 0
 
 

@@ -374,6 +374,7 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
     to_sink = (f"n{sink}", f"10.0.0.{sink + 1}")
     asked = unanswered = 0
     how: Counter = Counter()
+    firsts = []
     for a, b in zip(ends, ends[1:], strict=False):
         if b - a < 0.4:
             continue
@@ -383,10 +384,12 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
         if rreq is None:
             continue
         asked += 1
-        if not any(
+        answered = any(
             rreq < e[0] < rreq + 0.5 and e[1] == sink - 1 and e[2] == "rrep" and e[3] in to_sink
             for e in side.events
-        ):
+        )
+        firsts.append((rreq, answered))
+        if not answered:
             unanswered += 1
             how[rreq_fate(side, sink, rreq)] += 1
     return {
@@ -398,6 +401,7 @@ def calm_stretch(side: Side, src: int, sink: int, lo: float, hi: float) -> dict:
         "long_gaps_asked": asked,
         "long_gaps_unanswered": unanswered,
         "unanswered_how": how,
+        "first_rreqs": firsts,  # (time, answered) of the sink's first RREQ per long gap
     }
 
 
