@@ -40,7 +40,13 @@ CONTENTION = ("rts", "data", "bcast", "rreq")
 # its reception is looked for up to this long after it starts.
 RX_WITHIN = 905e-6
 # ns-3.44's WifiPhyRxfailureReason values seen here.
-NS3_REASONS = {3: "rxing", 4: "txing", 8: "busy_decoding_preamble", 9: "preamble_detect_failure"}
+NS3_REASONS = {
+    3: "rxing",
+    4: "txing",
+    8: "busy_decoding_preamble",
+    9: "preamble_detect_failure",
+    24: "signal_detection_aborted_by_tx",
+}
 # A RREQ's PSDU in ns-3 (MAC header, LLC/SNAP, IP, UDP, RREQ, FCS) and its IP length.
 NS3_RREQ_PSDU = 88
 RREQ_IP = 52
