@@ -484,8 +484,12 @@ def test_first_rreq_outcomes_join_the_timeline_with_the_frames_on_the_air():
     side.events.sort(key=lambda e: e[0])
     sent = [(30.605, 2), (31.61, 2)]
     got = {1: [(30.605 + 0.9e-3, 2, "rx"), (31.61 + 1e-6, None, "txing")]}
-    c = air.first_rreq_outcomes(side, sent, got, 2, 30.0, 40.0)
-    assert c == {("answered", "rx"): 1, ("not relayed, no RREP", "txing"): 1}
+    # The relay (node 1) started an RTS 0.67 us after the second RREQ: the same slot.
+    frames = [(30.605, 2, "rreq"), (31.61, 2, "rreq"), (31.61 + 0.67e-6, 1, "rts")]
+    c = air.first_rreq_outcomes(side, frames, sent, got, 2, 30.0, 40.0)
+    assert c == {("answered", "rx"): 1, ("not relayed, no RREP", "txing, same slot"): 1}
+    c1 = air.first_rreq_outcomes(side, frames[:2], sent, got, 2, 30.0, 40.0)
+    assert c1[("not relayed, no RREP", "txing")] == 1
     # A RREQ that never reaches the air within the window is said so.
-    c2 = air.first_rreq_outcomes(side, [], got, 2, 30.0, 40.0)
+    c2 = air.first_rreq_outcomes(side, frames, [], got, 2, 30.0, 40.0)
     assert c2 == {("answered", "not_on_air"): 1, ("not relayed, no RREP", "not_on_air"): 1}

@@ -105,11 +105,15 @@ def rreq_reception(sent: list, got: dict, nodes: int, lo: float, hi: float) -> C
 FIRST_RREQ_ON_AIR = 0.1
 
 
-def first_rreq_outcomes(side: mt.Side, sent: list, got: dict, sink: int, lo: float, hi: float):
+def first_rreq_outcomes(
+    side: mt.Side, frames: list, sent: list, got: dict, sink: int, lo: float, hi: float
+) -> Counter:
     """The sink's first RREQ in each long gap of the calm stretch (``calm_stretch``), by
     whether it was answered (else how far it got, ``rreq_fate``) and by what the sink's
     neighbour toward the source made of its frame: "rx", a drop reason, "lost" (airtcp:
-    not delivered) or "not_on_air" (no start found within ``FIRST_RREQ_ON_AIR``)."""
+    not delivered) or "not_on_air" (no start found within ``FIRST_RREQ_ON_AIR``); a frame
+    not received is marked "same slot" when that neighbour started a contention frame
+    within ``WINDOW`` of it."""
     out: Counter = Counter()
     calm = mt.calm_stretch(side, 0, sink, lo, hi)
     for at, answered in calm["first_rreqs"]:
@@ -122,6 +126,10 @@ def first_rreq_outcomes(side: mt.Side, sent: list, got: dict, sink: int, lo: flo
         ev = [e for e in got.get(sink - 1, []) if e[1] in (sink, None)]
         ev = [e for e in ev if t0 <= e[0] <= t0 + RX_WITHIN]
         outcome = "rx" if any(e[2] == "rx" for e in ev) else (ev[0][2] if ev else "lost")
+        if outcome != "rx" and any(
+            n == sink - 1 and k in CONTENTION and abs(t - t0) <= WINDOW for t, n, k in frames
+        ):
+            outcome += ", same slot"
         out[(fate, outcome)] += 1
     return out
 
@@ -242,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             tot[name][1].update(rreq_reception(sent, got, a.hops + 1, a.lo, a.until))
             if a.first_rreqs:
                 side = timeline(seed)
-                tot[name][2].update(first_rreq_outcomes(side, sent, got, a.hops, a.lo, a.until))
+                firsts = first_rreq_outcomes(side, frames, sent, got, a.hops, a.lo, a.until)
+                tot[name][2].update(firsts)
         print(f"seed {seed} done", file=sys.stderr)
     for name, (slot, rx, firsts) in tot.items():
         print(summary(name, slot, rx))
