@@ -493,3 +493,12 @@ def test_first_rreq_outcomes_join_the_timeline_with_the_frames_on_the_air():
     # A RREQ that never reaches the air within the window is said so.
     c2 = air.first_rreq_outcomes(side, frames, [], got, 2, 30.0, 40.0)
     assert c2 == {("answered", "not_on_air"): 1, ("not relayed, no RREP", "not_on_air"): 1}
+
+
+def test_sink_rreq_ties_count_every_rreq_of_the_sink_met_in_the_same_slot():
+    air = _air_module()
+    frames = [(1.0 + 0.67e-6, 2, "rts"), (2.0 + 5e-6, 2, "rts"), (3.0 - 0.5e-6, 2, "cts")]
+    sent = [(1.0, 3), (2.0, 3), (3.0, 3), (1.0, 1), (99.0, 3)]
+    # Sink n3: the first RREQ is met by n2's RTS, the second too late, the third by a CTS
+    # (a response, not a contention start); n1's RREQ and one outside the span do not count.
+    assert air.sink_rreq_ties(frames, sent, 3, 0.0, 10.0) == (3, 1)

@@ -19,6 +19,7 @@ Not in CI (ns-3 must be built; see benches/ns3/README.md).
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import json
 import struct
@@ -76,6 +77,19 @@ def same_slot(frames: list, lo: float, hi: float) -> dict:
         "bcast": kinds["bcast"],
         "bcast_in_pair": in_pair["bcast"],
     }
+
+
+def sink_rreq_ties(frames: list, sent: list, sink: int, lo: float, hi: float) -> tuple[int, int]:
+    """The sink's RREQs (every one, not only the first after a break) and how many of them
+    its neighbour toward the source met with a contention frame of its own within
+    ``WINDOW``."""
+    near = sorted(t for t, n, k in frames if n == sink - 1 and k in CONTENTION)
+    mine = [t for t, x in sent if x == sink and lo <= t < hi]
+    ties = 0
+    for t0 in mine:
+        i = bisect.bisect_left(near, t0 - WINDOW)
+        ties += i < len(near) and near[i] <= t0 + WINDOW
+    return len(mine), ties
 
 
 def rreq_reception(sent: list, got: dict, nodes: int, lo: float, hi: float) -> Counter:
@@ -203,7 +217,9 @@ def summary(name: str, slot: dict, rx: Counter) -> str:
         f"{slot['rreq']}, {share(slot['rreq_in_pair'], slot['rreq'])} in such a pair; other "
         f"broadcasts {slot['bcast']}, {share(slot['bcast_in_pair'], slot['bcast'])}; RREQ to "
         f"a neighbour not received {rx['lost']} of {rx['pairs']} "
-        f"({share(rx['lost'], rx['pairs'])}{'; ' + lost if lost else ''})"
+        f"({share(rx['lost'], rx['pairs'])}{'; ' + lost if lost else ''}); the sink's RREQs "
+        f"{slot['sink_rreq']}, met by its neighbour in the same slot "
+        f"{share(slot['sink_rreq_tied'], slot['sink_rreq'])}"
     )
 
 
@@ -248,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             frames, sent, got = run(seed)
             tot[name][0].update(same_slot(frames, a.lo, a.until))
             tot[name][1].update(rreq_reception(sent, got, a.hops + 1, a.lo, a.until))
+            n, ties = sink_rreq_ties(frames, sent, a.hops, a.lo, a.until)
+            tot[name][0].update({"sink_rreq": n, "sink_rreq_tied": ties})
             if a.first_rreqs:
                 side = timeline(seed)
                 firsts = first_rreq_outcomes(side, frames, sent, got, a.hops, a.lo, a.until)
