@@ -718,6 +718,11 @@ main(int argc, char* argv[])
     if (!phyTx.empty())
     {
         g_phyTx.open(phyTx);
+        if (!g_phyTx)
+        {
+            std::cerr << "error: --phyTx: cannot write " << phyTx << "\n";
+            return 2;
+        }
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
                         MakeCallback(&PhyTxStart));
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyRxEnd",
@@ -728,6 +733,11 @@ main(int argc, char* argv[])
     if (!timeline.empty() && tcpScenario)
     {
         g_timeline.open(timeline);
+        if (!g_timeline)
+        {
+            std::cerr << "error: --timeline: cannot write " << timeline << "\n";
+            return 2;
+        }
         Config::Connect("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
                         MakeCallback(&MacDropTimeline));
         for (uint32_t i : {0u, n - 1})
